@@ -1,0 +1,25 @@
+/* testutil.h — shared bits of the Check suites.
+ * Each tests/test_<module>.c defines bl_test_suite(); testutil.c supplies main(), which runs the
+ * suite and exits 0 (all passed), 1 (a failure) or 77 (the suite asked to be skipped). */
+#ifndef BL_TESTUTIL_H
+#define BL_TESTUTIL_H
+
+#include <check.h>
+
+/* Defined by each test file. */
+Suite *bl_test_suite(void);
+
+/* Folder of the C3O data (BELLAMY_DATA, else ../shared/datasets/c3o beside the source tree),
+ * or NULL when it does not exist. */
+const char *bl_test_c3o_dir(void);
+
+/* Path of a file in the source tree (static buffer, valid until the next call). */
+const char *bl_test_source_path(const char *rel);
+
+/* A fresh temporary directory for this process (created on first use). */
+const char *bl_test_tmpdir(void);
+
+/* Exit the whole test binary with SKIP (77) and a reason on stderr. Call before srunner_run. */
+void bl_test_skip_all(const char *why);
+
+#endif
