@@ -43,6 +43,14 @@ bl_status bl_prefixerr(bl_error *err, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->message, sizeof old);
-    snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+    /* Build "prefix: old" piecewise; an over-long result is cut at the buffer's end on purpose. */
+    size_t cap = sizeof err->message, n = strlen(prefix);
+    if (n > cap - 3) n = cap - 3;
+    memcpy(err->message, prefix, n);
+    memcpy(err->message + n, ": ", 2);
+    size_t room = cap - n - 3, m = strnlen(old, sizeof old);
+    if (m > room) m = room;
+    memcpy(err->message + n + 2, old, m);
+    err->message[n + 2 + m] = '\0';
     return err->status;
 }
