@@ -1,0 +1,150 @@
+/* backend.c — the two CPU backend tables (OpenBLAS + direct small kernel, and portable reference)
+ * and the element-wise kernels they share. Semantics of each entry are documented in backend.h.
+ * Not here: argument validation (layers.c, adam.c) or any allocation. */
+#include "nn/backend.h"
+
+#include <math.h>
+
+static void act_forward(bl_act act, size_t n, const double *x, double *y) {
+    switch (act) {
+    case BL_ACT_SELU:
+        for (size_t i = 0; i < n; i++) {
+            const double v = x[i];
+            /* expm1 keeps full relative precision for small negative inputs. */
+            y[i] = v > 0.0 ? BL_SELU_LAMBDA * v : (BL_SELU_LAMBDA * BL_SELU_ALPHA) * expm1(v);
+        }
+        break;
+    case BL_ACT_TANH:
+        for (size_t i = 0; i < n; i++) y[i] = tanh(x[i]);
+        break;
+    case BL_ACT_IDENTITY:
+    default:
+        if (y != x)
+            for (size_t i = 0; i < n; i++) y[i] = x[i];
+        break;
+    }
+}
+
+static void act_backward(bl_act act, size_t n, const double *x, const double *y,
+                         const double *dy, double *dx) {
+    switch (act) {
+    case BL_ACT_SELU:
+        for (size_t i = 0; i < n; i++) {
+            const double v = x[i];
+            const double d = v > 0.0 ? BL_SELU_LAMBDA : (BL_SELU_LAMBDA * BL_SELU_ALPHA) * exp(v);
+            dx[i] += d * dy[i];
+        }
+        break;
+    case BL_ACT_TANH:
+        for (size_t i = 0; i < n; i++) dx[i] += (1.0 - y[i] * y[i]) * dy[i];
+        break;
+    case BL_ACT_IDENTITY:
+    default:
+        for (size_t i = 0; i < n; i++) dx[i] += dy[i];
+        break;
+    }
+}
+
+static void bias_add(int rows, int cols, const double *b, double *Y, int ldy) {
+    for (int r = 0; r < rows; r++) {
+        double *y = Y + (size_t)r * ldy;
+        for (int j = 0; j < cols; j++) y[j] += b[j];
+    }
+}
+
+static void bias_grad(int rows, int cols, const double *dY, int lddy, double *db) {
+    for (int r = 0; r < rows; r++) {
+        const double *d = dY + (size_t)r * lddy;
+        for (int j = 0; j < cols; j++) db[j] += d[j];
+    }
+}
+
+static void axpy(size_t n, double a, const double *x, double *y) {
+    for (size_t i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+static void scale(size_t n, double a, double *x) {
+    for (size_t i = 0; i < n; i++) x[i] *= a;
+}
+
+static void fill(size_t n, double v, double *x) {
+    for (size_t i = 0; i < n; i++) x[i] = v;
+}
+
+static void dropout_forward(size_t n, double a, double b, const uint8_t *mask, const double *x, double *y) {
+    const double dropped = a * BL_SELU_ALPHA_PRIME + b;
+    for (size_t i = 0; i < n; i++) y[i] = mask[i] ? a * x[i] + b : dropped;
+}
+
+static void dropout_backward(size_t n, double a, const uint8_t *mask, const double *dy, double *dx) {
+    for (size_t i = 0; i < n; i++)
+        if (mask[i]) dx[i] += a * dy[i];
+}
+
+static double loss(bl_loss_kind kind, size_t n, const double *pred, const double *target, double *dpred) {
+    if (n == 0) return 0.0;
+    const double inv = 1.0 / (double)n;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = pred[i] - target[i];
+        const double ad = fabs(d);
+        double l, g;
+        switch (kind) {
+        case BL_LOSS_MSE:
+            l = d * d;
+            g = 2.0 * d;
+            break;
+        case BL_LOSS_L1:
+            l = ad;
+            g = d > 0.0 ? 1.0 : (d < 0.0 ? -1.0 : 0.0); /* sign(0) = 0, as PyTorch */
+            break;
+        case BL_LOSS_SMOOTHL1:
+        default:
+            if (ad < 1.0) {
+                l = 0.5 * d * d;
+                g = d;
+            } else {
+                l = ad - 0.5;
+                g = d > 0.0 ? 1.0 : -1.0;
+            }
+            break;
+        }
+        sum += l;
+        if (dpred) dpred[i] = g * inv;
+    }
+    return sum * inv;
+}
+
+static void adam(size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m, double *v) {
+    const double b1 = h->beta1, b2 = h->beta2, wd = h->weight_decay, eps = h->eps;
+    const double step_size = h->lr / h->bc1;
+    const double bc2_sqrt = sqrt(h->bc2);
+    for (size_t i = 0; i < n; i++) {
+        const double gi = g[i] + wd * p[i];
+        m[i] += (1.0 - b1) * (gi - m[i]);
+        v[i] = b2 * v[i] + (1.0 - b2) * gi * gi;
+        /* same operation order as PyTorch: denom = √v/√bc2 + ε; θ += −step_size·(m/denom) */
+        p[i] -= step_size * (m[i] / (sqrt(v[i]) / bc2_sqrt + eps));
+    }
+}
+
+static const bl_backend cpu_backend = {
+    .name = "cpu", .device = 0, .gemm = bl_gemm_cpu,
+    .act_forward = act_forward, .act_backward = act_backward,
+    .bias_add = bias_add, .bias_grad = bias_grad,
+    .axpy = axpy, .scale = scale, .fill = fill,
+    .dropout_forward = dropout_forward, .dropout_backward = dropout_backward,
+    .loss = loss, .adam = adam,
+};
+
+static const bl_backend ref_backend = {
+    .name = "ref", .device = 0, .gemm = bl_gemm_ref,
+    .act_forward = act_forward, .act_backward = act_backward,
+    .bias_add = bias_add, .bias_grad = bias_grad,
+    .axpy = axpy, .scale = scale, .fill = fill,
+    .dropout_forward = dropout_forward, .dropout_backward = dropout_backward,
+    .loss = loss, .adam = adam,
+};
+
+const bl_backend *bl_backend_cpu(void) { return &cpu_backend; }
+const bl_backend *bl_backend_ref(void) { return &ref_backend; }
