@@ -1,0 +1,334 @@
+/* dbmlsched_sim.c — command-line front end of the DBMLSched simulator (bellamy/sched.h).
+ *
+ *   dbmlsched-sim --workload paper|hybrid|sql|poisson:N|FILE --policy P [--policy P ...] [--seed S]
+ *                 [--json] [--plot FILE.svg|png] [--gantt FILE.svg|png] [--gantt-policy P] [--jobs|--no-jobs]
+ *                 [--save-workload FILE] [--est-noise X]
+ *
+ * Prints, per policy, mean/median/p95 service time, makespan, time lost to estimation and pauses, query
+ * latency inflation and per-device utilisation, then a per-job table (by default for up to 200 jobs).
+ * Plots are drawn by gnuplot (run as a child process); without gnuplot it says so and still prints results.
+ * It does not schedule real jobs. */
+#include "bellamy/sched.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAXPOL 16
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: dbmlsched-sim --workload paper|hybrid|sql|poisson:N|FILE --policy P [--policy P ...]\n"
+            "                     [--seed S] [--json] [--plot FILE] [--gantt FILE] [--gantt-policy P]\n"
+            "                     [--jobs | --no-jobs] [--save-workload FILE] [--est-noise X]\n"
+            "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"
+            "plots (.svg or .png) are drawn with gnuplot: jobs in the system per policy (--plot), and the\n"
+            "device timeline of one run (--gantt, of --gantt-policy or else the first policy).\n");
+}
+
+static const char *find_gnuplot(void) {
+    static char buf[4096];
+    const char *env = getenv("GNUPLOT");
+    if (env && *env) return access(env, X_OK) == 0 ? env : NULL;
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/bin:/bin";
+    const char *p = path;
+    while (*p) {
+        const char *c = strchr(p, ':');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if (l > 0 && l < sizeof buf - 16) {
+            snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)l, p);
+            if (access(buf, X_OK) == 0) return buf;
+        }
+        if (!c) break;
+        p = c + 1;
+    }
+    return NULL;
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* Runs gnuplot on a script file; returns 0 on success. */
+static int run_gnuplot(const char *gp, const char *script) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execl(gp, gp, script, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+}
+
+static const char *terminal_for(const char *out) {
+    if (ends_with(out, ".png") || ends_with(out, ".PNG")) return "pngcairo size 1100,500";
+    return "svg size 1100,500 dynamic";
+}
+
+/* Writes the data files and script into a fresh temporary folder and runs gnuplot. */
+static int plot_curves(const char *gp, const char *out, bl_sched_result **res, const bl_sched_policy *pols, int np,
+                       const char *wname) {
+    char dir[] = "/tmp/dbmlsched-plot-XXXXXX";
+    if (!mkdtemp(dir)) { fprintf(stderr, "dbmlsched-sim: cannot create a temporary folder: %s\n", strerror(errno)); return -1; }
+    char path[4200], script[4200];
+    int rc = -1;
+    snprintf(script, sizeof script, "%s/plot.gp", dir);
+    FILE *sf = fopen(script, "w");
+    if (!sf) goto cleanup;
+    fprintf(sf, "set terminal %s\nset output '%s'\nset title 'Jobs in the system: %s'\n"
+                "set xlabel 'time (s)'\nset ylabel 'jobs in system'\nset key outside right\nset grid\nplot ",
+            terminal_for(out), out, wname);
+    for (int p = 0; p < np; p++) {
+        snprintf(path, sizeof path, "%s/curve%d.dat", dir, p);
+        FILE *f = fopen(path, "w");
+        if (!f) { fclose(sf); goto cleanup; }
+        size_t n = bl_sched_result_ncurve(res[p]);
+        for (size_t i = 0; i < n; i++) {
+            double t;
+            int c;
+            bl_sched_result_curve(res[p], i, &t, &c);
+            fprintf(f, "%.6f %d\n", t, c);
+        }
+        fclose(f);
+        fprintf(sf, "%s'%s' using 1:2 with steps lw 2 title '%s'", p ? ", " : "", path, bl_sched_policy_name(pols[p]));
+    }
+    fprintf(sf, "\n");
+    fclose(sf);
+    rc = run_gnuplot(gp, script);
+cleanup:
+    for (int p = 0; p < np; p++) { snprintf(path, sizeof path, "%s/curve%d.dat", dir, p); remove(path); }
+    remove(script);
+    rmdir(dir);
+    return rc;
+}
+
+static int plot_gantt(const char *gp, const char *out, const bl_sched_result *r, const bl_sched_summary *s,
+                      const char *pname, const char *wname) {
+    char dir[] = "/tmp/dbmlsched-gantt-XXXXXX";
+    if (!mkdtemp(dir)) { fprintf(stderr, "dbmlsched-sim: cannot create a temporary folder: %s\n", strerror(errno)); return -1; }
+    char data[4200], est[4200], script[4200];
+    snprintf(data, sizeof data, "%s/run.dat", dir);
+    snprintf(est, sizeof est, "%s/est.dat", dir);
+    snprintf(script, sizeof script, "%s/gantt.gp", dir);
+    int rc = -1;
+    FILE *f = fopen(data, "w"), *g = fopen(est, "w"), *sf = fopen(script, "w");
+    if (!f || !g || !sf) goto cleanup;
+    /* one box per segment: x centre, device row, half width, half height, colour by job */
+    size_t n = bl_sched_result_nsegments(r);
+    int any_est = 0;
+    for (size_t i = 0; i < n; i++) {
+        bl_sched_segment sg;
+        bl_sched_result_segment(r, i, &sg);
+        FILE *o = sg.estimation ? g : f;
+        any_est |= sg.estimation;
+        fprintf(o, "%.6f %d %.6f 0.35 %zu\n", 0.5 * (sg.start + sg.end), sg.device, 0.5 * (sg.end - sg.start), sg.job % 12 + 1);
+    }
+    fprintf(f, "-1 -5 0 0 1\n");   /* keeps gnuplot happy when a file would otherwise be empty */
+    fprintf(g, "-1 -5 0 0 1\n");
+    fclose(f); f = NULL;
+    fclose(g); g = NULL;
+    fprintf(sf, "set terminal %s\nset output '%s'\nset title 'Device timeline: %s on %s (hatched: estimation runs)'\n"
+                "set xlabel 'time (s)'\nset yrange [-0.6:%d.6]\nset xrange [0:*]\nset ytics (",
+            terminal_for(out), out, pname, wname, s->n_devices - 1);
+    for (int d = 0; d < s->n_devices && d < 8; d++)
+        fprintf(sf, "%s'%s%d' %d", d ? ", " : "", s->device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d, d);
+    fprintf(sf, ")\nunset key\nset grid xtics\n"
+                "plot '%s' using 1:2:3:4:5 with boxxyerror fs solid 0.8 border lc rgb 'black' lc variable",
+            data);
+    if (any_est) fprintf(sf, ", '%s' using 1:2:3:4 with boxxyerror fs pattern 2 lc rgb 'red'", est);
+    fprintf(sf, "\n");
+    fclose(sf); sf = NULL;
+    rc = run_gnuplot(gp, script);
+cleanup:
+    if (f) fclose(f);
+    if (g) fclose(g);
+    if (sf) fclose(sf);
+    remove(data);
+    remove(est);
+    remove(script);
+    rmdir(dir);
+    return rc;
+}
+
+static void print_json(const char *wname, const bl_sched_workload *w, bl_sched_result **res, const bl_sched_policy *pols,
+                       int np, int with_jobs) {
+    printf("{\n  \"workload\": \"%s\",\n  \"jobs\": %zu,\n  \"policies\": [\n", wname, bl_sched_workload_njobs(w));
+    for (int p = 0; p < np; p++) {
+        bl_sched_summary s;
+        bl_sched_result_summary(res[p], &s);
+        printf("    {\"policy\": \"%s\", \"mean_service_time\": %.6f, \"median_service_time\": %.6f, "
+               "\"p95_service_time\": %.6f, \"makespan\": %.6f, \"estimation_time\": %.6f, \"pause_overhead_time\": %.6f, "
+               "\"cpu_held_time\": %.6f, \"query_latency_inflation\": %.6f, \"query_latency_inflation_max\": %.6f, "
+               "\"preemptions\": %zu, \"events\": %llu, \"utilisation\": {",
+               bl_sched_policy_name(pols[p]), s.mean_service, s.median_service, s.p95_service, s.makespan, s.estimation_s,
+               s.overhead_s, s.observer_pause_s, s.query_inflation_mean, s.query_inflation_max, s.preemptions,
+               (unsigned long long)s.events);
+        for (int d = 0; d < s.n_devices && d < 8; d++)
+            printf("%s\"%s%d\": %.6f", d ? ", " : "", s.device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d, s.util[d]);
+        printf("}");
+        if (with_jobs) {
+            printf(", \"job_results\": [");
+            size_t n = bl_sched_result_njobs(res[p]);
+            for (size_t i = 0; i < n; i++) {
+                bl_sched_job_result jr;
+                bl_sched_result_job(res[p], i, &jr);
+                printf("%s{\"arrival\": %.6f, \"completion\": %.6f, \"service\": %.6f, \"device\": %d}", i ? ", " : "",
+                       jr.arrival, jr.completion, jr.service, jr.last_device);
+            }
+            printf("]");
+        }
+        printf("}%s\n", p + 1 < np ? "," : "");
+    }
+    printf("  ]\n}\n");
+}
+
+static void print_text(const char *wname, const bl_sched_workload *w, bl_sched_result **res, const bl_sched_policy *pols,
+                       int np, int with_jobs) {
+    printf("workload %s: %zu jobs\n\n", wname, bl_sched_workload_njobs(w));
+    printf("%-18s %9s %9s %9s %9s %8s %8s %8s %7s  %s\n", "policy", "mean_s", "median_s", "p95_s", "makespan", "est_s",
+           "pause_s", "held_s", "query_x", "utilisation");
+    for (int p = 0; p < np; p++) {
+        bl_sched_summary s;
+        bl_sched_result_summary(res[p], &s);
+        printf("%-18s %9.2f %9.2f %9.2f %9.2f %8.2f %8.2f %8.2f %7.3f ", bl_sched_policy_name(pols[p]), s.mean_service,
+               s.median_service, s.p95_service, s.makespan, s.estimation_s, s.overhead_s, s.observer_pause_s,
+               s.query_inflation_mean);
+        for (int d = 0; d < s.n_devices && d < 8; d++)
+            printf(" %s%d=%.0f%%", s.device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d, 100.0 * s.util[d]);
+        printf("\n");
+    }
+    printf("\nservice = completion - arrival; est_s = device time in estimation runs; pause_s = pause/resume\n"
+           "overhead; held_s = time the CPU was held back for the database (observer, interference);\n"
+           "query_x = mean query-latency factor while the database has load (1 = no inflation).\n");
+    if (!with_jobs) return;
+    for (int p = 0; p < np; p++) {
+        printf("\n%s: per job\n%5s %-9s %-9s %9s %9s %9s %9s %4s %5s %s\n", bl_sched_policy_name(pols[p]), "job", "kind",
+               "mode", "arrival", "start", "complete", "service", "dev", "preem", "flags");
+        size_t n = bl_sched_result_njobs(res[p]);
+        for (size_t i = 0; i < n; i++) {
+            bl_sched_job_result jr;
+            bl_sched_job_info ji;
+            bl_sched_result_job(res[p], i, &jr);
+            bl_sched_workload_job(w, i, &ji);
+            printf("%5zu %-9s %-9s %9.2f %9.2f %9.2f %9.2f %4d %5d %s%s%s\n", i, ji.kind, ji.implicit ? "implicit" : "explicit",
+                   jr.arrival, jr.first_start, jr.completion, jr.service, jr.last_device, jr.preemptions,
+                   jr.estimated ? "E" : "", jr.predicted ? "P" : "", jr.aged ? "A" : "");
+        }
+    }
+    printf("\nflags: E = went through the estimation phase, P = runtime from the predictor, A = aged into the implicit queue\n");
+}
+
+int main(int argc, char **argv) {
+    const char *wspec = NULL, *plot = NULL, *gantt = NULL, *gantt_pol = NULL, *save = NULL;
+    bl_sched_policy pols[MAXPOL];
+    int np = 0, json = 0, jobs = -1, rc = 1;
+    uint64_t seed = 1;
+    double est_noise = 0;
+    bl_error err = { 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return 0; }
+        else if (strcmp(a, "--json") == 0) json = 1;
+        else if (strcmp(a, "--jobs") == 0) jobs = 1;
+        else if (strcmp(a, "--no-jobs") == 0) jobs = 0;
+        else if (!has) { fprintf(stderr, "dbmlsched-sim: %s needs a value\n", a); usage(stderr); return 2; }
+        else if (strcmp(a, "--workload") == 0) wspec = argv[++i];
+        else if (strcmp(a, "--plot") == 0) plot = argv[++i];
+        else if (strcmp(a, "--gantt") == 0) gantt = argv[++i];
+        else if (strcmp(a, "--gantt-policy") == 0) gantt_pol = argv[++i];
+        else if (strcmp(a, "--save-workload") == 0) save = argv[++i];
+        else if (strcmp(a, "--seed") == 0 || strcmp(a, "--est-noise") == 0) {
+            const char *v = argv[++i];
+            char *end;
+            errno = 0;
+            if (a[2] == 's') {
+                unsigned long long x = strtoull(v, &end, 10);
+                if (!*v || *end || errno || v[0] == '-') { fprintf(stderr, "dbmlsched-sim: --seed '%s' is not a whole number\n", v); return 2; }
+                seed = x;
+            } else {
+                est_noise = strtod(v, &end);
+                if (!*v || *end || errno || est_noise < 0) { fprintf(stderr, "dbmlsched-sim: --est-noise '%s' must be >= 0\n", v); return 2; }
+            }
+        } else if (strcmp(a, "--policy") == 0) {
+            if (np == MAXPOL) { fprintf(stderr, "dbmlsched-sim: at most %d policies\n", MAXPOL); return 2; }
+            if (bl_sched_policy_parse(argv[++i], &pols[np], &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
+            np++;
+        } else { fprintf(stderr, "dbmlsched-sim: unknown option '%s'\n", a); usage(stderr); return 2; }
+    }
+    if (!wspec || np == 0) { fprintf(stderr, "dbmlsched-sim: --workload and at least one --policy are required\n"); usage(stderr); return 2; }
+    if (plot && strchr(plot, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", plot); return 2; }
+    if (gantt && strchr(gantt, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", gantt); return 2; }
+    int gi = 0;
+    if (gantt_pol) {
+        bl_sched_policy gp;
+        if (bl_sched_policy_parse(gantt_pol, &gp, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
+        gi = -1;
+        for (int p = 0; p < np; p++) if (pols[p] == gp) { gi = p; break; }
+        if (gi < 0) { fprintf(stderr, "dbmlsched-sim: --gantt-policy %s is not among the --policy flags\n", gantt_pol); return 2; }
+    }
+
+    bl_sched_workload *w = NULL;
+    bl_sched_result *res[MAXPOL] = { 0 };
+    struct stat st;
+    int is_gen = strcmp(wspec, "paper") == 0 || strcmp(wspec, "hybrid") == 0 || strcmp(wspec, "sql") == 0 ||
+                 strncmp(wspec, "poisson:", 8) == 0;
+    bl_status s = (is_gen && stat(wspec, &st) != 0) ? bl_sched_workload_generate(wspec, seed, &w, &err)
+                                                    : bl_sched_workload_load(wspec, &w, &err);
+    if (s) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
+    if (save && bl_sched_workload_save(w, save, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
+    size_t n = bl_sched_workload_njobs(w);
+    int with_jobs = jobs >= 0 ? jobs : n <= 200;
+    for (int p = 0; p < np; p++) {
+        bl_sched_config cfg;
+        bl_sched_config_default(&cfg);
+        cfg.policy = pols[p];
+        cfg.seed = seed;
+        cfg.est_noise = est_noise;
+        cfg.record_trace = (plot || (gantt && p == gi)) ? 1 : 0;
+        if (bl_sched_simulate(w, &cfg, NULL, &res[p], &err)) {
+            fprintf(stderr, "dbmlsched-sim: %s: %s\n", wspec, err.message);
+            goto done;
+        }
+    }
+    if (json) print_json(wspec, w, res, pols, np, with_jobs);
+    else print_text(wspec, w, res, pols, np, with_jobs);
+    fflush(stdout);
+    rc = 0;
+    if (plot || gantt) {
+        const char *gp = find_gnuplot();
+        if (!gp) {
+            fprintf(stderr, "dbmlsched-sim: gnuplot not found (install gnuplot-nox, or set GNUPLOT=/path/to/gnuplot); "
+                            "no plot written, results above are complete\n");
+            rc = 3;
+        } else {
+            if (plot) {
+                if (plot_curves(gp, plot, res, pols, np, wspec)) { fprintf(stderr, "dbmlsched-sim: gnuplot failed to write %s\n", plot); rc = 3; }
+                else fprintf(stderr, "dbmlsched-sim: wrote %s\n", plot);
+            }
+            if (gantt) {
+                bl_sched_summary sm;
+                bl_sched_result_summary(res[gi], &sm);
+                if (plot_gantt(gp, gantt, res[gi], &sm, bl_sched_policy_name(pols[gi]), wspec)) {
+                    fprintf(stderr, "dbmlsched-sim: gnuplot failed to write %s\n", gantt);
+                    rc = 3;
+                } else {
+                    fprintf(stderr, "dbmlsched-sim: wrote %s\n", gantt);
+                }
+            }
+        }
+    }
+done:
+    for (int p = 0; p < np; p++) bl_sched_result_free(res[p]);
+    bl_sched_workload_free(w);
+    return rc;
+}

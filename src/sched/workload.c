@@ -1,0 +1,419 @@
+/* workload.c — DBMLSched workloads: the TSV reader/writer (format documented in bellamy/sched.h) and
+ * the generators "paper", "hybrid", "sql" and "poisson:N".
+ * It does not simulate anything; jobs here carry their true sizes, and the simulator decides what a
+ * scheduler may see. */
+#include "sched/sched_internal.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bl_sched_kind_names[BL_SCHED_NKINDS] = { "nn", "nn_small", "nn_large", "kmeans", "regression" };
+
+int bl_sched_kind_lookup(const char *name) {
+    for (int i = 0; i < BL_SCHED_NKINDS; i++)
+        if (strcmp(name, bl_sched_kind_names[i]) == 0) return i;
+    return -1;
+}
+
+bl_sched_workload *bl_sched_workload_alloc(void) {
+    bl_sched_workload *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->interference = 1.0;
+    w->overhead_s = 0.1;
+    return w;
+}
+
+void bl_sched_workload_free(bl_sched_workload *w) {
+    if (!w) return;
+    free(w->jobs);
+    free(w->load);
+    free(w);
+}
+
+bl_status bl_sched_workload_push(bl_sched_workload *w, const bl_sched_wjob *j) {
+    if (w->n == w->cap) {
+        size_t nc = w->cap ? w->cap * 2 : 64;
+        bl_sched_wjob *nj = realloc(w->jobs, nc * sizeof *nj);
+        if (!nj) return BL_ENOMEM;
+        w->jobs = nj;
+        w->cap = nc;
+    }
+    w->jobs[w->n++] = *j;
+    return BL_OK;
+}
+
+bl_status bl_sched_workload_push_load(bl_sched_workload *w, double t, double pct) {
+    if (w->nload == w->capload) {
+        size_t nc = w->capload ? w->capload * 2 : 8;
+        bl_sched_load_step *nl = realloc(w->load, nc * sizeof *nl);
+        if (!nl) return BL_ENOMEM;
+        w->load = nl;
+        w->capload = nc;
+    }
+    w->load[w->nload].t = t;
+    w->load[w->nload].pct = pct;
+    w->nload++;
+    return BL_OK;
+}
+
+/* Stable merge sort by arrival: qsort is not stable, and input order must break ties. */
+static void sort_jobs(bl_sched_wjob *a, bl_sched_wjob *tmp, size_t n) {
+    if (n < 2) return;
+    size_t h = n / 2;
+    sort_jobs(a, tmp, h);
+    sort_jobs(a + h, tmp, n - h);
+    if (a[h - 1].arrival <= a[h].arrival) return;   /* already ordered: the common case */
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n) tmp[k++] = (a[j].arrival < a[i].arrival) ? a[j++] : a[i++];
+    while (i < h) tmp[k++] = a[i++];
+    while (j < n) tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof *a);
+}
+
+bl_status bl_sched_workload_finish(bl_sched_workload *w) {
+    if (w->n > 1) {
+        bl_sched_wjob *tmp = malloc(w->n * sizeof *tmp);
+        if (!tmp) return BL_ENOMEM;
+        sort_jobs(w->jobs, tmp, w->n);
+        free(tmp);
+    }
+    /* load steps: few, insertion sort (stable) */
+    for (size_t i = 1; i < w->nload; i++) {
+        bl_sched_load_step s = w->load[i];
+        size_t j = i;
+        while (j > 0 && w->load[j - 1].t > s.t) { w->load[j] = w->load[j - 1]; j--; }
+        w->load[j] = s;
+    }
+    return BL_OK;
+}
+
+size_t bl_sched_workload_njobs(const bl_sched_workload *w) { return w ? w->n : 0; }
+
+bl_status bl_sched_workload_job(const bl_sched_workload *w, size_t i, bl_sched_job_info *out) {
+    if (!w || !out || i >= w->n) return BL_EINVAL;
+    const bl_sched_wjob *j = &w->jobs[i];
+    out->arrival = j->arrival;
+    out->kind = bl_sched_kind_names[j->kind];
+    out->iterations = j->iters;
+    out->implicit = j->implicit;
+    for (int d = 0; d < 2; d++) { out->s_per_iter[d] = j->spi[d]; out->use_pct[d] = j->use[d]; }
+    return BL_OK;
+}
+
+/* ---------------- TSV reader ---------------- */
+
+#define MAXCOLS 16
+
+static int parse_num(const char *s, double *out) {
+    if (!*s) return 0;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, size_t lineno, bl_error *err) {
+    char *cols[MAXCOLS];
+    int nc = 0;
+    char *p = line;
+    for (;;) {
+        if (nc == MAXCOLS) return bl_seterr(err, BL_EFORMAT, "%s:%zu: too many columns (at most %d)", name, lineno, MAXCOLS);
+        cols[nc++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab) break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    /* trim spaces around each column so hand-written files are forgiving */
+    for (int i = 0; i < nc; i++) {
+        while (*cols[i] == ' ') cols[i]++;
+        size_t l = strlen(cols[i]);
+        while (l > 0 && cols[i][l - 1] == ' ') cols[i][--l] = '\0';
+    }
+    if (cols[0][0] == '@') {
+        if (strcmp(cols[0], "@load") == 0) {
+            double t, pct;
+            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load needs <time_s> <db_cpu_pct>", name, lineno);
+            if (!parse_num(cols[1], &t) || t < 0)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time '%s' must be a number >= 0", name, lineno, cols[1]);
+            if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load percent '%s' must be in 0..100", name, lineno, cols[2]);
+            return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
+        }
+        if (strcmp(cols[0], "@set") == 0) {
+            double v;
+            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set needs <key> <value>", name, lineno);
+            if (!parse_num(cols[2], &v)) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set value '%s' is not a number", name, lineno, cols[2]);
+            if (strcmp(cols[1], "interference") == 0) {
+                if (v < 1) return bl_seterr(err, BL_EFORMAT, "%s:%zu: interference must be >= 1", name, lineno);
+                w->interference = v;
+            } else if (strcmp(cols[1], "overhead") == 0) {
+                if (v < 0) return bl_seterr(err, BL_EFORMAT, "%s:%zu: overhead must be >= 0", name, lineno);
+                w->overhead_s = v;
+            } else {
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown @set key '%s' (interference, overhead)", name, lineno, cols[1]);
+            }
+            return BL_OK;
+        }
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%s' (@load, @set)", name, lineno, cols[0]);
+    }
+    if (nc < 8)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: missing column: expected 8 tab-separated columns "
+                         "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct), found %d",
+                         name, lineno, nc);
+    bl_sched_wjob j;
+    memset(&j, 0, sizeof j);
+    if (!parse_num(cols[0], &j.arrival) || j.arrival < 0)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number >= 0", name, lineno, cols[0]);
+    j.kind = bl_sched_kind_lookup(cols[1]);
+    if (j.kind < 0)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown kind '%s' (nn, nn_small, nn_large, kmeans, regression)", name, lineno, cols[1]);
+    if (!parse_num(cols[2], &j.iters) || j.iters < 1 || j.iters != floor(j.iters) || j.iters > 1e15)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: iterations '%s' must be a whole number > 0", name, lineno, cols[2]);
+    if (strcmp(cols[3], "explicit") == 0) j.implicit = 0;
+    else if (strcmp(cols[3], "implicit") == 0) j.implicit = 1;
+    else return bl_seterr(err, BL_EFORMAT, "%s:%zu: mode '%s' must be explicit or implicit", name, lineno, cols[3]);
+    static const char *const cn[4] = { "cpu_s_per_iter", "gpu_s_per_iter", "cpu_use_pct", "gpu_use_pct" };
+    for (int d = 0; d < 2; d++) {
+        if (!parse_num(cols[4 + d], &j.spi[d]) || j.spi[d] <= 0)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be a number > 0", name, lineno, cn[d], cols[4 + d]);
+        if (!parse_num(cols[6 + d], &j.use[d]) || j.use[d] < 0 || j.use[d] > 100)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be in 0..100", name, lineno, cn[2 + d], cols[6 + d]);
+    }
+    if (nc >= 9 && strcmp(cols[8], "-") != 0 && cols[8][0]) {
+        char *q = cols[8];
+        for (;;) {
+            char *comma = strchr(q, ',');
+            if (comma) *comma = '\0';
+            if (j.n_params == BL_SCHED_MAXPARAMS)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: at most %d params", name, lineno, BL_SCHED_MAXPARAMS);
+            if (!parse_num(q, &j.params[j.n_params]))
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: param '%s' is not a number", name, lineno, q);
+            j.n_params++;
+            if (!comma) break;
+            q = comma + 1;
+        }
+    }
+    if (nc > 9) return bl_seterr(err, BL_EFORMAT, "%s:%zu: %d columns, at most 9 expected", name, lineno, nc);
+    return bl_sched_workload_push(w, &j) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
+}
+
+bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name, bl_sched_workload **out, bl_error *err) {
+    BL_CHECK_ARG(out != NULL, err, "out is NULL");
+    *out = NULL;
+    BL_CHECK_ARG(text != NULL || len == 0, err, "text is NULL");
+    if (!name) name = "<workload>";
+    bl_sched_workload *w = bl_sched_workload_alloc();
+    char *buf = malloc(len + 1);
+    bl_status st = BL_OK;
+    if (!w || !buf) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    if (len) memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len)) { st = bl_seterr(err, BL_EFORMAT, "%s: contains a NUL byte", name); goto fail; }
+    size_t lineno = 0;
+    char *p = buf;
+    while (*p) {
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = '\0';
+        lineno++;
+        size_t l = strlen(p);
+        if (l && p[l - 1] == '\r') p[--l] = '\0';
+        char *s = p;
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s && *s != '#') {
+            st = parse_line(w, p, name, lineno, err);
+            if (st) goto fail;
+        }
+        if (!nl) break;
+        p = nl + 1;
+    }
+    if (w->n == 0) { st = bl_seterr(err, BL_EFORMAT, "%s: no jobs", name); goto fail; }
+    if (bl_sched_workload_finish(w)) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    free(buf);
+    *out = w;
+    return BL_OK;
+fail:
+    free(buf);
+    bl_sched_workload_free(w);
+    return st;
+}
+
+bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_error *err) {
+    BL_CHECK_ARG(path != NULL && out != NULL, err, "path or out is NULL");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    bl_status st = BL_OK;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t nc = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, nc);
+            if (!nb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+            buf = nb;
+            cap = nc;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) { st = bl_seterr(err, BL_EIO, "%s: read error", path); goto done; }
+    st = bl_sched_workload_parse(buf, len, path, out, err);
+done:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err) {
+    BL_CHECK_ARG(w != NULL && path != NULL, err, "workload or path is NULL");
+    FILE *f = fopen(path, "w");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot create: %s", path, strerror(errno));
+    fprintf(f, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct params\n");
+    fprintf(f, "@set\tinterference\t%.17g\n@set\toverhead\t%.17g\n", w->interference, w->overhead_s);
+    for (size_t i = 0; i < w->nload; i++) fprintf(f, "@load\t%.17g\t%.17g\n", w->load[i].t, w->load[i].pct);
+    for (size_t i = 0; i < w->n; i++) {
+        const bl_sched_wjob *j = &w->jobs[i];
+        fprintf(f, "%.17g\t%s\t%.17g\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t", j->arrival, bl_sched_kind_names[j->kind],
+                j->iters, j->implicit ? "implicit" : "explicit", j->spi[0], j->spi[1], j->use[0], j->use[1]);
+        if (j->n_params == 0) fputc('-', f);
+        for (int k = 0; k < j->n_params; k++) fprintf(f, "%s%.17g", k ? "," : "", j->params[k]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return bl_seterr(err, BL_EIO, "%s: write error", path);
+    return BL_OK;
+}
+
+/* ---------------- generators ---------------- */
+
+static bl_sched_wjob mkjob(double t, const char *kind, double iters, int implicit, double scpu, double sgpu,
+                           double ucpu, double ugpu, double param) {
+    bl_sched_wjob j;
+    memset(&j, 0, sizeof j);
+    j.arrival = t;
+    j.kind = bl_sched_kind_lookup(kind);
+    j.iters = iters;
+    j.implicit = implicit;
+    j.spi[0] = scpu; j.spi[1] = sgpu;
+    j.use[0] = ucpu; j.use[1] = ugpu;
+    j.params[0] = param;
+    j.n_params = 1;
+    return j;
+}
+
+/* The paper's 15-minute experiment, fixed: ten sets of six jobs, 4 s apart. The param is a size
+ * context property (thousands of training rows) so predictors can tell the jobs apart. */
+static bl_status gen_paper(bl_sched_workload *w) {
+    static const double starts[10] = { 1, 81, 156, 241, 334, 418, 495, 577, 690, 803 };
+    for (int s = 0; s < 10; s++) {
+        double t = starts[s];
+        bl_sched_wjob js[6] = {
+            mkjob(t + 0,  "nn_small", 40000, 0, 0.0005,  0.000625, 50, 30, 10),
+            mkjob(t + 4,  "nn_large", 18000, 0, 0.00667, 0.001667, 10, 78, 100),
+            mkjob(t + 8,  "kmeans",   500,   0, 0.1,     0.02,     10, 100, 50),
+            mkjob(t + 12, "kmeans",   500,   1, 0.1,     0.02,     10, 100, 50),
+            mkjob(t + 16, "kmeans",   500,   0, 0.1,     0.02,     10, 100, 50),
+            mkjob(t + 20, "kmeans",   500,   1, 0.1,     0.02,     10, 100, 50),
+        };
+        for (int k = 0; k < 6; k++)
+            if (bl_sched_workload_push(w, &js[k])) return BL_ENOMEM;
+    }
+    w->overhead_s = 0.1;
+    w->interference = 1.0;
+    return BL_OK;
+}
+
+/* Two implicit jobs, LONG first and SHORT last, with three identical explicit NN jobs between, 3 s apart. */
+static bl_status gen_hybrid(bl_sched_workload *w) {
+    bl_sched_wjob js[5] = {
+        mkjob(0,  "kmeans", 3000,  1, 0.1,   0.02,   10, 100, 300),   /* LONG: 300 s CPU, 60 s GPU */
+        mkjob(3,  "nn",     20000, 0, 0.001, 0.0005, 50, 60, 20),     /* 20 s CPU, 10 s GPU */
+        mkjob(6,  "nn",     20000, 0, 0.001, 0.0005, 50, 60, 20),
+        mkjob(9,  "nn",     20000, 0, 0.001, 0.0005, 50, 60, 20),
+        mkjob(12, "kmeans", 100,   1, 0.1,   0.02,   10, 100, 10),    /* SHORT: 10 s CPU, 2 s GPU */
+    };
+    for (int k = 0; k < 5; k++)
+        if (bl_sched_workload_push(w, &js[k])) return BL_ENOMEM;
+    w->overhead_s = 0.1;
+    return BL_OK;
+}
+
+/* Database interference: the DB goes idle -> light (20 %) -> heavy (45 %) -> light -> idle while ML
+ * jobs arrive every 30 s; a CPU job slows a GPU job by 1.5x. */
+static bl_status gen_sql(bl_sched_workload *w) {
+    static const double lt[5] = { 0, 60, 180, 300, 420 }, lp[5] = { 0, 20, 45, 20, 0 };
+    for (int i = 0; i < 5; i++)
+        if (bl_sched_workload_push_load(w, lt[i], lp[i])) return BL_ENOMEM;
+    for (int i = 0; i < 14; i++) {
+        double t = 30.0 * i;
+        bl_sched_wjob j;
+        switch (i % 4) {
+        case 0: j = mkjob(t, "nn_small", 40000, 0, 0.0005, 0.000625, 50, 30, 10); break;
+        case 1: j = mkjob(t, "kmeans", 500, 0, 0.1, 0.02, 10, 100, 50); break;
+        case 2: j = mkjob(t, "regression", 2000, 0, 0.01, 0.006, 40, 50, 30); break;
+        default: j = mkjob(t, "kmeans", 500, 1, 0.1, 0.02, 10, 100, 50); break;
+        }
+        if (bl_sched_workload_push(w, &j)) return BL_ENOMEM;
+    }
+    w->overhead_s = 0.1;
+    w->interference = 1.5;
+    return BL_OK;
+}
+
+/* N jobs of the paper's kinds with Poisson arrivals (mean gap 25 s), sizes x U(0.5, 1.5), per-job
+ * speed noise exp(0.1 N(0,1)); half the kmeans jobs implicit. */
+static bl_status gen_poisson(bl_sched_workload *w, size_t n, uint64_t seed) {
+    bl_sched_rng r;
+    bl_sched_rng_seed(&r, seed);
+    double t = 0;
+    for (size_t i = 0; i < n; i++) {
+        t += -25.0 * log(1.0 - bl_sched_rng_uniform(&r));
+        int k = (int)(bl_sched_rng_u64(&r) % 3);
+        double scale = 0.5 + bl_sched_rng_uniform(&r);
+        double nc = exp(0.1 * bl_sched_rng_normal(&r)), ng = exp(0.1 * bl_sched_rng_normal(&r));
+        bl_sched_wjob j;
+        if (k == 0) j = mkjob(t, "nn_small", floor(40000 * scale), 0, 0.0005 * nc, 0.000625 * ng, 50, 30, 10 * scale);
+        else if (k == 1) j = mkjob(t, "nn_large", floor(18000 * scale), 0, 0.00667 * nc, 0.001667 * ng, 10, 78, 100 * scale);
+        else j = mkjob(t, "kmeans", floor(500 * scale), bl_sched_rng_uniform(&r) < 0.5, 0.1 * nc, 0.02 * ng, 10, 100, 50 * scale);
+        if (j.iters < 1) j.iters = 1;
+        if (bl_sched_workload_push(w, &j)) return BL_ENOMEM;
+    }
+    w->overhead_s = 0.1;
+    return BL_OK;
+}
+
+bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_workload **out, bl_error *err) {
+    BL_CHECK_ARG(spec != NULL && out != NULL, err, "spec or out is NULL");
+    *out = NULL;
+    bl_sched_workload *w = bl_sched_workload_alloc();
+    if (!w) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_status st;
+    if (strcmp(spec, "paper") == 0) st = gen_paper(w);
+    else if (strcmp(spec, "hybrid") == 0) st = gen_hybrid(w);
+    else if (strcmp(spec, "sql") == 0) st = gen_sql(w);
+    else if (strncmp(spec, "poisson:", 8) == 0) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(spec + 8, &end, 10);
+        if (end == spec + 8 || *end || errno || n == 0 || n > 100000000ULL || spec[8] == '-') {
+            bl_sched_workload_free(w);
+            return bl_seterr(err, BL_EINVAL, "workload '%s': poisson:N needs 1 <= N <= 100000000", spec);
+        }
+        st = gen_poisson(w, (size_t)n, seed);
+    } else {
+        bl_sched_workload_free(w);
+        return bl_seterr(err, BL_ENOTFOUND, "unknown workload '%s' (paper, hybrid, sql, poisson:N)", spec);
+    }
+    if (!st) st = bl_sched_workload_finish(w);
+    if (st) { bl_sched_workload_free(w); return bl_seterr(err, st, "out of memory"); }
+    *out = w;
+    return BL_OK;
+}

@@ -1,0 +1,592 @@
+/* test_sched.c — DBMLSched simulator: event order, workload parsing and its errors, each policy's rules
+ * on tiny hand-checked workloads (SRTF order, preemption, quota rotation, aging, observer, estimation,
+ * interference), determinism, the event bound, the history predictor, the paper headline, and the CLI
+ * run as a process. Expected times in comments are worked out by hand from the rules in sim.c. */
+#include "testutil.h"
+#include "bellamy/sched.h"
+#include "sched/sched_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bl_sched_workload *parse(const char *text) {
+    bl_sched_workload *w = NULL;
+    bl_error err = { 0 };
+    bl_status st = bl_sched_workload_parse(text, strlen(text), "t.tsv", &w, &err);
+    ck_assert_msg(st == BL_OK, "parse failed: %s", err.message);
+    return w;
+}
+
+static bl_sched_result *run(const bl_sched_workload *w, const bl_sched_config *c) {
+    bl_sched_result *r = NULL;
+    bl_error err = { 0 };
+    bl_status st = bl_sched_simulate(w, c, NULL, &r, &err);
+    ck_assert_msg(st == BL_OK, "simulate failed: %s", err.message);
+    return r;
+}
+
+static bl_sched_job_result jr(const bl_sched_result *r, size_t i) {
+    bl_sched_job_result x;
+    ck_assert_int_eq(bl_sched_result_job(r, i, &x), BL_OK);
+    return x;
+}
+
+static int same_wjob(const bl_sched_wjob *a, const bl_sched_wjob *b) {
+    if (a->arrival != b->arrival || a->iters != b->iters || a->kind != b->kind || a->implicit != b->implicit ||
+        a->n_params != b->n_params)
+        return 0;
+    for (int d = 0; d < 2; d++)
+        if (a->spi[d] != b->spi[d] || a->use[d] != b->use[d]) return 0;
+    for (int k = 0; k < a->n_params; k++)
+        if (a->params[k] != b->params[k]) return 0;
+    return 1;
+}
+
+static int same_result(const bl_sched_job_result *a, const bl_sched_job_result *b) {
+    return a->arrival == b->arrival && a->first_start == b->first_start && a->completion == b->completion &&
+           a->service == b->service && a->last_device == b->last_device && a->preemptions == b->preemptions &&
+           a->aged == b->aged && a->estimated == b->estimated && a->predicted == b->predicted;
+}
+
+static void gpu_only(bl_sched_config *c, bl_sched_policy p) {
+    bl_sched_config_default(c);
+    c->policy = p;
+    c->n_cpu = 0;
+    c->n_gpu = 1;
+}
+
+START_TEST(evheap_equal_times_in_insertion_order) {
+    bl_sched_evheap h;
+    bl_sched_evheap_init(&h);
+    double t[] = { 5, 1, 5, 5, 1, 0.5, 5 };
+    for (int i = 0; i < 7; i++) ck_assert_int_eq(bl_sched_evheap_push(&h, t[i], 0, i, 0), BL_OK);
+    int want[] = { 5, 1, 4, 0, 2, 3, 6 };
+    bl_sched_event e;
+    for (int i = 0; i < 7; i++) {
+        ck_assert(bl_sched_evheap_pop(&h, &e));
+        ck_assert_int_eq(e.a, want[i]);
+    }
+    ck_assert(!bl_sched_evheap_pop(&h, &e));
+    /* a larger mix: times non-decreasing, equal times by push order */
+    bl_sched_rng r;
+    bl_sched_rng_seed(&r, 3);
+    for (int i = 0; i < 5000; i++) bl_sched_evheap_push(&h, (double)(bl_sched_rng_u64(&r) % 10), 0, i, 0);
+    double lt = -1;
+    int la = -1;
+    while (bl_sched_evheap_pop(&h, &e)) {
+        ck_assert(e.t >= lt);
+        if (e.t == lt) ck_assert_int_gt(e.a, la);
+        lt = e.t;
+        la = e.a;
+    }
+    bl_sched_evheap_free(&h);
+}
+END_TEST
+
+START_TEST(workload_fixture_and_roundtrip) {
+    bl_sched_workload *w = NULL, *w2 = NULL;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_workload_load(bl_test_source_path("tests/data/sched_tiny.tsv"), &w, &err), BL_OK);
+    ck_assert_uint_eq(bl_sched_workload_njobs(w), 2);
+    bl_sched_job_info ji;
+    ck_assert_int_eq(bl_sched_workload_job(w, 1, &ji), BL_OK);
+    ck_assert_str_eq(ji.kind, "kmeans");
+    ck_assert_int_eq(ji.implicit, 1);
+    ck_assert_double_eq_tol(ji.s_per_iter[BL_SCHED_GPU], 0.1, 1e-12);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sched_rt.tsv", bl_test_tmpdir());
+    ck_assert_int_eq(bl_sched_workload_save(w, path, &err), BL_OK);
+    ck_assert_int_eq(bl_sched_workload_load(path, &w2, &err), BL_OK);
+    ck_assert_uint_eq(bl_sched_workload_njobs(w2), 2);
+    ck_assert_uint_eq(w2->nload, 2);
+    ck_assert_double_eq_tol(w2->overhead_s, 0, 1e-12);
+    for (size_t i = 0; i < 2; i++) ck_assert(same_wjob(&w->jobs[i], &w2->jobs[i]));
+    bl_sched_workload_free(w);
+    bl_sched_workload_free(w2);
+}
+END_TEST
+
+static void expect_bad(const char *fixture, const char *line_tag, const char *word) {
+    bl_sched_workload *w = (bl_sched_workload *)1;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_workload_load(bl_test_source_path(fixture), &w, &err), BL_EFORMAT);
+    ck_assert_ptr_null(w);
+    ck_assert_msg(strstr(err.message, line_tag) != NULL, "'%s' lacks '%s'", err.message, line_tag);
+    ck_assert_msg(strstr(err.message, word) != NULL, "'%s' lacks '%s'", err.message, word);
+}
+
+START_TEST(workload_errors_name_file_and_line) {
+    expect_bad("tests/data/sched_bad_negative.tsv", "sched_bad_negative.tsv:2:", "arrival_s");
+    expect_bad("tests/data/sched_bad_zero.tsv", "sched_bad_zero.tsv:2:", "iterations");
+    expect_bad("tests/data/sched_bad_kind.tsv", "sched_bad_kind.tsv:3:", "unknown kind 'svm'");
+    expect_bad("tests/data/sched_bad_missing.tsv", "sched_bad_missing.tsv:2:", "missing column");
+    bl_sched_workload *w = NULL;
+    bl_error err = { 0 };
+    const char *bad[] = { "0\tnn\t10\tsometimes\t1\t1\t1\t1\n", "0\tnn\t10\texplicit\t0\t1\t1\t1\n",
+                          "0\tnn\t10\texplicit\t1\t1\t101\t1\n", "0\tnn\t1.5\texplicit\t1\t1\t1\t1\n",
+                          "@load\t-1\t5\n0\tnn\t1\texplicit\t1\t1\t1\t1\n", "@set\tspeed\t2\n", "# only a comment\n",
+                          "0\tnn\t10\texplicit\tabc\t1\t1\t1\n" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_int_eq(bl_sched_workload_parse(bad[i], strlen(bad[i]), "b.tsv", &w, &err), BL_EFORMAT);
+        ck_assert_msg(strncmp(err.message, "b.tsv:", 6) == 0, "%s", err.message);
+    }
+    ck_assert_int_eq(bl_sched_workload_load("/nonexistent/x.tsv", &w, &err), BL_EIO);
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:0", 1, &w, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:x", 1, &w, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_sched_workload_generate("nope", 1, &w, &err), BL_ENOTFOUND);
+}
+END_TEST
+
+START_TEST(paper_workload_is_the_fixed_table) {
+    bl_sched_workload *w = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("paper", 99, &w, NULL), BL_OK);
+    ck_assert_uint_eq(bl_sched_workload_njobs(w), 60);
+    static const double starts[10] = { 1, 81, 156, 241, 334, 418, 495, 577, 690, 803 };
+    static const char *kinds[6] = { "nn_small", "nn_large", "kmeans", "kmeans", "kmeans", "kmeans" };
+    static const int implicit[6] = { 0, 0, 0, 1, 0, 1 };
+    for (int s = 0; s < 10; s++)
+        for (int k = 0; k < 6; k++) {
+            bl_sched_job_info ji;
+            bl_sched_workload_job(w, (size_t)(6 * s + k), &ji);
+            ck_assert_double_eq_tol(ji.arrival, starts[s] + 4 * k, 1e-12);
+            ck_assert_str_eq(ji.kind, kinds[k]);
+            ck_assert_int_eq(ji.implicit, implicit[k]);
+        }
+    bl_sched_job_info ji;
+    bl_sched_workload_job(w, 1, &ji);
+    ck_assert_double_eq(ji.iterations, 18000);
+    ck_assert_double_eq_tol(ji.s_per_iter[0], 0.00667, 1e-12);
+    ck_assert_double_eq_tol(ji.use_pct[1], 78, 1e-12);
+    ck_assert_double_eq_tol(w->overhead_s, 0.1, 1e-12);
+    ck_assert_uint_eq(w->nload, 0);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* Oracle on one GPU, all three at t=0: A(30 s) starts, B(10 s) and C(20 s) preempt it at its first
+ * boundary (t=0, no progress); SRTF then runs B 0-10, C 10-30, A 30-60. */
+START_TEST(oracle_srtf_order) {
+    bl_sched_workload *w = parse("0\tnn\t30\texplicit\t1\t1\t10\t50\n0\tnn\t10\texplicit\t1\t1\t10\t50\n"
+                                 "0\tnn\t20\texplicit\t1\t1\t10\t50\n");
+    bl_sched_config c;
+    gpu_only(&c, BL_SCHED_ORACLE);
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 1).completion, 10, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 2).completion, 30, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 60, 1e-9);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* DBMLSched on one GPU, no overhead. A est 0-1 (1 it), placed (29 s), runs. B est: window
+ * max(1, 0.1*29) = 2.9 s -> 3 iterations 1-4, placed (7 s) ahead of A: runs 4-... C est: window
+ * max(1, 0.7) = 1 s, 4-5, placed (19 s). SRST: B 5-12, C 12-31, A 31-60. */
+START_TEST(dbmlsched_estimation_and_srst_order) {
+    bl_sched_workload *w = parse("@set\toverhead\t0\n0\tnn\t30\texplicit\t1\t1\t10\t50\n0\tnn\t10\texplicit\t1\t1\t10\t50\n"
+                                 "0\tnn\t20\texplicit\t1\t1\t10\t50\n");
+    bl_sched_config c;
+    gpu_only(&c, BL_SCHED_DBMLSCHED);
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 1).completion, 12, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 2).completion, 31, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 60, 1e-9);
+    ck_assert_int_eq(jr(r, 0).estimated, 1);
+    bl_sched_summary s;
+    bl_sched_result_summary(r, &s);
+    ck_assert_double_eq_tol(s.estimation_s, 1 + 3 + 1, 1e-9);
+    ck_assert_double_eq_tol(s.mean_service, (12 + 31 + 60) / 3.0, 1e-9);
+    ck_assert_double_eq_tol(s.median_service, 31, 1e-9);
+    ck_assert_double_eq_tol(s.p95_service, 60, 1e-9);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* Oracle: A (40 x 0.5 s) from 0; B (10 x 0.5 s) at 2.0 preempts A at its boundary k=4 (t=2):
+ * B 2-7, A 7-25. */
+START_TEST(oracle_preemption_on_arrival) {
+    bl_sched_workload *w = parse("0\tnn\t40\texplicit\t0.5\t0.5\t10\t50\n2\tnn\t10\texplicit\t0.5\t0.5\t10\t50\n");
+    bl_sched_config c;
+    gpu_only(&c, BL_SCHED_ORACLE);
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 1).completion, 7, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 25, 1e-9);
+    ck_assert_int_eq(jr(r, 0).preemptions, 1);
+    ck_assert_int_eq(jr(r, 1).preemptions, 0);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* Two implicit jobs of 30 x 1 s on one GPU, no overhead, quota 10: X est 0-1, Y est 1-2, then
+ * quotas X 2-12, Y 12-22, X 22-32, Y 32-42, X 42-51 (done), Y 51-60. */
+START_TEST(dbmlsched_quota_rotation) {
+    bl_sched_workload *w = parse("@set\toverhead\t0\n0\tkmeans\t30\timplicit\t1\t1\t10\t100\n0\tkmeans\t30\timplicit\t1\t1\t10\t100\n");
+    bl_sched_config c;
+    gpu_only(&c, BL_SCHED_DBMLSCHED);
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 51, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 1).completion, 60, 1e-9);
+    size_t ns = bl_sched_result_nsegments(r);
+    double want[][3] = { { 0, 0, 1 }, { 1, 1, 2 }, { 0, 2, 12 }, { 1, 12, 22 }, { 0, 22, 32 }, { 1, 32, 42 }, { 0, 42, 51 }, { 1, 51, 60 } };
+    ck_assert_uint_eq(ns, 8);
+    for (size_t i = 0; i < ns; i++) {
+        bl_sched_segment g;
+        bl_sched_result_segment(r, i, &g);
+        ck_assert_uint_eq(g.job, (size_t)want[i][0]);
+        ck_assert_double_eq_tol(g.start, want[i][1], 1e-9);
+        ck_assert_double_eq_tol(g.end, want[i][2], 1e-9);
+        ck_assert_int_eq(g.estimation, i < 2);
+    }
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+static int iter_predict(void *ctx, const bl_sched_job_desc *job, const bl_sched_device_info *dev, double *seconds) {
+    (void)ctx;
+    (void)dev;
+    if (!(job->iterations > 0)) return BL_ENOTFOUND;
+    *seconds = job->iterations * 1.0;   /* exact for the jobs below: 1 s per iteration */
+    return BL_OK;
+}
+
+/* A long explicit job (60 s) behind a steady stream of short ones (3 s every 4 s), exact predictions
+ * so no estimation runs: every short arrival preempts it, so without aging it only runs in the 1 s
+ * gaps and ends with the stream (~240 s). With aging_s = 15 it joins the implicit round robin and gets
+ * 10 s quotas alternating with the short jobs: done well before the stream ends. */
+START_TEST(dbmlsched_aging_prevents_starvation) {
+    char text[8192];
+    size_t o = (size_t)snprintf(text, sizeof text, "@set\toverhead\t0\n0.5\tnn\t60\texplicit\t1\t1\t10\t50\n");
+    for (int i = 0; i < 60; i++) o += (size_t)snprintf(text + o, sizeof text - o, "%d\tnn\t3\texplicit\t1\t1\t10\t50\n", 4 * i);
+    bl_sched_workload *w = parse(text);
+    bl_sched_config c;
+    gpu_only(&c, BL_SCHED_DBMLSCHED_PRED);
+    bl_sched_predictor p = { NULL, iter_predict, NULL };
+    bl_sched_result *r0 = NULL, *r1 = NULL;
+    c.aging_s = INFINITY;
+    ck_assert_int_eq(bl_sched_simulate(w, &c, &p, &r0, NULL), BL_OK);
+    c.aging_s = 15;
+    ck_assert_int_eq(bl_sched_simulate(w, &c, &p, &r1, NULL), BL_OK);
+    /* the long job is index 1 (arrival 0.5 sorts after the short job at 0) */
+    ck_assert_int_eq(jr(r0, 1).aged, 0);
+    ck_assert_int_eq(jr(r1, 1).aged, 1);
+    ck_assert_int_eq(jr(r1, 2).aged, 0);
+    fprintf(stderr, "aging: long job done at %.2f without aging, %.2f with\n", jr(r0, 1).completion, jr(r1, 1).completion);
+    ck_assert_double_ge(jr(r0, 1).completion, 230);
+    ck_assert_double_lt(jr(r1, 1).completion, 200);   /* 171: short jobs that in turn waited 15 s share the rotation */
+    bl_sched_result_free(r0);
+    bl_sched_result_free(r1);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* One CPU, no overhead: job of 100 x 1 s. Est 0-1, runs; DB load jumps 0 -> 45 at t=20 (45 - 0 > 20):
+ * paused at k=20; load back to 0 at t=50 (< 0 + 5): resumed; done at 50 + 80 = 130; held 30 s. */
+START_TEST(dbmlsched_observer_pauses_and_resumes) {
+    bl_sched_workload *w = parse("@set\toverhead\t0\n@load\t0\t0\n@load\t20\t45\n@load\t50\t0\n0\tnn\t100\texplicit\t1\t1\t50\t50\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.n_gpu = 0;
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 130, 1e-9);
+    ck_assert_int_eq(jr(r, 0).preemptions, 1);
+    bl_sched_summary s;
+    bl_sched_result_summary(r, &s);
+    ck_assert_double_eq_tol(s.observer_pause_s, 30, 1e-9);
+    ck_assert_double_eq_tol(s.query_inflation_mean, 1.0, 1e-12);   /* the ML job was paused while the DB worked */
+    /* a load rise of only 20 points (not more than the threshold) does not pause */
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+    w = parse("@set\toverhead\t0\n@load\t20\t20\n@load\t50\t0\n0\tnn\t100\texplicit\t1\t1\t50\t50\n");
+    r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 100, 1e-9);
+    bl_sched_result_summary(r, &s);
+    ck_assert_double_eq_tol(s.query_inflation_mean, 1.5, 1e-12);   /* 50 % CPU ML use while the DB had load */
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* Both devices, overhead 0.1: nn 100 its (CPU 0.1, GPU 0.05 s/it). GPU est 0-1 (20 its), pause ->
+ * GPU free 1.1; CPU est: resume 1.0-1.1, runs 1.1-2.0 (9 its), pause; GPU chosen (71 x 0.05 = 3.55
+ * vs 7.1): resume 2.0-2.1, runs to 5.65. Estimation 1.9 s; overhead 4 x 0.1. */
+START_TEST(dbmlsched_estimation_phase_timing) {
+    bl_sched_workload *w = parse("0\tnn\t100\texplicit\t0.1\t0.05\t50\t50\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 5.65, 1e-9);
+    ck_assert_int_eq(jr(r, 0).last_device, 1);
+    bl_sched_summary s;
+    bl_sched_result_summary(r, &s);
+    ck_assert_double_eq_tol(s.estimation_s, 1.9, 1e-9);
+    ck_assert_double_eq_tol(s.overhead_s, 0.4, 1e-9);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+static int stub_predict(void *ctx, const bl_sched_job_desc *job, const bl_sched_device_info *dev, double *seconds) {
+    int *calls = ctx;
+    (*calls)++;
+    if (strcmp(job->kind, "nn") != 0) return BL_ENOTFOUND;
+    *seconds = dev->kind == BL_SCHED_GPU ? 5.0 : 10.0;
+    return BL_OK;
+}
+
+/* With a predictor that answers, the estimation phase is skipped: the job goes straight to the GPU
+ * (5 s predicted vs 10 s) and runs 0-5 (100 x 0.05). A kind it cannot predict is estimated. */
+START_TEST(predictor_skips_estimation) {
+    bl_sched_workload *w = parse("0\tnn\t100\texplicit\t0.1\t0.05\t50\t50\n20\tkmeans\t10\texplicit\t0.1\t0.05\t50\t50\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_DBMLSCHED_PRED;
+    int calls = 0;
+    bl_sched_predictor p = { &calls, stub_predict, NULL };
+    bl_sched_result *r = NULL;
+    ck_assert_int_eq(bl_sched_simulate(w, &c, &p, &r, NULL), BL_OK);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 5, 1e-9);
+    ck_assert_int_eq(jr(r, 0).predicted, 1);
+    ck_assert_int_eq(jr(r, 0).estimated, 0);
+    ck_assert_int_eq(jr(r, 1).estimated, 1);
+    ck_assert_int_ge(calls, 3);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+START_TEST(history_predictor_learns) {
+    bl_sched_history *h = NULL;
+    ck_assert_int_eq(bl_sched_history_new(&h, NULL), BL_OK);
+    bl_sched_predictor p = bl_sched_history_predictor(h);
+    bl_sched_job_desc d = { "nn_small", 200, 0, NULL, 0 };
+    bl_sched_device_info cpu = { BL_SCHED_CPU, 0, 1 }, gpu = { BL_SCHED_GPU, 1, 1 };
+    double s = 0;
+    ck_assert_int_eq(p.predict(p.ctx, &d, &cpu, &s), BL_ENOTFOUND);
+    p.observe(p.ctx, &d, &cpu, 100, 5);
+    p.observe(p.ctx, &d, &cpu, 100, 7);
+    ck_assert_int_eq(p.predict(p.ctx, &d, &cpu, &s), BL_OK);
+    ck_assert_double_eq_tol(s, 200 * 12.0 / 200, 1e-12);
+    ck_assert_int_eq(p.predict(p.ctx, &d, &gpu, &s), BL_ENOTFOUND);
+    bl_sched_job_desc im = { "kmeans", 0, 1, NULL, 0 };
+    ck_assert_int_eq(p.predict(p.ctx, &im, &gpu, &s), BL_ENOTFOUND);
+    bl_sched_job_desc done = { "kmeans", 50, 1, NULL, 0 };   /* completion reveals 50 iterations */
+    p.observe(p.ctx, &done, &gpu, 50, 2.5);
+    ck_assert_int_eq(p.predict(p.ctx, &im, &gpu, &s), BL_OK);
+    ck_assert_double_eq_tol(s, 2.5, 1e-12);
+    ck_assert_uint_eq(bl_sched_history_count(h), 3);
+    bl_sched_history_free(h);
+}
+END_TEST
+
+/* Oracle, interference 2: G (100 x 0.1 s on GPU) and C (10 x 1 s on CPU) from 0. G runs at half
+ * speed while C runs (0-10: 50 its), then full speed: done at 15. DBMLSched holds the CPU instead
+ * (a 100 % GPU job would drop to 50 %, more than 20 points). */
+START_TEST(interference_slows_gpu_and_dbmlsched_holds_cpu) {
+    bl_sched_workload *w = parse("@set\tinterference\t2\n@set\toverhead\t0\n0\tkmeans\t100\texplicit\t10\t0.1\t10\t100\n"
+                                 "0\tnn\t10\texplicit\t1\t100\t50\t30\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_ORACLE;
+    bl_sched_result *r = run(w, &c);
+    ck_assert_double_eq_tol(jr(r, 0).completion, 15, 1e-9);
+    ck_assert_double_eq_tol(jr(r, 1).completion, 10, 1e-9);
+    bl_sched_result_free(r);
+    c.policy = BL_SCHED_DBMLSCHED;
+    r = run(w, &c);
+    bl_sched_summary s;
+    bl_sched_result_summary(r, &s);
+    ck_assert_double_gt(s.observer_pause_s, 5);
+    /* C only runs on the CPU once G is done, so the two never overlap after G's estimation */
+    ck_assert_double_ge(jr(r, 1).completion, jr(r, 0).completion);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+START_TEST(deterministic_bit_for_bit) {
+    bl_sched_workload *w1 = NULL, *w2 = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:3000", 7, &w1, NULL), BL_OK);
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:3000", 7, &w2, NULL), BL_OK);
+    for (size_t i = 0; i < w1->n; i++) ck_assert(same_wjob(&w1->jobs[i], &w2->jobs[i]));
+    for (int p = 0; p < BL_SCHED_NPOLICIES; p++) {
+        bl_sched_config c;
+        bl_sched_config_default(&c);
+        c.policy = (bl_sched_policy)p;
+        c.est_noise = 0.05;
+        c.seed = 3;
+        bl_sched_result *a = run(w1, &c), *b = run(w2, &c);
+        size_t n = bl_sched_result_njobs(a);
+        for (size_t i = 0; i < n; i++) {
+            bl_sched_job_result x = jr(a, i), y = jr(b, i);
+            ck_assert(same_result(&x, &y));
+        }
+        ck_assert_uint_eq(bl_sched_result_nsegments(a), bl_sched_result_nsegments(b));
+        for (size_t i = 0; i < bl_sched_result_nsegments(a); i++) {
+            bl_sched_segment x, y;
+            bl_sched_result_segment(a, i, &x);
+            bl_sched_result_segment(b, i, &y);
+            ck_assert(x.job == y.job && x.device == y.device && x.start == y.start && x.end == y.end);
+        }
+        if (p == BL_SCHED_DBMLSCHED) {   /* another noise seed gives another schedule */
+            c.seed = 4;
+            bl_sched_result *d = run(w1, &c);
+            bl_sched_summary s1, s2;
+            bl_sched_result_summary(a, &s1);
+            bl_sched_result_summary(d, &s2);
+            ck_assert(s1.mean_service != s2.mean_service);
+            bl_sched_result_free(d);
+        }
+        bl_sched_result_free(a);
+        bl_sched_result_free(b);
+    }
+    bl_sched_workload_free(w1);
+    bl_sched_workload_free(w2);
+}
+END_TEST
+
+START_TEST(event_limit_is_an_error) {
+    bl_sched_workload *w = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("paper", 1, &w, NULL), BL_OK);
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.max_events = 50;
+    bl_sched_result *r = (bl_sched_result *)1;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_simulate(w, &c, NULL, &r, &err), BL_ERANGE);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err.message, "event limit") != NULL, "%s", err.message);
+    /* bad configs */
+    c.max_events = 0;
+    c.quota_s = 0;
+    ck_assert_int_eq(bl_sched_simulate(w, &c, NULL, &r, &err), BL_EINVAL);
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_FIFO_GPU;
+    c.n_gpu = 0;
+    ck_assert_int_eq(bl_sched_simulate(w, &c, NULL, &r, &err), BL_EINVAL);
+    /* a database that never calms down holds a CPU-only run for good: an error, not a hang */
+    bl_sched_workload *w2 = parse("@load\t5\t90\n0\tnn\t100\texplicit\t1\t1\t50\t50\n");
+    bl_sched_config_default(&c);
+    c.n_gpu = 0;
+    ck_assert_int_eq(bl_sched_simulate(w2, &c, NULL, &r, &err), BL_ERANGE);
+    ck_assert_msg(strstr(err.message, "never finished") != NULL, "%s", err.message);
+    bl_sched_workload_free(w2);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+START_TEST(paper_headline_and_oracle_bound) {
+    bl_sched_workload *w = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("paper", 1, &w, NULL), BL_OK);
+    double m[BL_SCHED_NPOLICIES];
+    for (int p = 0; p < BL_SCHED_NPOLICIES; p++) {
+        bl_sched_config c;
+        bl_sched_config_default(&c);
+        c.policy = (bl_sched_policy)p;
+        bl_sched_result *r = run(w, &c);
+        bl_sched_summary s;
+        bl_sched_result_summary(r, &s);
+        m[p] = s.mean_service;
+        bl_sched_result_free(r);
+    }
+    ck_assert_double_ge(m[BL_SCHED_FIFO_GPU] / m[BL_SCHED_DBMLSCHED], 2.9);
+    ck_assert_double_le(m[BL_SCHED_ORACLE], m[BL_SCHED_DBMLSCHED_PRED] + 1e-9);
+    ck_assert_double_lt(m[BL_SCHED_DBMLSCHED_PRED], m[BL_SCHED_DBMLSCHED]);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
+/* ---- the CLI as a process ---- */
+
+static int run_cli(const char *args, char *out, size_t cap) {
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd, "'%s/dbmlsched-sim' %s 2>&1", root ? root : ".", args);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(cli_json_errors_and_plots) {
+    static char out[1 << 16];
+    ck_assert_int_eq(run_cli("--workload hybrid --policy fifo-gpu --policy dbmlsched --json", out, sizeof out), 0);
+    char *a = strstr(out, "\"mean_service_time\"");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(strstr(a + 1, "\"mean_service_time\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"p95_service_time\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"makespan\""));
+    ck_assert_int_eq(run_cli("--workload paper --policy oracle", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "per job"));
+    ck_assert_ptr_nonnull(strstr(out, "oracle"));
+    char args[8192];
+    snprintf(args, sizeof args, "--workload '%s' --policy dbmlsched", bl_test_source_path("tests/data/sched_bad_kind.tsv"));
+    ck_assert_int_ne(run_cli(args, out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "sched_bad_kind.tsv:3:") != NULL, "%s", out);
+    ck_assert_int_ne(run_cli("--workload paper --policy nosuch", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "unknown policy"));
+    ck_assert_int_ne(run_cli("--policy oracle", out, sizeof out), 0);
+    if (access("/usr/bin/gnuplot", X_OK) == 0) {
+        snprintf(args, sizeof args, "--workload hybrid --policy fifo-gpu --policy dbmlsched --plot '%s/c.svg' --gantt '%s/g.png' --no-jobs",
+                 bl_test_tmpdir(), bl_test_tmpdir());
+        ck_assert_int_eq(run_cli(args, out, sizeof out), 0);
+        struct stat st;
+        char p[4200];
+        snprintf(p, sizeof p, "%s/c.svg", bl_test_tmpdir());
+        ck_assert_int_eq(stat(p, &st), 0);
+        ck_assert_int_gt(st.st_size, 500);
+        snprintf(p, sizeof p, "%s/g.png", bl_test_tmpdir());
+        ck_assert_int_eq(stat(p, &st), 0);
+        ck_assert_int_gt(st.st_size, 500);
+    } else {
+        fprintf(stderr, "note: gnuplot absent, plot files not checked\n");
+    }
+    /* without gnuplot: clear message, results still printed, exit 3 */
+    snprintf(args, sizeof args, "--workload hybrid --policy oracle --plot '%s/x.svg'", bl_test_tmpdir());
+    char cmd[16384];
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    snprintf(cmd, sizeof cmd, "GNUPLOT=/nonexistent/gnuplot '%s/dbmlsched-sim' %s 2>&1", root ? root : ".", args);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    ck_assert_int_eq(WEXITSTATUS(st), 3);
+    ck_assert_ptr_nonnull(strstr(out, "gnuplot not found"));
+    ck_assert_ptr_nonnull(strstr(out, "mean_s"));
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("sched");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, evheap_equal_times_in_insertion_order);
+    tcase_add_test(t, workload_fixture_and_roundtrip);
+    tcase_add_test(t, workload_errors_name_file_and_line);
+    tcase_add_test(t, paper_workload_is_the_fixed_table);
+    tcase_add_test(t, oracle_srtf_order);
+    tcase_add_test(t, dbmlsched_estimation_and_srst_order);
+    tcase_add_test(t, oracle_preemption_on_arrival);
+    tcase_add_test(t, dbmlsched_quota_rotation);
+    tcase_add_test(t, dbmlsched_aging_prevents_starvation);
+    tcase_add_test(t, dbmlsched_observer_pauses_and_resumes);
+    tcase_add_test(t, dbmlsched_estimation_phase_timing);
+    tcase_add_test(t, predictor_skips_estimation);
+    tcase_add_test(t, history_predictor_learns);
+    tcase_add_test(t, interference_slows_gpu_and_dbmlsched_holds_cpu);
+    tcase_add_test(t, deterministic_bit_for_bit);
+    tcase_add_test(t, event_limit_is_an_error);
+    tcase_add_test(t, paper_headline_and_oracle_bound);
+    tcase_add_test(t, cli_json_errors_and_plots);
+    suite_add_tcase(s, t);
+    return s;
+}
