@@ -1,0 +1,1074 @@
+/* modelfile.c — saving and loading model records as HDF5 files (layout: models/README.md).
+ *
+ * Save = write a complete new file next to the target (mkstemp name), copy the other models into it
+ * with H5Ocopy, flush + fsync, rename over the target, fsync the folder. Load = open, check the root
+ * attributes (format name, major version), read one /models/<name> group into a bl_modelrec.
+ *
+ * Every HDF5 call runs under one mutex (bl_mf_lock) because Debian's libhdf5 is not thread-safe,
+ * with HDF5's own error printing switched off; the innermost HDF5 error message is copied into the
+ * bl_error instead. This file does not interpret blocks or attributes: that is the model's job.
+ */
+#include "modelfile/modelfile.h"
+#include "modelfile/modelfile_internal.h"
+#include "common/error.h"
+#include "bl_config.h"
+
+#include <hdf5.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- lock, error capture --------------------------------------------------------------------- */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static H5E_auto2_t g_old_efunc;
+static void *g_old_edata;
+
+void bl_mf_lock(void) {
+    pthread_mutex_lock(&g_lock);
+    /* Library code never prints: silence HDF5's automatic error report, restore it on unlock so that
+     * an application using HDF5 itself keeps its own setting. */
+    if (H5Eget_auto2(H5E_DEFAULT, &g_old_efunc, &g_old_edata) < 0) {
+        g_old_efunc = NULL;
+        g_old_edata = NULL;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void bl_mf_unlock(void) {
+    H5Eclear2(H5E_DEFAULT);
+    H5Eset_auto2(H5E_DEFAULT, g_old_efunc, g_old_edata);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static bl_modelfile_hook g_hook;
+static void *g_hook_ctx;
+
+void bl_modelfile_set_test_hook(bl_modelfile_hook hook, void *ctx) {
+    pthread_mutex_lock(&g_lock);
+    g_hook = hook;
+    g_hook_ctx = ctx;
+    pthread_mutex_unlock(&g_lock);
+}
+
+static int hook_fails(bl_modelfile_point p) { return g_hook && g_hook(p, g_hook_ctx) != 0; }
+
+typedef struct { char *buf; size_t size; } ewalk_ctx;
+
+/* H5E_WALK_UPWARD starts at the innermost (most specific) error: keep record 0 only. */
+static herr_t ewalk_cb(unsigned n, const H5E_error2_t *e, void *vctx) {
+    ewalk_ctx *c = vctx;
+    if (n == 0 && e && e->desc) snprintf(c->buf, c->size, "%s", e->desc);
+    return 0;
+}
+
+/* The innermost message on HDF5's error stack ("" when empty); clears the stack. */
+static const char *h5_inner(char *buf, size_t size) {
+    buf[0] = '\0';
+    ewalk_ctx c = {buf, size};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, ewalk_cb, &c);
+    H5Eclear2(H5E_DEFAULT);
+    return buf;
+}
+
+/* Sets err to "<file>: <message> (HDF5: <innermost HDF5 error>)"; the HDF5 part only when there is one. */
+static bl_status h5fail(bl_error *err, bl_status st, const char *file, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static bl_status h5fail(bl_error *err, bl_status st, const char *file, const char *fmt, ...) {
+    char msg[384], inner[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    h5_inner(inner, sizeof inner);
+    if (inner[0]) return bl_seterr(err, st, "%s: %s (HDF5: %s)", file, msg, inner);
+    return bl_seterr(err, st, "%s: %s", file, msg);
+}
+
+#define H5CLOSE(id, fn)        \
+    do {                       \
+        if ((id) >= 0) fn(id); \
+        (id) = -1;             \
+    } while (0)
+
+/* ---- name lists ------------------------------------------------------------------------------- */
+
+typedef struct namelist {
+    char **names;
+    size_t n, cap;
+    int oom;
+} namelist;
+
+static void namelist_clear(namelist *l) {
+    for (size_t i = 0; i < l->n; i++) free(l->names[i]);
+    free(l->names);
+    memset(l, 0, sizeof *l);
+}
+
+static int namelist_push(namelist *l, const char *s) {
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        char **p = realloc(l->names, nc * sizeof *p);
+        if (!p) return 1;
+        l->names = p;
+        l->cap = nc;
+    }
+    size_t len = strlen(s) + 1;
+    if (!(l->names[l->n] = malloc(len))) return 1;
+    memcpy(l->names[l->n++], s, len);
+    return 0;
+}
+
+static herr_t link_name_cb(hid_t g, const char *name, const H5L_info_t *info, void *vctx) {
+    namelist *l = vctx;
+    if (namelist_push(l, name)) {
+        l->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static herr_t attr_name_cb(hid_t loc, const char *name, const H5A_info_t *info, void *vctx) {
+    namelist *l = vctx;
+    if (namelist_push(l, name)) {
+        l->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* Names of a group's links (attrs == 0) or an object's attributes (attrs == 1) in creation order,
+ * falling back to name order for files written without creation-order tracking (e.g. by h5py). */
+static int list_names(hid_t loc, int attrs, namelist *out) {
+    H5_index_t idx[2] = {H5_INDEX_CRT_ORDER, H5_INDEX_NAME};
+    for (int k = 0; k < 2; k++) {
+        namelist_clear(out);
+        hsize_t pos = 0;
+        herr_t r = attrs ? H5Aiterate2(loc, idx[k], H5_ITER_INC, &pos, attr_name_cb, out)
+                         : H5Literate(loc, idx[k], H5_ITER_INC, &pos, link_name_cb, out);
+        if (out->oom) break;
+        if (r >= 0) {
+            H5Eclear2(H5E_DEFAULT);
+            return 0;
+        }
+    }
+    namelist_clear(out);
+    return -1;
+}
+
+/* "a, b, c" (or "none") into buf, for "models present" messages. */
+static void join_names(const namelist *l, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (l->n == 0) {
+        snprintf(buf, size, "none");
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < l->n && used < size; i++) {
+        int w = snprintf(buf + used, size - used, "%s'%s'", i ? ", " : "", l->names[i]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+/* ---- attributes -------------------------------------------------------------------------------- */
+
+/* Variable-length string type with the given character set (caller closes). */
+static hid_t vstr_type(H5T_cset_t cset) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0) return -1;
+    if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, cset) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* Writes one attribute of the record onto loc. Scalars get a scalar dataspace, arrays a 1-D one
+ * (possibly of length 0), so readers can tell "x" from ["x"]. */
+static bl_status write_attr(hid_t loc, const bl_mfattr *a, hid_t acpl, const char *file, const char *where,
+                            bl_error *err) {
+    bl_status st = BL_OK;
+    hid_t space = -1, vstr = -1, attr = -1;
+    hid_t ftype, mtype;
+    const void *buf;
+    double dummy = 0.0; /* HDF5 wants a non-NULL buffer even for 0 elements */
+    int scalar = 0;
+    switch (a->type) {
+    case BL_MFATTR_STRING: scalar = 1; buf = &a->v.s; break;
+    case BL_MFATTR_INT64: scalar = 1; buf = &a->v.i; break;
+    case BL_MFATTR_DOUBLE: scalar = 1; buf = &a->v.d; break;
+    case BL_MFATTR_DOUBLES: buf = a->count ? (const void *)a->v.dv : &dummy; break;
+    case BL_MFATTR_INT64S: buf = a->count ? (const void *)a->v.iv : &dummy; break;
+    case BL_MFATTR_STRINGS: buf = a->count ? (const void *)a->v.sv : &dummy; break;
+    default: return bl_seterr(err, BL_EINVAL, "%s: attribute '%s%s': bad type %d", file, where, a->name, (int)a->type);
+    }
+    switch (a->type) {
+    case BL_MFATTR_INT64:
+    case BL_MFATTR_INT64S: ftype = H5T_STD_I64LE; mtype = H5T_NATIVE_INT64; break;
+    case BL_MFATTR_DOUBLE:
+    case BL_MFATTR_DOUBLES: ftype = H5T_IEEE_F64LE; mtype = H5T_NATIVE_DOUBLE; break;
+    default:
+        if ((vstr = vstr_type(H5T_CSET_UTF8)) < 0) {
+            st = h5fail(err, BL_EINTERNAL, file, "cannot make a string type");
+            goto cleanup;
+        }
+        ftype = mtype = vstr;
+        break;
+    }
+    hsize_t n = (hsize_t)a->count;
+    space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+    if (space < 0) {
+        st = h5fail(err, BL_EINTERNAL, file, "attribute '%s%s': cannot make a dataspace", where, a->name);
+        goto cleanup;
+    }
+    if ((attr = H5Acreate2(loc, a->name, ftype, space, acpl, H5P_DEFAULT)) < 0 || H5Awrite(attr, mtype, buf) < 0) {
+        st = h5fail(err, BL_EIO, file, "cannot write attribute '%s%s'", where, a->name);
+        goto cleanup;
+    }
+cleanup:
+    H5CLOSE(attr, H5Aclose);
+    H5CLOSE(space, H5Sclose);
+    H5CLOSE(vstr, H5Tclose);
+    return st;
+}
+
+/* Reads attribute aname of loc into out (type, count, value; not group or name). Accepts scalar or
+ * 1-D dataspaces of integer, float or string type (variable- or fixed-length strings). where names
+ * the object for messages, e.g. "/models/m/scaler". */
+static bl_status read_attr(hid_t loc, const char *aname, bl_mfattr *out, const char *file, const char *where,
+                           bl_error *err) {
+    bl_status st = BL_OK;
+    hid_t attr = -1, ftype = -1, space = -1, mtype = -1;
+    void *tmp = NULL;
+    memset(out, 0, sizeof *out);
+    if ((attr = H5Aopen(loc, aname, H5P_DEFAULT)) < 0 || (ftype = H5Aget_type(attr)) < 0 ||
+        (space = H5Aget_space(attr)) < 0) {
+        st = h5fail(err, BL_EFORMAT, file, "cannot read attribute '%s' of %s", aname, where);
+        goto cleanup;
+    }
+    H5S_class_t sc = H5Sget_simple_extent_type(space);
+    int array = 0;
+    size_t count = 1;
+    if (sc == H5S_SIMPLE && H5Sget_simple_extent_ndims(space) == 1) {
+        hsize_t d = 0;
+        H5Sget_simple_extent_dims(space, &d, NULL);
+        if (d > (hsize_t)(SIZE_MAX / 16)) {
+            st = bl_seterr(err, BL_EFORMAT, "%s: attribute '%s' of %s is too long", file, aname, where);
+            goto cleanup;
+        }
+        array = 1;
+        count = (size_t)d;
+    } else if (sc != H5S_SCALAR) {
+        st = bl_seterr(err, BL_EFORMAT, "%s: attribute '%s' of %s has an unsupported shape (must be scalar or 1-D)",
+                       file, aname, where);
+        goto cleanup;
+    }
+    out->count = count;
+    H5T_class_t tc = H5Tget_class(ftype);
+    size_t nalloc = count ? count : 1;
+    if (tc == H5T_INTEGER || tc == H5T_FLOAT) {
+        /* integers of any width/sign read as int64, floats of any width as double (HDF5 converts) */
+        int isint = tc == H5T_INTEGER;
+        tmp = malloc(nalloc * 8);
+        if (!tmp) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (H5Aread(attr, isint ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, tmp) < 0) {
+            st = h5fail(err, BL_EFORMAT, file, "cannot read attribute '%s' of %s", aname, where);
+            goto cleanup;
+        }
+        if (!array) {
+            out->type = isint ? BL_MFATTR_INT64 : BL_MFATTR_DOUBLE;
+            if (isint) memcpy(&out->v.i, tmp, 8);
+            else memcpy(&out->v.d, tmp, 8);
+        } else {
+            out->type = isint ? BL_MFATTR_INT64S : BL_MFATTR_DOUBLES;
+            if (count) {
+                if (isint) out->v.iv = tmp;
+                else out->v.dv = tmp;
+                tmp = NULL;
+            }
+        }
+    } else if (tc == H5T_STRING) {
+        char **sv = calloc(nalloc, sizeof *sv);
+        if (!sv) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        /* out owns sv from here, so bl_mf_attr_clear frees it on any failure below */
+        out->type = array ? BL_MFATTR_STRINGS : BL_MFATTR_STRING;
+        out->v.sv = sv;
+        if (H5Tis_variable_str(ftype) > 0) {
+            char **raw = calloc(nalloc, sizeof *raw);
+            if (!raw || (mtype = vstr_type(H5Tget_cset(ftype))) < 0) {
+                free(raw);
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            if (count && H5Aread(attr, mtype, raw) < 0) {
+                free(raw);
+                st = h5fail(err, BL_EFORMAT, file, "cannot read attribute '%s' of %s", aname, where);
+                goto cleanup;
+            }
+            for (size_t i = 0; i < count; i++) {
+                const char *s = raw[i] ? raw[i] : "";
+                size_t len = strlen(s) + 1;
+                if ((sv[i] = malloc(len))) memcpy(sv[i], s, len);
+            }
+            for (size_t i = 0; i < count; i++) H5free_memory(raw[i]);
+            free(raw);
+        } else {
+            size_t sz = H5Tget_size(ftype), bytes;
+            if (sz == 0 || bl_mul_size(nalloc, sz, &bytes) || !(tmp = malloc(bytes)) || (mtype = H5Tcopy(ftype)) < 0) {
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            if (count && H5Aread(attr, mtype, tmp) < 0) {
+                st = h5fail(err, BL_EFORMAT, file, "cannot read attribute '%s' of %s", aname, where);
+                goto cleanup;
+            }
+            for (size_t i = 0; i < count; i++) {
+                const char *s = (const char *)tmp + i * sz;
+                size_t len = strnlen(s, sz);
+                if ((sv[i] = malloc(len + 1))) {
+                    memcpy(sv[i], s, len);
+                    sv[i][len] = '\0';
+                }
+            }
+        }
+        for (size_t i = 0; i < count; i++)
+            if (!sv[i]) {
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+        if (!array) { /* a scalar string: keep the one string, drop the array around it */
+            char *s = sv[0];
+            free(sv);
+            out->v.s = s;
+        } else if (count == 0) {
+            free(sv);
+            out->v.sv = NULL;
+        }
+    } else {
+        st = bl_seterr(err, BL_EFORMAT, "%s: attribute '%s' of %s has an unsupported type (not a number or string)",
+                       file, aname, where);
+        goto cleanup;
+    }
+cleanup:
+    if (st != BL_OK) bl_mf_attr_clear(out);
+    free(tmp);
+    H5CLOSE(mtype, H5Tclose);
+    H5CLOSE(space, H5Sclose);
+    H5CLOSE(ftype, H5Tclose);
+    H5CLOSE(attr, H5Aclose);
+    return st;
+}
+
+/* ---- opening and checking a file ------------------------------------------------------------------ */
+
+/* 1 when the HDF5 signature sits at offset 0 or at a power of two >= 512 (HDF5 allows a user block). */
+static int has_hdf5_signature(const char *path) {
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int found = 0;
+    for (long off = 0; off >= 0 && off < (1L << 30); off = off ? off * 2 : 512) {
+        unsigned char b[8];
+        if (fseek(f, off, SEEK_SET) != 0 || fread(b, 1, 8, f) != 8) break;
+        if (memcmp(b, sig, 8) == 0) {
+            found = 1;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Checks the root attributes and that /models exists. */
+static bl_status check_root(hid_t fid, const char *path, bl_error *err) {
+    bl_mfattr a;
+    bl_status st;
+    if (H5Aexists(fid, "format") <= 0)
+        return h5fail(err, BL_EFORMAT, path, "not a Bellamy model file (no root attribute 'format')");
+    if ((st = read_attr(fid, "format", &a, path, "the root group", err)) != BL_OK) return st;
+    if (a.type != BL_MFATTR_STRING || strcmp(a.v.s, BL_MODELFILE_FORMAT) != 0) {
+        st = bl_seterr(err, BL_EFORMAT, "%s: not a Bellamy model file (root attribute 'format' is %s%s%s, expected '%s')",
+                       path, a.type == BL_MFATTR_STRING ? "'" : "a ",
+                       a.type == BL_MFATTR_STRING ? a.v.s : bl_mf_type_name(a.type),
+                       a.type == BL_MFATTR_STRING ? "'" : "", BL_MODELFILE_FORMAT);
+        bl_mf_attr_clear(&a);
+        return st;
+    }
+    bl_mf_attr_clear(&a);
+    if (H5Aexists(fid, "format_version") <= 0)
+        return h5fail(err, BL_EFORMAT, path, "no root attribute 'format_version'");
+    if ((st = read_attr(fid, "format_version", &a, path, "the root group", err)) != BL_OK) return st;
+    unsigned major = 0, minor = 0;
+    char extra;
+    if (a.type != BL_MFATTR_STRING || sscanf(a.v.s, "%u.%u%c", &major, &minor, &extra) != 2) {
+        st = bl_seterr(err, BL_EFORMAT, "%s: root attribute 'format_version' is not \"MAJOR.MINOR\"", path);
+        bl_mf_attr_clear(&a);
+        return st;
+    }
+    if (major != BL_MODELFILE_VERSION_MAJOR) {
+        st = bl_seterr(err, BL_EVERSION, "%s: model file format version %s is %s than this library supports "
+                       "(%d.x, library %s)%s", path, a.v.s, major > BL_MODELFILE_VERSION_MAJOR ? "newer" : "older",
+                       BL_MODELFILE_VERSION_MAJOR, BL_VERSION,
+                       major > BL_MODELFILE_VERSION_MAJOR ? "; update libbellamy" : "");
+        bl_mf_attr_clear(&a);
+        return st;
+    }
+    bl_mf_attr_clear(&a);
+    if (H5Lexists(fid, "models", H5P_DEFAULT) <= 0)
+        return h5fail(err, BL_EFORMAT, path, "no group /models");
+    return BL_OK;
+}
+
+/* Opens path read-only and checks it is a model file of a supported version; *fid >= 0 on success. */
+static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
+    *fid = -1;
+    struct stat sb;
+    if (stat(path, &sb) != 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
+    if (!S_ISREG(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        H5CLOSE(fapl, H5Pclose);
+        return h5fail(err, BL_EINTERNAL, path, "cannot make a property list");
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    char inner[200];
+    h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
+    H5Pclose(fapl);
+    if (f < 0) {
+        if (sb.st_size == 0) return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", path);
+        if (!has_hdf5_signature(path)) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", path);
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated HDF5 file%s%s%s", path, inner[0] ? " (HDF5: " : "",
+                         inner, inner[0] ? ")" : "");
+    }
+    bl_status st = check_root(f, path, err);
+    if (st != BL_OK) {
+        H5Fclose(f);
+        return st;
+    }
+    *fid = f;
+    return BL_OK;
+}
+
+/* Names of the models (hard-linked groups) under /models of an open, checked file. */
+static bl_status list_models(hid_t fid, const char *path, namelist *out, bl_error *err) {
+    memset(out, 0, sizeof *out);
+    hid_t models = H5Gopen2(fid, "models", H5P_DEFAULT);
+    if (models < 0) return h5fail(err, BL_EFORMAT, path, "cannot open group /models");
+    namelist all = {0};
+    bl_status st = BL_OK;
+    if (list_names(models, 0, &all) != 0) {
+        st = all.oom ? bl_seterr(err, BL_ENOMEM, "out of memory") : h5fail(err, BL_EFORMAT, path, "cannot list /models");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < all.n; i++) {
+        H5L_info_t li;
+        if (H5Lget_info(models, all.names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) continue;
+        hid_t o = H5Oopen(models, all.names[i], H5P_DEFAULT);
+        if (o < 0) continue;
+        int isgroup = H5Iget_type(o) == H5I_GROUP;
+        H5Oclose(o);
+        if (isgroup && namelist_push(out, all.names[i])) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+    H5Eclear2(H5E_DEFAULT);
+cleanup:
+    if (st != BL_OK) namelist_clear(out);
+    namelist_clear(&all);
+    H5Gclose(models);
+    return st;
+}
+
+/* ---- writing ---------------------------------------------------------------------------------------- */
+
+typedef struct wplists {
+    hid_t gcpl; /* groups: track and index link and attribute creation order */
+    hid_t lcpl; /* links: UTF-8 names */
+    hid_t acpl; /* attributes: UTF-8 names */
+} wplists;
+
+/* Opens or creates the group path ("a/b") below loc. */
+static hid_t open_group_path(hid_t loc, const char *path, const wplists *pl) {
+    char buf[BL_MODELFILE_NAME_MAX + 1];
+    snprintf(buf, sizeof buf, "%s", path);
+    hid_t cur = H5Gopen2(loc, ".", H5P_DEFAULT);
+    char *p = buf;
+    while (cur >= 0 && p) {
+        char *slash = strchr(p, '/');
+        if (slash) *slash = '\0';
+        htri_t ex = H5Lexists(cur, p, H5P_DEFAULT);
+        hid_t next = ex > 0 ? H5Gopen2(cur, p, H5P_DEFAULT) : ex == 0 ? H5Gcreate2(cur, p, pl->lcpl, pl->gcpl, H5P_DEFAULT) : -1;
+        H5Gclose(cur);
+        cur = next;
+        p = slash ? slash + 1 : NULL;
+    }
+    return cur;
+}
+
+/* Writes rec as the group /models/<rec->name> below models (which must not hold that name). */
+static bl_status write_model(hid_t models, const bl_modelrec *rec, const wplists *pl, const char *file,
+                             bl_error *err) {
+    bl_status st = BL_OK;
+    hid_t g = -1, w = -1, d = -1, sp = -1, loc = -1;
+    char where[2 * BL_MODELFILE_NAME_MAX + 32];
+    if ((g = H5Gcreate2(models, rec->name, pl->lcpl, pl->gcpl, H5P_DEFAULT)) < 0 ||
+        (w = H5Gcreate2(g, "weights", pl->lcpl, pl->gcpl, H5P_DEFAULT)) < 0) {
+        st = h5fail(err, BL_EIO, file, "cannot create group /models/%s", rec->name);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < rec->n_blocks; i++) {
+        const bl_mfblock *b = &rec->blocks[i];
+        hsize_t dims[2] = {(hsize_t)b->rows, (hsize_t)b->cols};
+        if ((sp = H5Screate_simple(b->rank, dims, NULL)) < 0 ||
+            (d = H5Dcreate2(w, b->name, H5T_IEEE_F64LE, sp, pl->lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+            H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->data) < 0) {
+            st = h5fail(err, BL_EIO, file, "cannot write dataset /models/%s/weights/%s", rec->name, b->name);
+            goto cleanup;
+        }
+        H5CLOSE(d, H5Dclose);
+        H5CLOSE(sp, H5Sclose);
+    }
+    for (size_t i = 0; i < rec->n_attrs; i++) {
+        const bl_mfattr *a = &rec->attrs[i];
+        snprintf(where, sizeof where, "/models/%s/%s%s", rec->name, a->group, *a->group ? "/" : "");
+        if ((loc = *a->group ? open_group_path(g, a->group, pl) : H5Gopen2(g, ".", H5P_DEFAULT)) < 0) {
+            st = h5fail(err, BL_EIO, file, "cannot create group %s", where);
+            goto cleanup;
+        }
+        if ((st = write_attr(loc, a, pl->acpl, file, where, err)) != BL_OK) goto cleanup;
+        H5CLOSE(loc, H5Gclose);
+    }
+cleanup:
+    H5CLOSE(loc, H5Gclose);
+    H5CLOSE(d, H5Dclose);
+    H5CLOSE(sp, H5Sclose);
+    H5CLOSE(w, H5Gclose);
+    H5CLOSE(g, H5Gclose);
+    return st;
+}
+
+/* Writes the root attributes: format, format_version ("1.0"), its parts as integers, library_version. */
+static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file, bl_error *err) {
+    char ver[32];
+    snprintf(ver, sizeof ver, "%d.%d", BL_MODELFILE_VERSION_MAJOR, BL_MODELFILE_VERSION_MINOR);
+    char *sfmt = (char *)BL_MODELFILE_FORMAT, *sver = ver, *slib = (char *)BL_VERSION;
+    const bl_mfattr attrs[] = {
+        {.group = "", .name = "format", .type = BL_MFATTR_STRING, .count = 1, .v.s = sfmt},
+        {.group = "", .name = "format_version", .type = BL_MFATTR_STRING, .count = 1, .v.s = sver},
+        {.group = "", .name = "format_version_major", .type = BL_MFATTR_INT64, .count = 1, .v.i = BL_MODELFILE_VERSION_MAJOR},
+        {.group = "", .name = "format_version_minor", .type = BL_MFATTR_INT64, .count = 1, .v.i = BL_MODELFILE_VERSION_MINOR},
+        {.group = "", .name = "library_version", .type = BL_MFATTR_STRING, .count = 1, .v.s = slib},
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        bl_status st = write_attr(fid, &attrs[i], pl->acpl, file, "/", err);
+        if (st) return st;
+    }
+    return BL_OK;
+}
+
+/* The mode for a new file: 0666 less the process umask, read from /proc so that the umask is not
+ * changed (umask() would race with other threads creating files). */
+static mode_t new_file_mode(void) {
+    mode_t mask = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            unsigned m;
+            if (sscanf(line, "Umask: %o", &m) == 1) {
+                mask = (mode_t)m;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    return (mode_t)0666 & ~mask;
+}
+
+static void plists_close(wplists *pl) {
+    H5CLOSE(pl->gcpl, H5Pclose);
+    H5CLOSE(pl->lcpl, H5Pclose);
+    H5CLOSE(pl->acpl, H5Pclose);
+}
+
+static int plists_make(wplists *pl) {
+    unsigned crt = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
+    pl->gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    pl->lcpl = H5Pcreate(H5P_LINK_CREATE);
+    pl->acpl = H5Pcreate(H5P_ATTRIBUTE_CREATE);
+    if (pl->gcpl < 0 || pl->lcpl < 0 || pl->acpl < 0 || H5Pset_link_creation_order(pl->gcpl, crt) < 0 ||
+        H5Pset_attr_creation_order(pl->gcpl, crt) < 0 || H5Pset_char_encoding(pl->lcpl, H5T_CSET_UTF8) < 0 ||
+        H5Pset_char_encoding(pl->acpl, H5T_CSET_UTF8) < 0) {
+        plists_close(pl);
+        return -1;
+    }
+    return 0;
+}
+
+/* The common body of save and remove: writes a new file holding the existing file's models, with
+ * add written in place of (or after) the model of its name and the model called drop left out,
+ * then renames it over path. Called with the lock held. */
+static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, bl_error *err) {
+    bl_status st = BL_OK;
+    hid_t src = -1, dst = -1, src_models = -1, dst_models = -1, fcpl = -1, fapl = -1;
+    wplists pl = {-1, -1, -1};
+    namelist names = {0};
+    char *tmp = NULL, *dir = NULL;
+    int fd = -1, tmp_live = 0;
+    const char *what = add ? add->name : drop;
+
+    struct stat sb;
+    mode_t mode;
+    int exists = 0;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
+        if (!S_ISREG(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
+        exists = 1;
+        mode = sb.st_mode & 07777;
+    } else if (errno != ENOENT) {
+        return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+    } else {
+        mode = new_file_mode();
+    }
+    if (!exists && drop) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(ENOENT));
+
+    /* An existing file must be a model file we understand: never clobber anything else. */
+    if (exists) {
+        if ((st = open_checked(path, &src, err)) != BL_OK) {
+            bl_prefixerr(err, "refusing to overwrite");
+            goto cleanup;
+        }
+        if ((st = list_models(src, path, &names, err)) != BL_OK) goto cleanup;
+        if ((src_models = H5Gopen2(src, "models", H5P_DEFAULT)) < 0) {
+            st = h5fail(err, BL_EFORMAT, path, "cannot open group /models");
+            goto cleanup;
+        }
+    }
+    if (drop) {
+        int found = 0;
+        for (size_t i = 0; i < names.n; i++) found |= strcmp(names.names[i], drop) == 0;
+        if (!found) {
+            char list[256];
+            join_names(&names, list, sizeof list);
+            st = bl_seterr(err, BL_ENOTFOUND, "%s: no model '%s' (models present: %s)", path, drop, list);
+            goto cleanup;
+        }
+    }
+
+    /* The temporary lives in the target's folder so that rename() is atomic (same file system). */
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t tlen = strlen(path) + 32;
+    if (!(tmp = malloc(tlen)) || !(dir = malloc(dlen + 2))) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (slash) {
+        memcpy(dir, path, dlen);
+        dir[dlen] = '\0';
+        if (dlen == 0) strcpy(dir, "/");
+    } else {
+        strcpy(dir, ".");
+    }
+    snprintf(tmp, tlen, "%.*s%s.%s.tmp-XXXXXX", (int)dlen, path, slash ? "/" : "", base);
+    if ((fd = mkstemp(tmp)) < 0) {
+        st = bl_seterr(err, BL_EIO, "%s: cannot create a temporary file in folder '%s': %s", path, dir,
+                       strerror(errno));
+        goto cleanup;
+    }
+    tmp_live = 1;
+    if (hook_fails(BL_MFPOINT_TEMP_CREATED)) goto injected;
+
+    if (plists_make(&pl) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+        H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
+        H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
+        /* 1.8+ object format: needed for attributes over 64 KiB (vocabularies) */
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        st = h5fail(err, BL_EINTERNAL, path, "cannot make property lists");
+        goto cleanup;
+    }
+    if ((dst = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl)) < 0) {
+        st = h5fail(err, BL_EIO, path, "cannot create temporary file '%s'", tmp);
+        goto cleanup;
+    }
+    if ((st = write_root_attrs(dst, &pl, path, err)) != BL_OK) goto cleanup;
+    if ((dst_models = H5Gcreate2(dst, "models", pl.lcpl, pl.gcpl, H5P_DEFAULT)) < 0) {
+        st = h5fail(err, BL_EIO, path, "cannot create group /models");
+        goto cleanup;
+    }
+    /* Keep the file's model order; a replaced model keeps its place, a new one goes last. */
+    int written = 0;
+    for (size_t i = 0; i < names.n; i++) {
+        const char *nm = names.names[i];
+        if (add && strcmp(nm, add->name) == 0) {
+            if ((st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
+            written = 1;
+        } else if (drop && strcmp(nm, drop) == 0) {
+            continue;
+        } else if (H5Ocopy(src_models, nm, dst_models, nm, H5P_DEFAULT, pl.lcpl) < 0) {
+            st = h5fail(err, BL_EIO, path, "cannot copy model '%s' into the new file", nm);
+            goto cleanup;
+        }
+    }
+    if (add && !written && (st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
+    if (hook_fails(BL_MFPOINT_MODELS_WRITTEN)) goto injected;
+
+    H5CLOSE(dst_models, H5Gclose);
+    H5CLOSE(src_models, H5Gclose);
+    H5CLOSE(src, H5Fclose);
+    if (H5Fflush(dst, H5F_SCOPE_GLOBAL) < 0) {
+        st = h5fail(err, BL_EIO, path, "cannot flush temporary file '%s'", tmp);
+        goto cleanup;
+    }
+    herr_t cr = H5Fclose(dst);
+    dst = -1;
+    if (cr < 0) {
+        st = h5fail(err, BL_EIO, path, "cannot close temporary file '%s'", tmp);
+        goto cleanup;
+    }
+    if (hook_fails(BL_MFPOINT_CLOSED)) goto injected;
+    /* HDF5 wrote through its own descriptor; fsync on ours flushes the same inode. */
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+        st = bl_seterr(err, BL_EIO, "%s: cannot sync temporary file '%s': %s", path, tmp, strerror(errno));
+        goto cleanup;
+    }
+    int cfd = close(fd);
+    fd = -1;
+    if (cfd != 0) {
+        st = bl_seterr(err, BL_EIO, "%s: cannot close temporary file '%s': %s", path, tmp, strerror(errno));
+        goto cleanup;
+    }
+    if (hook_fails(BL_MFPOINT_BEFORE_RENAME)) goto injected;
+    if (rename(tmp, path) != 0) {
+        st = bl_seterr(err, BL_EIO, "%s: cannot replace with '%s': %s", path, tmp, strerror(errno));
+        goto cleanup;
+    }
+    tmp_live = 0;
+    /* Make the rename itself durable. Some file systems cannot fsync a folder (EINVAL): not an error. */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        int r = fsync(dfd), e = errno;
+        close(dfd);
+        if (r != 0 && e != EINVAL && e != ENOTSUP)
+            st = bl_seterr(err, BL_EIO, "%s: saved, but syncing folder '%s' failed: %s", path, dir, strerror(e));
+    }
+    goto cleanup;
+
+injected:
+    st = bl_seterr(err, BL_EIO, "%s: injected failure while saving model '%s'", path, what);
+cleanup:
+    H5CLOSE(dst_models, H5Gclose);
+    H5CLOSE(src_models, H5Gclose);
+    H5CLOSE(dst, H5Fclose);
+    H5CLOSE(src, H5Fclose);
+    H5CLOSE(fcpl, H5Pclose);
+    H5CLOSE(fapl, H5Pclose);
+    plists_close(&pl);
+    if (fd >= 0) close(fd);
+    if (tmp_live) unlink(tmp);
+    namelist_clear(&names);
+    free(tmp);
+    free(dir);
+    return st;
+}
+
+/* A record handed to save is checked again here: its fields are public, so it may have been changed
+ * by hand since the add functions checked them. */
+static bl_status check_record(const bl_modelrec *rec, bl_error *err) {
+    BL_CHECK_ARG(rec && bl_mf_valid_name(rec->name), err, "save: invalid record or model name");
+    for (size_t i = 0; i < rec->n_blocks; i++) {
+        const bl_mfblock *b = &rec->blocks[i];
+        BL_CHECK_ARG(bl_mf_valid_name(b->name) && (b->rank == 1 || b->rank == 2) && b->rows >= 1 && b->cols >= 1 &&
+                         (b->rank == 2 || b->cols == 1) && b->data,
+                     err, "model '%s': block %zu ('%s') is malformed", rec->name, i, b->name ? b->name : "(null)");
+    }
+    for (size_t i = 0; i < rec->n_attrs; i++) {
+        const bl_mfattr *a = &rec->attrs[i];
+        BL_CHECK_ARG(a->group && bl_mf_valid_group(a->group) && bl_mf_valid_name(a->name), err,
+                     "model '%s': attribute %zu has an invalid group or name", rec->name, i);
+        int arr = a->type == BL_MFATTR_DOUBLES || a->type == BL_MFATTR_INT64S || a->type == BL_MFATTR_STRINGS;
+        BL_CHECK_ARG(a->type >= BL_MFATTR_STRING && a->type <= BL_MFATTR_INT64S &&
+                         (a->type != BL_MFATTR_STRING || a->v.s) && (!arr || a->count == 0 || a->v.dv),
+                     err, "model '%s': attribute '%s/%s' is malformed", rec->name, a->group, a->name);
+        if (a->type == BL_MFATTR_STRINGS)
+            for (size_t k = 0; k < a->count; k++)
+                BL_CHECK_ARG(a->v.sv[k], err, "model '%s': attribute '%s/%s': string %zu is NULL", rec->name,
+                             a->group, a->name, k);
+    }
+    return BL_OK;
+}
+
+bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *err) {
+    BL_CHECK_ARG(path && *path, err, "save: path is empty");
+    bl_status st = check_record(rec, err);
+    if (st) return st;
+    bl_mf_lock();
+    st = rewrite(path, rec, NULL, err);
+    bl_mf_unlock();
+    return st;
+}
+
+bl_status bl_modelfile_remove(const char *path, const char *name, bl_error *err) {
+    BL_CHECK_ARG(path && *path && name, err, "remove: NULL argument");
+    bl_mf_lock();
+    bl_status st = rewrite(path, NULL, name, err);
+    bl_mf_unlock();
+    return st;
+}
+
+/* ---- reading ---------------------------------------------------------------------------------------- */
+
+/* Adds a value read from the file to rec under group/name (copying; the caller clears val). */
+static bl_status add_read_attr(bl_modelrec *rec, const char *group, const char *name, const bl_mfattr *val,
+                               bl_error *err) {
+    switch (val->type) {
+    case BL_MFATTR_STRING: return bl_modelrec_add_string(rec, group, name, val->v.s, err);
+    case BL_MFATTR_INT64: return bl_modelrec_add_int(rec, group, name, val->v.i, err);
+    case BL_MFATTR_DOUBLE: return bl_modelrec_add_double(rec, group, name, val->v.d, err);
+    case BL_MFATTR_DOUBLES: return bl_modelrec_add_doubles(rec, group, name, val->v.dv, val->count, err);
+    case BL_MFATTR_INT64S: return bl_modelrec_add_ints(rec, group, name, val->v.iv, val->count, err);
+    case BL_MFATTR_STRINGS:
+        return bl_modelrec_add_strings(rec, group, name, (const char *const *)val->v.sv, val->count, err);
+    }
+    return bl_seterr(err, BL_EINTERNAL, "bad attribute type");
+}
+
+/* Reads every attribute of loc into rec under group. */
+static bl_status read_attrs_of(hid_t loc, bl_modelrec *rec, const char *group, const char *file, const char *where,
+                               bl_error *err) {
+    namelist an = {0};
+    bl_status st = BL_OK;
+    if (list_names(loc, 1, &an) != 0) {
+        st = an.oom ? bl_seterr(err, BL_ENOMEM, "out of memory")
+                    : h5fail(err, BL_EFORMAT, file, "cannot list the attributes of %s", where);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < an.n; i++) {
+        bl_mfattr val;
+        if ((st = read_attr(loc, an.names[i], &val, file, where, err)) != BL_OK) goto cleanup;
+        st = add_read_attr(rec, group, an.names[i], &val, err);
+        bl_mf_attr_clear(&val);
+        if (st != BL_OK) {
+            /* a name the file allows but a record does not (e.g. a control character) */
+            bl_prefixerr(err, "%s: %s", file, where);
+            if (st != BL_ENOMEM) st = BL_EFORMAT;
+            if (err) err->status = st;
+            goto cleanup;
+        }
+    }
+cleanup:
+    namelist_clear(&an);
+    return st;
+}
+
+/* Reads the datasets of a weights group: each must be float64 with rank 1 or 2 and no empty axis. */
+static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_error *err) {
+    namelist dn = {0};
+    bl_status st = BL_OK;
+    hid_t d = -1, t = -1, sp = -1;
+    double *buf = NULL;
+    char where[2 * BL_MODELFILE_NAME_MAX + 32];
+    if (list_names(w, 0, &dn) != 0) {
+        st = dn.oom ? bl_seterr(err, BL_ENOMEM, "out of memory")
+                    : h5fail(err, BL_EFORMAT, file, "cannot list /models/%s/weights", rec->name);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < dn.n; i++) {
+        snprintf(where, sizeof where, "/models/%s/weights/%s", rec->name, dn.names[i]);
+        H5L_info_t li;
+        if (H5Lget_info(w, dn.names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD ||
+            (d = H5Oopen(w, dn.names[i], H5P_DEFAULT)) < 0 || H5Iget_type(d) != H5I_DATASET) {
+            st = h5fail(err, BL_EFORMAT, file, "%s is not a dataset", where);
+            goto cleanup;
+        }
+        if ((t = H5Dget_type(d)) < 0 || H5Tget_class(t) != H5T_FLOAT || H5Tget_size(t) != 8) {
+            st = h5fail(err, BL_EFORMAT, file, "dataset %s is not float64", where);
+            goto cleanup;
+        }
+        hsize_t dims[2] = {0, 1};
+        int rank = (sp = H5Dget_space(d)) < 0 || H5Sget_simple_extent_type(sp) != H5S_SIMPLE
+                       ? -1 : H5Sget_simple_extent_ndims(sp);
+        if (rank != 1 && rank != 2) {
+            st = h5fail(err, BL_EFORMAT, file, "dataset %s has rank %d (must be 1 or 2)", where, rank);
+            goto cleanup;
+        }
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        size_t n;
+        if (dims[0] == 0 || dims[1] == 0 || dims[0] > SIZE_MAX || dims[1] > SIZE_MAX ||
+            bl_mul_size((size_t)dims[0], (size_t)dims[1], &n) || n > ((size_t)1 << 52)) {
+            st = bl_seterr(err, BL_EFORMAT, "%s: dataset %s has an empty or too large shape", file, where);
+            goto cleanup;
+        }
+        if (!(buf = malloc(n * sizeof *buf))) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            st = h5fail(err, BL_EFORMAT, file, "cannot read dataset %s", where);
+            goto cleanup;
+        }
+        if ((st = bl_modelrec_add_block(rec, dn.names[i], rank, (size_t)dims[0], (size_t)dims[1], buf, err)) != BL_OK) {
+            bl_prefixerr(err, "%s: %s", file, where);
+            goto cleanup;
+        }
+        free(buf);
+        buf = NULL;
+        H5CLOSE(sp, H5Sclose);
+        H5CLOSE(t, H5Tclose);
+        H5CLOSE(d, H5Oclose);
+    }
+cleanup:
+    free(buf);
+    H5CLOSE(sp, H5Sclose);
+    H5CLOSE(t, H5Tclose);
+    H5CLOSE(d, H5Oclose);
+    namelist_clear(&dn);
+    return st;
+}
+
+/* Reads an attribute group (its attributes, then its sub-groups, recursively) into rec. group is the
+ * path below the model group ("" for the model group itself, whose "weights" is read separately). */
+static bl_status read_group(hid_t g, bl_modelrec *rec, const char *group, int depth, const char *file,
+                            bl_error *err) {
+    char where[2 * BL_MODELFILE_NAME_MAX + 32];
+    snprintf(where, sizeof where, "/models/%s%s%s", rec->name, *group ? "/" : "", group);
+    if (depth > BL_MODELFILE_GROUP_DEPTH_MAX)
+        return bl_seterr(err, BL_EFORMAT, "%s: group %s is nested too deeply", file, where);
+    bl_status st = read_attrs_of(g, rec, group, file, where, err);
+    if (st) return st;
+    namelist ln = {0};
+    if (list_names(g, 0, &ln) != 0)
+        return ln.oom ? bl_seterr(err, BL_ENOMEM, "out of memory")
+                      : h5fail(err, BL_EFORMAT, file, "cannot list group %s", where);
+    for (size_t i = 0; i < ln.n && st == BL_OK; i++) {
+        if (depth == 0 && strcmp(ln.names[i], "weights") == 0) continue;
+        H5L_info_t li;
+        if (H5Lget_info(g, ln.names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) continue;
+        hid_t o = H5Oopen(g, ln.names[i], H5P_DEFAULT);
+        if (o < 0) continue;
+        if (H5Iget_type(o) == H5I_GROUP) { /* datasets outside weights/ are not ours: ignored */
+            char sub[BL_MODELFILE_NAME_MAX + 2];
+            int w = snprintf(sub, sizeof sub, "%s%s%s", group, *group ? "/" : "", ln.names[i]);
+            if (w < 0 || (size_t)w >= sizeof sub)
+                st = bl_seterr(err, BL_EFORMAT, "%s: group path %s/%s is too long", file, where, ln.names[i]);
+            else
+                st = read_group(o, rec, sub, depth + 1, file, err);
+        }
+        H5Oclose(o);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    namelist_clear(&ln);
+    return st;
+}
+
+static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err) {
+    hid_t f = -1, g = -1, w = -1;
+    namelist names = {0};
+    bl_modelrec *rec = NULL;
+    bl_status st = open_checked(path, &f, err);
+    if (st) return st;
+    if ((st = list_models(f, path, &names, err)) != BL_OK) goto cleanup;
+    char list[256];
+    join_names(&names, list, sizeof list);
+    if (!name) {
+        if (names.n != 1) {
+            st = bl_seterr(err, names.n ? BL_EINVAL : BL_ENOTFOUND, "%s: %s; name the model to load (models present: %s)",
+                           path, names.n ? "the file holds several models" : "the file holds no model", list);
+            goto cleanup;
+        }
+        name = names.names[0];
+    } else {
+        int found = 0;
+        for (size_t i = 0; i < names.n; i++) found |= strcmp(names.names[i], name) == 0;
+        if (!found) {
+            st = bl_seterr(err, BL_ENOTFOUND, "%s: no model '%s' (models present: %s)", path, name, list);
+            goto cleanup;
+        }
+    }
+    if ((st = bl_modelrec_new(name, &rec, err)) != BL_OK) {
+        bl_prefixerr(err, "%s", path);
+        st = st == BL_ENOMEM ? st : BL_EFORMAT;
+        if (err) err->status = st;
+        goto cleanup;
+    }
+    if ((g = H5Gopen2(f, "models", H5P_DEFAULT)) < 0) {
+        st = h5fail(err, BL_EFORMAT, path, "cannot open group /models");
+        goto cleanup;
+    }
+    hid_t m = H5Gopen2(g, name, H5P_DEFAULT);
+    H5Gclose(g);
+    g = m;
+    if (g < 0) {
+        st = h5fail(err, BL_EFORMAT, path, "cannot open group /models/%s", name);
+        goto cleanup;
+    }
+    if (H5Lexists(g, "weights", H5P_DEFAULT) <= 0 || (w = H5Gopen2(g, "weights", H5P_DEFAULT)) < 0) {
+        st = h5fail(err, BL_EFORMAT, path, "model '%s' has no group /models/%s/weights", name, name);
+        goto cleanup;
+    }
+    if ((st = read_weights(w, rec, path, err)) != BL_OK) goto cleanup;
+    if ((st = read_group(g, rec, "", 0, path, err)) != BL_OK) goto cleanup;
+    *out = rec;
+    rec = NULL;
+cleanup:
+    bl_modelrec_free(rec);
+    H5CLOSE(w, H5Gclose);
+    H5CLOSE(g, H5Gclose);
+    H5CLOSE(f, H5Fclose);
+    namelist_clear(&names);
+    return st;
+}
+
+bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err) {
+    BL_CHECK_ARG(path && *path && out, err, "load: NULL argument");
+    *out = NULL;
+    bl_mf_lock();
+    bl_status st = load_locked(path, name, out, err);
+    bl_mf_unlock();
+    return st;
+}
+
+bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err) {
+    BL_CHECK_ARG(path && *path && names && n, err, "list: NULL argument");
+    *names = NULL;
+    *n = 0;
+    hid_t f = -1;
+    namelist l = {0};
+    bl_mf_lock();
+    bl_status st = open_checked(path, &f, err);
+    if (st == BL_OK) st = list_models(f, path, &l, err);
+    H5CLOSE(f, H5Fclose);
+    bl_mf_unlock();
+    if (st == BL_OK) {
+        *names = l.names;
+        *n = l.n;
+    }
+    return st;
+}
+
+void bl_modelfile_names_free(char **names, size_t n) {
+    if (!names) return;
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}

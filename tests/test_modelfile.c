@@ -1,0 +1,686 @@
+/* test_modelfile.c — model records and HDF5 model files: round trips (bit-exact), several models per
+ * file, atomic saves under injected failures and simulated crashes, clear errors for damaged, foreign,
+ * mislabelled and future files, and the on-disk layout as h5dump shows it. */
+#include "testutil.h"
+#include "modelfile/modelfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------------------------------ */
+
+static char *tpath(const char *name) {
+    static char buf[8][4096];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, sizeof buf[0], "%s/%s", bl_test_tmpdir(), name);
+    return b;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) {
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* n doubles from random bit patterns (so NaN payloads, subnormals, infinities all occur) plus a fixed
+ * set of awkward values at the front. */
+static double *awkward_doubles(size_t n) {
+    double *v = malloc(n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    const double special[] = {-0.0, 0.0, 4.9406564584124654e-324, -2.2250738585072009e-308, 1.7976931348623157e308,
+                              -1.7976931348623157e308, INFINITY, -INFINITY, NAN, 1e-310, 3.141592653589793};
+    for (size_t i = 0; i < n; i++) {
+        if (i < sizeof special / sizeof special[0]) {
+            v[i] = special[i];
+        } else {
+            uint64_t b = rnd();
+            memcpy(&v[i], &b, 8);
+        }
+    }
+    return v;
+}
+
+static void *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *b = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Number of leftover temporaries (".<base>.tmp-XXXXXX") in the folder of the test files. */
+static int count_temps(const char *base) {
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, ".%s.tmp-", base);
+    DIR *d = opendir(bl_test_tmpdir());
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) n++;
+    closedir(d);
+    return n;
+}
+
+/* A small record with two blocks and one attribute of each kind; tag makes records distinguishable. */
+static bl_modelrec *make_record(const char *name, double tag) {
+    bl_modelrec *r;
+    bl_error e;
+    ck_assert_int_eq(bl_modelrec_new(name, &r, &e), BL_OK);
+    double w[16 * 3], b[16];
+    for (int i = 0; i < 48; i++) w[i] = tag + i * 0.25;
+    for (int i = 0; i < 16; i++) b[i] = -tag - i;
+    ck_assert_int_eq(bl_modelrec_add_block(r, "f.W1", 2, 16, 3, w, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "f.b1", 1, 16, 1, b, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "training", "algorithm", name, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_double(r, "training", "tag", tag, &e), BL_OK);
+    return r;
+}
+
+static double record_tag(const bl_modelrec *r) {
+    double t = NAN;
+    ck_assert_int_eq(bl_modelrec_get_double(r, "training", "tag", &t, NULL), BL_OK);
+    return t;
+}
+
+/* Two records are equal: same name, blocks (bit for bit, in the same order) and attributes (found by
+ * group and name: a loaded record lists them group by group). */
+static void assert_same_record(const bl_modelrec *a, const bl_modelrec *b) {
+    ck_assert_str_eq(a->name, b->name);
+    ck_assert_uint_eq(a->n_blocks, b->n_blocks);
+    for (size_t i = 0; i < a->n_blocks; i++) {
+        const bl_mfblock *x = &a->blocks[i], *y = &b->blocks[i];
+        ck_assert_str_eq(x->name, y->name);
+        ck_assert_int_eq(x->rank, y->rank);
+        ck_assert_uint_eq(x->rows, y->rows);
+        ck_assert_uint_eq(x->cols, y->cols);
+        ck_assert_int_eq(memcmp(x->data, y->data, x->rows * x->cols * sizeof(double)), 0);
+    }
+    ck_assert_uint_eq(a->n_attrs, b->n_attrs);
+    for (size_t i = 0; i < a->n_attrs; i++) {
+        const bl_mfattr *x = &a->attrs[i], *y = bl_modelrec_find_attr(b, x->group, x->name);
+        ck_assert_msg(y != NULL, "attribute %s/%s missing", x->group, x->name);
+        ck_assert_str_eq(x->group, y->group);
+        ck_assert_str_eq(x->name, y->name);
+        ck_assert_int_eq(x->type, y->type);
+        ck_assert_uint_eq(x->count, y->count);
+        switch (x->type) {
+        case BL_MFATTR_STRING: ck_assert_str_eq(x->v.s, y->v.s); break;
+        case BL_MFATTR_INT64: ck_assert(x->v.i == y->v.i); break;
+        case BL_MFATTR_DOUBLE: ck_assert_int_eq(memcmp(&x->v.d, &y->v.d, 8), 0); break;
+        case BL_MFATTR_DOUBLES:
+            if (x->count) ck_assert_int_eq(memcmp(x->v.dv, y->v.dv, x->count * 8), 0);
+            break;
+        case BL_MFATTR_INT64S:
+            if (x->count) ck_assert_int_eq(memcmp(x->v.iv, y->v.iv, x->count * 8), 0);
+            break;
+        case BL_MFATTR_STRINGS:
+            for (size_t k = 0; k < x->count; k++) ck_assert_str_eq(x->v.sv[k], y->v.sv[k]);
+            break;
+        }
+    }
+}
+
+/* ---- the record itself ----------------------------------------------------------------------------- */
+
+START_TEST(test_record_build_and_lookup) {
+    bl_modelrec *r = NULL;
+    bl_error e;
+    ck_assert_int_eq(bl_modelrec_new("a/b", &r, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_new("", &r, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_new(".", &r, &e), BL_EINVAL);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(bl_modelrec_new("grep", &r, &e), BL_OK);
+
+    double d[6] = {1, 2, 3, 4, 5, 6};
+    ck_assert_int_eq(bl_modelrec_add_block(r, "W", 2, 2, 3, d, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "W", 2, 2, 3, d, &e), BL_EINVAL); /* duplicate */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "v", 1, 6, 2, d, &e), BL_EINVAL); /* rank 1 with cols 2 */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "v", 3, 1, 1, d, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "v", 1, 0, 1, d, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "v", 1, 6, 1, NULL, &e), BL_EINVAL);
+    d[0] = 99; /* the record holds a copy */
+    const double *p;
+    ck_assert_int_eq(bl_modelrec_get_block(r, "W", 2, 2, 3, &p, &e), BL_OK);
+    ck_assert_double_eq(p[0], 1.0);
+    ck_assert_int_eq(bl_modelrec_get_block(r, "W", 2, 0, 3, &p, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_get_block(r, "W", 2, 3, 2, &p, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "(2, 3)"));
+    ck_assert_int_eq(bl_modelrec_get_block(r, "W", 1, 6, 1, &p, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelrec_get_block(r, "nope", 1, 6, 1, &p, &e), BL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(e.message, "nope"));
+
+    ck_assert_int_eq(bl_modelrec_add_int(r, "hyperparameters", "epochs", 2500, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "hyperparameters", "epochs", 1, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "weights", "x", 1, &e), BL_EINVAL);      /* reserved */
+    ck_assert_int_eq(bl_modelrec_add_int(r, "a//b", "x", 1, &e), BL_EINVAL);         /* empty part */
+    ck_assert_int_eq(bl_modelrec_add_int(r, "/a", "x", 1, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "a/b/c/d/e/f/g/h/i", "x", 1, &e), BL_EINVAL); /* too deep */
+    ck_assert_int_eq(bl_modelrec_add_int(r, "a/b", "x/y", 1, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_modelrec_add_int(r, NULL, "top", 7, &e), BL_OK);
+    int64_t iv;
+    ck_assert_int_eq(bl_modelrec_get_int(r, "", "top", &iv, &e), BL_OK);
+    ck_assert(iv == 7);
+    ck_assert_int_eq(bl_modelrec_get_int(r, "hyperparameters", "epochs", &iv, &e), BL_OK);
+    ck_assert(iv == 2500);
+    double dv;
+    ck_assert_int_eq(bl_modelrec_get_double(r, "hyperparameters", "epochs", &dv, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "hyperparameters/epochs"));
+    ck_assert_ptr_nonnull(strstr(e.message, "int64"));
+    ck_assert_int_eq(bl_modelrec_get_double(r, "hyperparameters", "lr", &dv, &e), BL_ENOTFOUND);
+    ck_assert_ptr_nonnull(strstr(e.message, "hyperparameters/lr"));
+    ck_assert_ptr_nonnull(strstr(e.message, "grep"));
+    ck_assert_ptr_null(bl_modelrec_find_attr(r, "hyperparameters", "lr"));
+    ck_assert_ptr_nonnull(bl_modelrec_find_attr(r, "hyperparameters", "epochs"));
+    bl_modelrec_free(r);
+    bl_modelrec_free(NULL);
+}
+END_TEST
+
+/* ---- round trips ------------------------------------------------------------------------------------- */
+
+/* Every attribute type (scalars, arrays, empty arrays, nested groups, UTF-8, a 100 000-element array
+ * and 20 000 strings, beyond HDF5's 64 KiB compact attribute limit) and bit-exact blocks. */
+START_TEST(test_roundtrip_every_type) {
+    const char *path = tpath("roundtrip.h5");
+    bl_modelrec *r;
+    bl_error e;
+    ck_assert_int_eq(bl_modelrec_new("sort", &r, &e), BL_OK);
+    double *w = awkward_doubles(40 * 8), *v = awkward_doubles(8);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "g.W1", 2, 8, 40, w, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "f.b1", 1, 8, 1, v, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_block(r, "one", 2, 1, 1, v + 3, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", "description", "grep on Spark", &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "schema", "note", "Grüße — ✓", &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "schema", "empty", "", &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "encoder", "hash_seed", INT64_MIN, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "encoder", "vector_length", 40, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_double(r, "hyperparameters", "dropout", 0.05, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_double(r, "hyperparameters", "subnormal", 4.9406564584124654e-324, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_doubles(r, "scaler", "min", v, 8, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_doubles(r, "scaler", "none", NULL, 0, &e), BL_OK);
+    const char *props[] = {"machine_type", "data_size", "", "parameters"};
+    ck_assert_int_eq(bl_modelrec_add_strings(r, "schema", "names", props, 4, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_strings(r, "schema", "optional", NULL, 0, &e), BL_OK);
+    const char *one[] = {"x"};
+    ck_assert_int_eq(bl_modelrec_add_strings(r, "schema", "one", one, 1, &e), BL_OK);
+    int64_t ng[] = {1, 3, INT64_MAX, -1};
+    ck_assert_int_eq(bl_modelrec_add_ints(r, "encoder", "ngram_range", ng, 4, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_ints(r, "encoder", "none", NULL, 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_double(r, "training/losses", "best_validation", 12.5, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_int(r, "training/losses/deep", "x", 3, &e), BL_OK);
+    size_t nbig = 100000, nvocab = 20000;
+    double *big = awkward_doubles(nbig);
+    ck_assert_int_eq(bl_modelrec_add_doubles(r, "encoder", "big", big, nbig, &e), BL_OK);
+    char **vocab = malloc(nvocab * sizeof *vocab);
+    for (size_t i = 0; i < nvocab; i++) {
+        vocab[i] = malloc(24);
+        snprintf(vocab[i], 24, "tok%zu", i);
+    }
+    ck_assert_int_eq(bl_modelrec_add_strings(r, "encoder", "vocabulary", (const char *const *)vocab, nvocab, &e), BL_OK);
+
+    ck_assert_msg(bl_modelfile_save(path, r, &e) == BL_OK, "%s", e.message);
+    bl_modelrec *back = NULL;
+    ck_assert_msg(bl_modelfile_load(path, "sort", &back, &e) == BL_OK, "%s", e.message);
+    assert_same_record(r, back);
+    /* scalar vs one-element array survive as such */
+    const char *const *sv;
+    size_t n;
+    ck_assert_int_eq(bl_modelrec_get_strings(back, "schema", "one", &sv, &n, &e), BL_OK);
+    ck_assert_uint_eq(n, 1);
+    const char *s;
+    ck_assert_int_eq(bl_modelrec_get_string(back, "schema", "one", &s, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelrec_get_string(back, "schema", "note", &s, &e), BL_OK);
+    ck_assert_str_eq(s, "Grüße — ✓");
+    const double *blk;
+    ck_assert_int_eq(bl_modelrec_get_block(back, "g.W1", 2, 8, 40, &blk, &e), BL_OK);
+    ck_assert_int_eq(memcmp(blk, w, sizeof(double) * 320), 0);
+    ck_assert(signbit(blk[0]) && blk[0] == 0.0);            /* -0.0 */
+    ck_assert(fpclassify(blk[2]) == FP_SUBNORMAL);
+    ck_assert(isnan(blk[8]));
+    /* a one-model file loads without a name */
+    bl_modelrec *only = NULL;
+    ck_assert_int_eq(bl_modelfile_load(path, NULL, &only, &e), BL_OK);
+    ck_assert_str_eq(only->name, "sort");
+    bl_modelrec_free(only);
+
+    for (size_t i = 0; i < nvocab; i++) free(vocab[i]);
+    free(vocab);
+    free(big);
+    free(w);
+    free(v);
+    bl_modelrec_free(back);
+    bl_modelrec_free(r);
+}
+END_TEST
+
+START_TEST(test_several_models) {
+    const char *path = tpath("several.h5");
+    bl_error e;
+    const char *names[] = {"grep", "sort", "kmeans"};
+    for (int i = 0; i < 3; i++) {
+        bl_modelrec *r = make_record(names[i], i + 1);
+        ck_assert_msg(bl_modelfile_save(path, r, &e) == BL_OK, "%s", e.message);
+        bl_modelrec_free(r);
+    }
+    char **ls;
+    size_t n;
+    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_uint_eq(n, 3);
+    for (int i = 0; i < 3; i++) ck_assert_str_eq(ls[i], names[i]);
+    bl_modelfile_names_free(ls, n);
+
+    /* replace "sort": it keeps its place, the others are untouched */
+    bl_modelrec *r2 = make_record("sort", 42);
+    ck_assert_int_eq(bl_modelrec_add_int(r2, "hyperparameters", "epochs", 99, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_save(path, r2, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_uint_eq(n, 3);
+    for (int i = 0; i < 3; i++) ck_assert_str_eq(ls[i], names[i]);
+    bl_modelfile_names_free(ls, n);
+    for (int i = 0; i < 3; i++) {
+        bl_modelrec *back = NULL;
+        ck_assert_msg(bl_modelfile_load(path, names[i], &back, &e) == BL_OK, "%s", e.message);
+        if (i == 1) {
+            assert_same_record(r2, back);
+        } else {
+            bl_modelrec *want = make_record(names[i], i + 1);
+            assert_same_record(want, back); /* copied models keep their attribute and block order */
+            bl_modelrec_free(want);
+        }
+        bl_modelrec_free(back);
+    }
+    bl_modelrec_free(r2);
+
+    /* a name the file does not hold: BL_ENOTFOUND naming the ones it does */
+    bl_modelrec *none = NULL;
+    ck_assert_int_eq(bl_modelfile_load(path, "wordcount", &none, &e), BL_ENOTFOUND);
+    ck_assert_ptr_null(none);
+    ck_assert_ptr_nonnull(strstr(e.message, "wordcount"));
+    ck_assert_ptr_nonnull(strstr(e.message, "'grep', 'sort', 'kmeans'"));
+    ck_assert_ptr_nonnull(strstr(e.message, path));
+    ck_assert_int_eq(bl_modelfile_load(path, NULL, &none, &e), BL_EINVAL); /* several: must name one */
+
+    /* remove */
+    ck_assert_int_eq(bl_modelfile_remove(path, "grep", &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_remove(path, "grep", &e), BL_ENOTFOUND);
+    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(ls[0], "sort");
+    ck_assert_str_eq(ls[1], "kmeans");
+    bl_modelfile_names_free(ls, n);
+    ck_assert_int_eq(count_temps("several.h5"), 0);
+}
+END_TEST
+
+/* ---- atomicity --------------------------------------------------------------------------------------- */
+
+static int fail_at_point;
+static int fail_hook(bl_modelfile_point p, void *ctx) { return (int)p == fail_at_point; }
+static int crash_hook(bl_modelfile_point p, void *ctx) {
+    if ((int)p == fail_at_point) _exit(0); /* the forked child dies mid-save, as on a power cut */
+    return 0;
+}
+
+START_TEST(test_failed_save_leaves_file_intact) {
+    const char *path = tpath("atomic.h5");
+    bl_error e;
+    bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2), *a2 = make_record("grep", 7);
+    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_save(path, b, &e), BL_OK);
+    size_t len0;
+    void *before = slurp(path, &len0);
+    ck_assert_ptr_nonnull(before);
+
+    for (int p = BL_MFPOINT_TEMP_CREATED; p <= BL_MFPOINT_BEFORE_RENAME; p++) {
+        fail_at_point = p;
+        bl_modelfile_set_test_hook(fail_hook, NULL);
+        ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_EIO);
+        ck_assert_ptr_nonnull(strstr(e.message, "injected"));
+        ck_assert_int_eq(bl_modelfile_remove(path, "sort", &e), BL_EIO);
+        bl_modelfile_set_test_hook(NULL, NULL);
+        size_t len;
+        void *after = slurp(path, &len);
+        ck_assert_uint_eq(len, len0);
+        ck_assert_int_eq(memcmp(before, after, len), 0);
+        free(after);
+        ck_assert_int_eq(count_temps("atomic.h5"), 0);
+    }
+    /* simulated crash: the child dies at each point; the target stays byte-identical and loadable */
+    for (int p = BL_MFPOINT_TEMP_CREATED; p <= BL_MFPOINT_BEFORE_RENAME; p++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            fail_at_point = p;
+            bl_modelfile_set_test_hook(crash_hook, NULL);
+            bl_modelfile_save(path, a2, NULL);
+            _exit(1); /* not reached when the hook fires */
+        }
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        size_t len;
+        void *after = slurp(path, &len);
+        ck_assert_uint_eq(len, len0);
+        ck_assert_int_eq(memcmp(before, after, len), 0);
+        free(after);
+        bl_modelrec *back = NULL;
+        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+        ck_assert_double_eq(record_tag(back), 1.0);
+        bl_modelrec_free(back);
+        ck_assert_int_eq(count_temps("atomic.h5"), 1); /* a crash leaves its temporary behind */
+        DIR *d = opendir(bl_test_tmpdir());
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (strncmp(de->d_name, ".atomic.h5.tmp-", 15) == 0) unlink(tpath(de->d_name));
+        closedir(d);
+    }
+    /* and a save without the hook still works */
+    ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_OK);
+    bl_modelrec *back = NULL;
+    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+    ck_assert_double_eq(record_tag(back), 7.0);
+    bl_modelrec_free(back);
+    free(before);
+    bl_modelrec_free(a);
+    bl_modelrec_free(b);
+    bl_modelrec_free(a2);
+}
+END_TEST
+
+START_TEST(test_save_to_bad_places) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1);
+    /* a directory */
+    const char *dir = tpath("adir");
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(bl_modelfile_save(dir, r, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, "directory"));
+    struct stat sb;
+    ck_assert(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+    /* a missing folder */
+    ck_assert_int_eq(bl_modelfile_save(tpath("nofolder/m.h5"), r, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, "nofolder"));
+    /* a file that is not a model file is never overwritten */
+    const char *txt = tpath("notes.h5");
+    write_text(txt, "precious notes\n");
+    ck_assert_int_eq(bl_modelfile_save(txt, r, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "refusing"));
+    size_t len;
+    char *c = slurp(txt, &len);
+    ck_assert_uint_eq(len, 15);
+    ck_assert_int_eq(memcmp(c, "precious notes\n", 15), 0);
+    free(c);
+    /* a folder that is not writable (root can write anywhere, so only checked as another user) */
+    if (geteuid() != 0) {
+        const char *ro = tpath("readonly");
+        char target[4200];
+        snprintf(target, sizeof target, "%s/m.h5", ro);
+        ck_assert_int_eq(mkdir(ro, 0755), 0);
+        ck_assert_int_eq(bl_modelfile_save(target, r, &e), BL_OK);
+        void *b0 = slurp(target, &len);
+        ck_assert_int_eq(chmod(ro, 0555), 0);
+        bl_modelrec *r2 = make_record("grep", 5);
+        ck_assert_int_eq(bl_modelfile_save(target, r2, &e), BL_EIO);
+        ck_assert_ptr_nonnull(strstr(e.message, "temporary"));
+        size_t len2;
+        void *b1 = slurp(target, &len2);
+        ck_assert_uint_eq(len, len2);
+        ck_assert_int_eq(memcmp(b0, b1, len), 0);
+        chmod(ro, 0755);
+        free(b0);
+        free(b1);
+        bl_modelrec_free(r2);
+    } else {
+        fprintf(stderr, "note: running as root; the read-only folder case is not checked\n");
+    }
+    /* an invalid record */
+    bl_modelrec bad = {0};
+    ck_assert_int_eq(bl_modelfile_save(tpath("bad.h5"), &bad, &e), BL_EINVAL);
+    bl_modelrec_free(r);
+}
+END_TEST
+
+/* ---- damaged, foreign, mislabelled, future files -------------------------------------------------- */
+
+START_TEST(test_truncated_and_not_hdf5) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1), *back = NULL;
+    const char *path = tpath("trunc.h5");
+    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(truncate(path, sb.st_size / 2), 0);
+    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_null(back);
+    ck_assert_ptr_nonnull(strstr(e.message, path));
+    ck_assert_ptr_nonnull(strstr(e.message, "truncated"));
+    char **ls;
+    size_t n;
+    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_EFORMAT); /* never overwrites a damaged file */
+    ck_assert_int_eq(truncate(path, 100), 0);
+    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, path));
+
+    const char *txt = tpath("text.h5");
+    write_text(txt, "machine_type\tgross_runtime\nm5.xlarge\t120\n");
+    ck_assert_int_eq(bl_modelfile_load(txt, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "not an HDF5 file"));
+    ck_assert_ptr_nonnull(strstr(e.message, txt));
+    const char *empty = tpath("empty.h5");
+    write_text(empty, "");
+    ck_assert_int_eq(bl_modelfile_load(empty, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, empty));
+    ck_assert_int_eq(bl_modelfile_load(tpath("absent.h5"), "grep", &back, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, "absent.h5"));
+    ck_assert_int_eq(bl_modelfile_load(bl_test_tmpdir(), "grep", &back, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, "directory"));
+    bl_modelrec_free(r);
+}
+END_TEST
+
+START_TEST(test_foreign_and_mislabelled) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1), *back = NULL;
+    /* an HDF5 file from elsewhere: no format attribute */
+    const char *foreign = tpath("foreign.h5");
+    size_t dims[2] = {4, 2};
+    ck_assert_int_eq(bl_modelfile_test_write_dataset(foreign, "/data/x", 2, dims, 'd', &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_load(foreign, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
+    ck_assert_ptr_nonnull(strstr(e.message, foreign));
+    ck_assert_int_eq(bl_modelfile_save(foreign, r, &e), BL_EFORMAT);
+
+    /* another format name */
+    const char *other = tpath("other.h5");
+    ck_assert_int_eq(bl_modelfile_save(other, r, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(other, "format", "keras-model", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_load(other, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "keras-model"));
+    /* the right name as a fixed-length string (as h5py writes numpy bytes) is accepted */
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(other, "format", "bellamy-model", 1, &e), BL_OK);
+    ck_assert_msg(bl_modelfile_load(other, "grep", &back, &e) == BL_OK, "%s", e.message);
+    bl_modelrec_free(back);
+    back = NULL;
+
+    /* versions: a newer minor loads, a newer major is BL_EVERSION, garbage is BL_EFORMAT */
+    const char *ver = tpath("version.h5");
+    ck_assert_int_eq(bl_modelfile_save(ver, r, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "1.7", 0, &e), BL_OK);
+    ck_assert_msg(bl_modelfile_load(ver, "grep", &back, &e) == BL_OK, "%s", e.message);
+    bl_modelrec_free(back);
+    back = NULL;
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "2.0", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EVERSION);
+    ck_assert_ptr_nonnull(strstr(e.message, "2.0"));
+    ck_assert_ptr_nonnull(strstr(e.message, "newer"));
+    ck_assert_ptr_nonnull(strstr(e.message, ver));
+    ck_assert_int_eq(bl_modelfile_save(ver, r, &e), BL_EVERSION); /* never downgrades a newer file */
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "one", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", NULL, 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "format_version"));
+    ck_assert_ptr_null(back);
+    bl_modelrec_free(r);
+}
+END_TEST
+
+START_TEST(test_malformed_datasets) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1), *back = NULL;
+    const char *path = tpath("malformed.h5");
+    struct { int rank; size_t dims[3]; char kind; const char *what; } cases[] = {
+        {3, {2, 2, 2}, 'd', "rank 3"},
+        {2, {16, 3}, 'f', "float64"},
+        {1, {16}, 'i', "float64"},
+        {2, {0, 3}, 'd', "empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(path);
+        ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+        ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/weights/f.W1", cases[i].rank,
+                                                         cases[i].dims, cases[i].kind, &e), BL_OK);
+        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+        ck_assert_ptr_null(back);
+        ck_assert_msg(strstr(e.message, "/models/grep/weights/f.W1") && strstr(e.message, cases[i].what), "%s",
+                      e.message);
+    }
+    /* a dataset outside weights/ is not ours and is ignored; a float64 of the right kind reads fine */
+    unlink(path);
+    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    size_t d1[1] = {5};
+    ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/training/extra", 1, d1, 'i', &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/weights/new", 1, d1, 'd', &e), BL_OK);
+    ck_assert_msg(bl_modelfile_load(path, "grep", &back, &e) == BL_OK, "%s", e.message);
+    const double *p;
+    ck_assert_int_eq(bl_modelrec_get_block(back, "new", 1, 5, 1, &p, &e), BL_OK);
+    bl_modelrec_free(back);
+    bl_modelrec_free(r);
+}
+END_TEST
+
+/* ---- layout, as another team sees it -------------------------------------------------------------- */
+
+START_TEST(test_h5dump_layout) {
+    if (access("/usr/bin/h5dump", X_OK) != 0) {
+        fprintf(stderr, "note: /usr/bin/h5dump not found (package hdf5-tools); layout check skipped\n");
+        return;
+    }
+    bl_error e;
+    const char *path = tpath("layout.h5");
+    bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2);
+    ck_assert_int_eq(bl_modelrec_add_strings(b, "schema", "names", (const char *const[]){"machine_type", "data_size"},
+                                             2, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_save(path, b, &e), BL_OK);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "/usr/bin/h5dump -H '%s' 2>&1", path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    size_t got;
+    while ((got = fread(out + len, 1, cap - 1 - len, p)) > 0) {
+        len += got;
+        if (len + 1 == cap) out = realloc(out, cap *= 2);
+    }
+    out[len] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    const char *want[] = {
+        "GROUP \"/\"", "ATTRIBUTE \"format\"", "ATTRIBUTE \"format_version\"", "ATTRIBUTE \"format_version_major\"",
+        "ATTRIBUTE \"format_version_minor\"", "ATTRIBUTE \"library_version\"", "GROUP \"models\"",
+        "GROUP \"grep\"", "GROUP \"sort\"", "GROUP \"weights\"", "DATASET \"f.W1\"", "DATASET \"f.b1\"",
+        "H5T_IEEE_F64LE", "SIMPLE { ( 16, 3 ) / ( 16, 3 ) }", "SIMPLE { ( 16 ) / ( 16 ) }", "GROUP \"training\"",
+        "ATTRIBUTE \"algorithm\"", "STRSIZE H5T_VARIABLE", "CSET H5T_CSET_UTF8", "H5T_STD_I64LE",
+        "GROUP \"schema\"", "ATTRIBUTE \"names\"", "SIMPLE { ( 2 ) / ( 2 ) }", "DATASPACE  SCALAR"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_msg(strstr(out, want[i]), "h5dump output lacks '%s':\n%s", want[i], out);
+    free(out);
+    /* and the root attribute values */
+    snprintf(cmd, sizeof cmd, "/usr/bin/h5dump -a /format -a /format_version '%s' 2>&1", path);
+    p = popen(cmd, "r");
+    char buf[8192];
+    len = fread(buf, 1, sizeof buf - 1, p);
+    buf[len] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_msg(strstr(buf, "\"bellamy-model\"") && strstr(buf, "\"1.0\""), "%s", buf);
+    bl_modelrec_free(a);
+    bl_modelrec_free(b);
+}
+END_TEST
+
+/* ---- threads ------------------------------------------------------------------------------------------ */
+
+static void *thread_body(void *arg) {
+    intptr_t k = (intptr_t)arg;
+    char name[32];
+    snprintf(name, sizeof name, "thread%d.h5", (int)k);
+    const char *path = tpath(name);
+    for (int i = 0; i < 10; i++) {
+        bl_modelrec *r = make_record(i % 2 ? "a" : "b", (double)(k * 100 + i)), *back = NULL;
+        if (bl_modelfile_save(path, r, NULL) != BL_OK || bl_modelfile_load(path, r->name, &back, NULL) != BL_OK ||
+            record_tag(back) != (double)(k * 100 + i))
+            return (void *)1;
+        bl_modelrec_free(back);
+        bl_modelrec_free(r);
+    }
+    return NULL;
+}
+
+START_TEST(test_threads) {
+    pthread_t t[4];
+    for (intptr_t k = 0; k < 4; k++) ck_assert_int_eq(pthread_create(&t[k], NULL, thread_body, (void *)k), 0);
+    for (int k = 0; k < 4; k++) {
+        void *res;
+        pthread_join(t[k], &res);
+        ck_assert_ptr_null(res);
+    }
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("modelfile");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_record_build_and_lookup);
+    tcase_add_test(tc, test_roundtrip_every_type);
+    tcase_add_test(tc, test_several_models);
+    tcase_add_test(tc, test_failed_save_leaves_file_intact);
+    tcase_add_test(tc, test_save_to_bad_places);
+    tcase_add_test(tc, test_truncated_and_not_hdf5);
+    tcase_add_test(tc, test_foreign_and_mislabelled);
+    tcase_add_test(tc, test_malformed_datasets);
+    tcase_add_test(tc, test_h5dump_layout);
+    tcase_add_test(tc, test_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
