@@ -1,0 +1,70 @@
+/* cli_util.h — what every bellamy command-line program shares: a small declarative option parser,
+ * --help text generated from the same table, error printing and exit codes.
+ *
+ * Conventions: options are long only ("--name VALUE" or "--name=VALUE"); "--" ends options;
+ * errors go to stderr as "PROG: message"; exit 0 on success, 1 on failure, 2 on a usage error.
+ * Not here: anything about models or data (the programs do that).
+ */
+#ifndef BL_CLI_UTIL_H
+#define BL_CLI_UTIL_H
+
+#include <stddef.h>
+
+#include "bellamy/bellamy.h"
+
+enum { BL_EXIT_OK = 0, BL_EXIT_FAIL = 1, BL_EXIT_USAGE = 2 };
+
+#define BL_CLI_LIST_MAX 64
+
+/* Values of an option that may be repeated (e.g. --set name=value). Points into argv. */
+typedef struct bl_cli_list {
+    size_t      n;
+    const char *items[BL_CLI_LIST_MAX];
+} bl_cli_list;
+
+typedef enum bl_cli_type {
+    BL_OPT_FLAG,     /* int*: set to 1, takes no value */
+    BL_OPT_STRING,   /* const char**: points into argv */
+    BL_OPT_INT,      /* long*: decimal integer */
+    BL_OPT_SIZE,     /* size_t*: non-negative decimal integer */
+    BL_OPT_DOUBLE,   /* double*: finite number */
+    BL_OPT_LIST,     /* bl_cli_list*: repeatable string */
+    BL_OPT_CHOICE    /* const char**: one of the '|'-separated words in choices */
+} bl_cli_type;
+
+typedef struct bl_cli_option {
+    const char *name;      /* long name without the dashes */
+    bl_cli_type type;
+    void       *dest;      /* see bl_cli_type */
+    const char *metavar;   /* e.g. "FILE" (NULL for flags) */
+    const char *help;      /* one line */
+    const char *def;       /* default shown by --help; NULL = no default */
+    int         required;  /* 1: must be given */
+    const char *choices;   /* BL_OPT_CHOICE: "tab|comma" */
+    int         seen;      /* set by the parser */
+} bl_cli_option;
+
+/* Parses argv[first..argc). Positional arguments are collected into pos[] (up to *npos capacity;
+ * *npos receives the count; pos may be NULL to forbid them). --help prints usage + options and
+ * returns -1 (the caller exits 0). Returns 0 on success or BL_EXIT_USAGE after printing a message.
+ * usage: the synopsis line(s) printed under "usage:". */
+int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
+                 bl_cli_option *opts, size_t nopts, const char **pos, size_t *npos);
+
+/* Prints usage and the option table to stdout (as --help does). */
+void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option *opts, size_t nopts);
+
+/* "PROG: message\n" on stderr (printf-style). */
+void bl_cli_error(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints a library error ("PROG: message") and returns BL_EXIT_FAIL. */
+int bl_cli_fail(const char *prog, const bl_error *err);
+
+/* Parses a delimiter option value: NULL → 0 (by extension), "tab" → '\t', "comma" → ','. */
+char bl_cli_delim(const char *value);
+
+#endif /* BL_CLI_UTIL_H */

@@ -1,0 +1,577 @@
+/* dataset.c — builds a bl_dataset from a delimited file and a schema (see dataset.h).
+ * One streaming pass: each row's property texts are interned into per-property tables of distinct
+ * values (hash map), then every distinct value is encoded once and rows are grouped into contexts
+ * (hash map over the tuple of essential value indices). Not here: the file format (reader.c), the
+ * schema format (schema.c), the encoders (src/encode/). */
+#include "data/dataset.h"
+#include "data/reader.h"
+#include "common/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* ---- open-addressing id map: hash → id, equality decided by the caller ---------------------------- */
+
+typedef struct idmap {
+    uint32_t *slot;      /* [cap] id + 1, 0 = empty */
+    uint64_t *hash;      /* [cap] */
+    size_t    cap, n;    /* cap is a power of two, kept at most half full */
+} idmap;
+
+typedef int (*id_eq_fn)(uint32_t id, const void *key, void *ctx);
+
+static void idmap_free(idmap *m) { free(m->slot); free(m->hash); }
+
+static int idmap_grow(idmap *m) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    uint32_t *s = calloc(cap, sizeof *s);
+    uint64_t *h = calloc(cap, sizeof *h);
+    if (!s || !h) { free(s); free(h); return 1; }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slot[i]) continue;
+        size_t j = (size_t)m->hash[i] & (cap - 1);
+        while (s[j]) j = (j + 1) & (cap - 1);
+        s[j] = m->slot[i];
+        h[j] = m->hash[i];
+    }
+    idmap_free(m);
+    m->slot = s;
+    m->hash = h;
+    m->cap = cap;
+    return 0;
+}
+
+/* Finds key; if absent inserts new_id. Returns the id found/inserted, or UINT32_MAX on no memory. */
+static uint32_t idmap_get(idmap *m, uint64_t h, const void *key, id_eq_fn eq, void *ctx, uint32_t new_id,
+                          int *inserted) {
+    *inserted = 0;
+    if ((m->n + 1) * 2 > m->cap && idmap_grow(m)) return UINT32_MAX;
+    size_t j = (size_t)h & (m->cap - 1);
+    while (m->slot[j]) {
+        if (m->hash[j] == h && eq(m->slot[j] - 1, key, ctx)) return m->slot[j] - 1;
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->slot[j] = new_id + 1;
+    m->hash[j] = h;
+    m->n++;
+    *inserted = 1;
+    return new_id;
+}
+
+/* ---- building state -------------------------------------------------------------------------------- */
+
+typedef struct prop_build {
+    long    *cols;        /* [n_cols] column index of each source column */
+    idmap    map;
+    size_t   values_cap;
+} prop_build;
+
+static int value_eq(uint32_t id, const void *key, void *ctx) {
+    const bl_dataset_prop *p = ctx;
+    return strcmp(p->values[id], key) == 0;
+}
+
+typedef struct ctx_key { const uint32_t *ids; size_t n; } ctx_key;
+
+static int ctx_eq(uint32_t id, const void *key, void *ctx) {
+    const ctx_key *k = key;
+    const uint32_t *tuples = ctx;
+    return memcmp(tuples + (size_t)id * k->n, k->ids, k->n * sizeof *k->ids) == 0;
+}
+
+void bl_dataset_free(bl_dataset *ds) {
+    if (!ds) return;
+    for (size_t p = 0; p < ds->n_props; p++) {
+        bl_dataset_prop *pr = &ds->props[p];
+        if (pr->values)
+            for (size_t i = 0; i < pr->n_values; i++) free(pr->values[i]);
+        free(pr->values);
+        free(pr->vectors);
+        free(pr->row_value);
+        free(pr->name);
+    }
+    free(ds->props);
+    for (size_t c = 0; c < ds->n_contexts; c++) {
+        free(ds->contexts[c].label);
+        free(ds->contexts[c].rows);
+    }
+    free(ds->contexts);
+    free(ds->scale_out);
+    free(ds->runtime_s);
+    free(ds->context);
+    free(ds->src_row);
+    free(ds->name);
+    free(ds);
+}
+
+long bl_dataset_find_prop(const bl_dataset *ds, const char *name) {
+    if (!ds || !name) return -1;
+    for (size_t p = 0; p < ds->n_props; p++)
+        if (strcmp(ds->props[p].name, name) == 0) return (long)p;
+    return -1;
+}
+
+void bl_dataset_scaleout_features(const bl_dataset *ds, double *out) {
+    bl_scaleout_features_forward(ds->scale_out, ds->n_rows, out);
+}
+
+bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value,
+                          const bl_encode_settings *settings, double *out, bl_error *err) {
+    BL_CHECK_ARG(name && value && settings && out, err, "encode value: NULL argument");
+    bl_status st = bl_encode_settings_check(settings, err);
+    if (st != BL_OK) return st;
+    size_t bad;
+    if (!bl_utf8_valid(value, strlen(value), &bad))
+        return bl_seterr(err, BL_EFORMAT, "property '%.100s': invalid UTF-8 at byte %zu of the value", name, bad);
+    if (kind == BL_PROP_NUMBER) {
+        uint64_t v;
+        st = bl_parse_natural(value, settings, &v, err);
+        if (st == BL_OK) st = bl_binarize_forward(v, settings, out, err);
+        if (st != BL_OK) bl_prefixerr(err, "property '%.100s' is a number", name);
+        return st;
+    }
+    return bl_hash_forward(value, settings, out, err);
+}
+
+bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *value, double *out,
+                                  bl_error *err) {
+    BL_CHECK_ARG(ds && p < ds->n_props, err, "encode value: no property %zu", p);
+    return bl_encode_value(ds->props[p].name, ds->props[p].kind, value, &ds->settings, out, err);
+}
+
+/* Growable text buffer for building a property's value. */
+typedef struct sbuf { char *s; size_t len, cap; } sbuf;
+
+static int sbuf_put(sbuf *b, const char *t, size_t n) {
+    size_t need;
+    if (bl_add_size(b->len, n + 1, &need)) return 1;
+    if (need > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+        char *s = realloc(b->s, cap);
+        if (!s) return 1;
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, t, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    return 0;
+}
+
+static long find_col(const bl_reader *r, const bl_schema *sc, const bl_schema_ref *ref, bl_error *err,
+                     bl_status *st) {
+    long j = bl_reader_find(r, ref->name);
+    if (j < 0)
+        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)",
+                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col);
+    return j;
+}
+
+static int is_total_col(const bl_schema *sc, const char *col) {
+    for (size_t i = 0; i < sc->n_totals; i++)
+        if (strcmp(sc->totals[i].name, col) == 0) return 1;
+    return 0;
+}
+
+/* Grows every per-row array to hold cap rows. */
+static int grow_rows(bl_dataset *ds, size_t cap) {
+    double *a = realloc(ds->scale_out, cap * sizeof *a);
+    if (!a) return 1;
+    ds->scale_out = a;
+    double *b = realloc(ds->runtime_s, cap * sizeof *b);
+    if (!b) return 1;
+    ds->runtime_s = b;
+    size_t *c = realloc(ds->src_row, cap * sizeof *c);
+    if (!c) return 1;
+    ds->src_row = c;
+    for (size_t p = 0; p < ds->n_props; p++) {
+        uint32_t *v = realloc(ds->props[p].row_value, cap * sizeof *v);
+        if (!v) return 1;
+        ds->props[p].row_value = v;
+    }
+    return 0;
+}
+
+/* Parses a number field that must be finite and > 0. */
+static bl_status positive_field(const bl_reader *r, size_t j, const char *text, const char *what,
+                                double *v, bl_error *err) {
+    bl_error e;
+    if (bl_parse_number(text, v, &e) != BL_OK)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (%s): %s", bl_reader_name(r),
+                         bl_reader_line(r), bl_reader_field_col(r, j), bl_reader_colname(r, j), what, e.message);
+    if (!(*v > 0))
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (%s): '%.40s' must be greater than 0",
+                         bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j), bl_reader_colname(r, j),
+                         what, text);
+    return BL_OK;
+}
+
+/* Groups rows into contexts; fills ds->context, ds->contexts. */
+static bl_status build_contexts(bl_dataset *ds, bl_error *err) {
+    size_t nk = 0;
+    size_t *key_props = malloc((ds->n_props + 1) * sizeof *key_props);
+    uint32_t *tuples = NULL, *key = NULL;
+    size_t *counts = NULL;
+    idmap map = {0};
+    bl_status st = BL_OK;
+    if (!key_props) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    for (size_t p = 0; p < ds->n_props; p++)
+        if (ds->props[p].essential && !ds->props[p].cluster_total) key_props[nk++] = p;
+    ds->context = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *ds->context);
+    tuples = malloc((ds->n_rows ? ds->n_rows : 1) * (nk ? nk : 1) * sizeof *tuples);
+    key = malloc((nk ? nk : 1) * sizeof *key);
+    if (!ds->context || !tuples || !key) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    size_t nc = 0;
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        for (size_t k = 0; k < nk; k++) key[k] = ds->props[key_props[k]].row_value[r];
+        ctx_key ck = { key, nk };
+        int ins;
+        uint32_t id = idmap_get(&map, XXH64(key, nk * sizeof *key, 0), &ck, ctx_eq, tuples, (uint32_t)nc, &ins);
+        if (id == UINT32_MAX) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+        if (ins) memcpy(tuples + nc++ * nk, key, nk * sizeof *key);
+        ds->context[r] = id;
+    }
+    ds->contexts = calloc(nc ? nc : 1, sizeof *ds->contexts);
+    counts = calloc(nc ? nc : 1, sizeof *counts);
+    if (!ds->contexts || !counts) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    ds->n_contexts = nc;
+    for (size_t r = 0; r < ds->n_rows; r++) ds->contexts[ds->context[r]].n_rows++;
+    for (size_t c = 0; c < nc; c++) {
+        bl_context *cx = &ds->contexts[c];
+        cx->rows = malloc(cx->n_rows * sizeof *cx->rows);
+        sbuf lb = {0};
+        int bad = !cx->rows;
+        for (size_t k = 0; k < nk && !bad; k++) {
+            const bl_dataset_prop *p = &ds->props[key_props[k]];
+            const char *v = p->values[tuples[c * nk + k]];
+            bad |= (k && sbuf_put(&lb, "; ", 2)) || sbuf_put(&lb, p->name, strlen(p->name)) ||
+                   sbuf_put(&lb, "=", 1) || sbuf_put(&lb, v, strlen(v));
+        }
+        if (!bad && !lb.s) bad = sbuf_put(&lb, "", 0);
+        cx->label = lb.s;
+        if (bad) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    }
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        uint32_t c = ds->context[r];
+        ds->contexts[c].rows[counts[c]++] = r;
+    }
+done:
+    idmap_free(&map);
+    free(key_props);
+    free(tuples);
+    free(key);
+    free(counts);
+    return st;
+}
+
+/* Encodes every distinct value of every property. */
+static bl_status encode_values(bl_dataset *ds, bl_error *err) {
+    size_t L = ds->settings.vec_len;
+    for (size_t p = 0; p < ds->n_props; p++) {
+        bl_dataset_prop *pr = &ds->props[p];
+        size_t n;
+        if (bl_mul_size(pr->n_values ? pr->n_values : 1, L * sizeof(double), &n))
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        pr->vectors = malloc(n);
+        if (!pr->vectors) return bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t i = 0; i < pr->n_values; i++) {
+            bl_status st = bl_encode_value(pr->name, pr->kind, pr->values[i], &ds->settings, pr->vectors + i * L, err);
+            if (st != BL_OK) return st;   /* values were validated while reading; defensive */
+        }
+    }
+    return BL_OK;
+}
+
+static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_encode_settings *settings,
+                                  bl_dataset **out, bl_error *err) {
+    bl_status st = BL_OK;
+    prop_build *pb = NULL;
+    sbuf val = {0};
+    bl_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (settings) ds->settings = *settings;
+    else bl_encode_settings_default(&ds->settings);
+    st = bl_encode_settings_check(&ds->settings, err);
+    if (st != BL_OK) goto fail;
+    ds->name = strdup(bl_reader_name(r));
+    ds->props = calloc(sc->n_props ? sc->n_props : 1, sizeof *ds->props);
+    pb = calloc(sc->n_props ? sc->n_props : 1, sizeof *pb);
+    if (!ds->name || !ds->props || !pb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    ds->n_props = sc->n_props;
+
+    /* Resolve every column the schema names against the header. */
+    long c_scale = find_col(r, sc, &sc->scale_out, err, &st);
+    if (c_scale < 0) goto fail;
+    long c_run = find_col(r, sc, &sc->runtime, err, &st);
+    if (c_run < 0) goto fail;
+    for (size_t i = 0; i < sc->n_totals; i++)
+        if (find_col(r, sc, &sc->totals[i], err, &st) < 0) goto fail;
+    uint64_t limit = (uint64_t)1 << (ds->settings.vec_len - 1);
+    for (size_t p = 0; p < sc->n_props; p++) {
+        const bl_schema_prop *sp = &sc->props[p];
+        bl_dataset_prop *dp = &ds->props[p];
+        dp->name = strdup(sp->name);
+        if (!dp->name) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+        dp->essential = sp->essential;
+        dp->kind = sp->kind;
+        dp->cluster_total = sp->source == BL_SRC_PER_MACHINE;
+        pb[p].cols = calloc(sp->n_cols ? sp->n_cols : 1, sizeof *pb[p].cols);
+        if (!pb[p].cols) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+        for (size_t k = 0; k < sp->n_cols; k++) {
+            pb[p].cols[k] = find_col(r, sc, &sp->cols[k], err, &st);
+            if (pb[p].cols[k] < 0) goto fail;
+            if (is_total_col(sc, sp->cols[k].name)) dp->cluster_total = 1;
+        }
+        if (sp->kind == BL_PROP_NUMBER && sp->source == BL_SRC_CONST && sp->per_machine >= (double)limit) {
+            st = bl_seterr(err, BL_ERANGE, "%s:%zu:%zu: constant %s is too large: the binarizer keeps %u bits",
+                           sc->name, sp->line, sp->col, sp->value, (unsigned)ds->settings.vec_len - 1);
+            goto fail;
+        }
+    }
+
+    size_t cap = 0;
+    char **f;
+    for (;;) {
+        st = bl_reader_next(r, &f, err);
+        if (st != BL_OK) goto fail;
+        if (!f) break;
+        size_t row = ds->n_rows;
+        if (row == cap) {
+            cap = cap ? cap * 2 : 256;
+            if (cap > UINT32_MAX || grow_rows(ds, cap)) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+        }
+        double x, t;
+        st = positive_field(r, (size_t)c_scale, f[c_scale], "scale-out", &x, err);
+        if (st != BL_OK) goto fail;
+        st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
+        if (st != BL_OK) goto fail;
+        ds->scale_out[row] = x;
+        ds->runtime_s[row] = t * sc->runtime_to_s;
+        ds->src_row[row] = bl_reader_rows(r) - 1;
+
+        for (size_t p = 0; p < sc->n_props; p++) {
+            const bl_schema_prop *sp = &sc->props[p];
+            bl_dataset_prop *dp = &ds->props[p];
+            size_t at_col = sp->n_cols ? (size_t)pb[p].cols[0] : (size_t)c_scale;   /* for messages */
+            val.len = 0;
+            int oom = 0;
+            char num[32];
+            switch (sp->source) {
+            case BL_SRC_COLUMN:
+                oom = sbuf_put(&val, f[pb[p].cols[0]], strlen(f[pb[p].cols[0]]));
+                break;
+            case BL_SRC_JOIN:
+                for (size_t k = 0; k < sp->n_cols && !oom; k++) {
+                    const char *s = f[pb[p].cols[k]];
+                    oom = (k && sbuf_put(&val, " ", 1)) || sbuf_put(&val, s, strlen(s));
+                }
+                break;
+            case BL_SRC_TEMPLATE: {
+                size_t k = 0;
+                for (const char *q = sp->value; *q && !oom; q++) {
+                    if (*q != '<') { oom = sbuf_put(&val, q, 1); continue; }
+                    const char *s = f[pb[p].cols[k++]];
+                    oom = sbuf_put(&val, s, strlen(s));
+                    q = strchr(q, '>');   /* the parser guaranteed it */
+                }
+                if (!oom && !val.s) oom = sbuf_put(&val, "", 0);
+                break;
+            }
+            case BL_SRC_CONST:
+                oom = sbuf_put(&val, sp->value, strlen(sp->value));
+                break;
+            case BL_SRC_PER_MACHINE: {
+                double v = sp->per_machine * x;
+                if (v != floor(v) || v >= (double)limit) {
+                    st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' = %s per machine × scale-out "
+                                   "%.17g = %.17g is not a natural number below 2^%u", bl_reader_name(r),
+                                   bl_reader_line(r), bl_reader_field_col(r, (size_t)c_scale), sp->name,
+                                   sp->value, x, v, (unsigned)ds->settings.vec_len - 1);
+                    goto fail;
+                }
+                snprintf(num, sizeof num, "%.0f", v);
+                oom = sbuf_put(&val, num, strlen(num));
+                break;
+            }
+            }
+            if (oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+            if (sp->kind == BL_PROP_NUMBER && sp->source != BL_SRC_PER_MACHINE) {
+                uint64_t v;
+                bl_error e;
+                if (bl_parse_natural(val.s, &ds->settings, &v, &e) != BL_OK) {
+                    st = bl_seterr(err, e.status, "%s:%zu:%zu: column '%.100s' (property %s): %s", bl_reader_name(r),
+                                   bl_reader_line(r), bl_reader_field_col(r, at_col),
+                                   sp->n_cols ? bl_reader_colname(r, at_col) : "-", sp->name, e.message);
+                    goto fail;
+                }
+                /* Canonical form, so "16" and "16.0" are one value. */
+                snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+                val.len = 0;
+                if (sbuf_put(&val, num, strlen(num))) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+            }
+            int ins;
+            uint32_t id = idmap_get(&pb[p].map, XXH64(val.s, val.len, 0), val.s, value_eq, dp,
+                                    (uint32_t)dp->n_values, &ins);
+            if (id == UINT32_MAX) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+            if (ins) {
+                if (dp->n_values == pb[p].values_cap) {
+                    size_t nc = pb[p].values_cap ? pb[p].values_cap * 2 : 16;
+                    char **nv = realloc(dp->values, nc * sizeof *nv);
+                    if (!nv) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+                    dp->values = nv;
+                    pb[p].values_cap = nc;
+                }
+                dp->values[dp->n_values] = strdup(val.s);
+                if (!dp->values[dp->n_values]) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+                dp->n_values++;
+            }
+            dp->row_value[row] = id;
+        }
+        ds->n_rows++;
+    }
+    if (ds->n_rows == 0) {
+        st = bl_seterr(err, BL_EFORMAT, "%s:%zu:1: no data rows after the header", bl_reader_name(r),
+                       bl_reader_line(r) + 1);
+        goto fail;
+    }
+    ds->data_hash = bl_reader_hash(r);
+    st = encode_values(ds, err);
+    if (st != BL_OK) goto fail;
+    st = build_contexts(ds, err);
+    if (st != BL_OK) goto fail;
+    goto done;
+fail:
+    bl_dataset_free(ds);
+    ds = NULL;
+done:
+    if (pb) {
+        for (size_t p = 0; p < sc->n_props; p++) {
+            free(pb[p].cols);
+            idmap_free(&pb[p].map);
+        }
+    }
+    free(pb);
+    free(val.s);
+    *out = ds;
+    return st;
+}
+
+bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema, char delim,
+                                 const bl_encode_settings *settings, bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(data_path && schema && out, err, "dataset: NULL argument");
+    *out = NULL;
+    bl_reader *r;
+    bl_status st = bl_reader_open(&r, data_path, delim, err);
+    if (st != BL_OK) return st;
+    st = load_from_reader(r, schema, settings, out, err);
+    bl_reader_free(r);
+    return st;
+}
+
+bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
+                              const bl_schema *schema, const bl_encode_settings *settings,
+                              bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(name && schema && out, err, "dataset: NULL argument");
+    *out = NULL;
+    bl_reader *r;
+    bl_status st = bl_reader_open_mem(&r, name, data, len, delim, err);
+    if (st != BL_OK) return st;
+    st = load_from_reader(r, schema, settings, out, err);
+    bl_reader_free(r);
+    return st;
+}
+
+bl_status bl_dataset_load(const char *data_path, const char *schema_path, char delim,
+                          const bl_encode_settings *settings, bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(data_path && schema_path && out, err, "dataset: NULL argument");
+    *out = NULL;
+    bl_schema *sc;
+    bl_status st = bl_schema_load(schema_path, &sc, err);
+    if (st != BL_OK) return st;
+    st = bl_dataset_load_schema(data_path, sc, delim, settings, out, err);
+    bl_schema_free(sc);
+    return st;
+}
+
+bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, bl_dataset **out,
+                            bl_error *err) {
+    BL_CHECK_ARG(ds && out && (rows || n == 0), err, "subset: NULL argument");
+    *out = NULL;
+    for (size_t i = 0; i < n; i++)
+        BL_CHECK_ARG(rows[i] < ds->n_rows, err, "subset: row %zu is out of range (the data set has %zu rows)",
+                     rows[i], ds->n_rows);
+    bl_status st = BL_OK;
+    uint32_t *remap = NULL;
+    size_t *counts = NULL;
+    size_t nn = n ? n : 1;
+    bl_dataset *s = calloc(1, sizeof *s);
+    if (!s) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    s->settings = ds->settings;
+    s->data_hash = ds->data_hash;
+    s->n_rows = n;
+    s->name = strdup(ds->name);
+    s->scale_out = malloc(nn * sizeof *s->scale_out);
+    s->runtime_s = malloc(nn * sizeof *s->runtime_s);
+    s->src_row = malloc(nn * sizeof *s->src_row);
+    s->context = malloc(nn * sizeof *s->context);
+    s->props = calloc(ds->n_props ? ds->n_props : 1, sizeof *s->props);
+    remap = malloc((ds->n_contexts ? ds->n_contexts : 1) * sizeof *remap);
+    if (!s->name || !s->scale_out || !s->runtime_s || !s->src_row || !s->context || !s->props || !remap)
+        goto oom;
+    s->n_props = ds->n_props;
+    for (size_t p = 0; p < ds->n_props; p++) {
+        const bl_dataset_prop *a = &ds->props[p];
+        bl_dataset_prop *b = &s->props[p];
+        b->name = strdup(a->name);
+        b->essential = a->essential;
+        b->kind = a->kind;
+        b->cluster_total = a->cluster_total;
+        b->values = calloc(a->n_values ? a->n_values : 1, sizeof *b->values);
+        b->vectors = malloc((a->n_values ? a->n_values : 1) * ds->settings.vec_len * sizeof *b->vectors);
+        b->row_value = malloc(nn * sizeof *b->row_value);
+        if (!b->name || !b->values || !b->vectors || !b->row_value) goto oom;
+        b->n_values = a->n_values;
+        for (size_t i = 0; i < a->n_values; i++)
+            if (!(b->values[i] = strdup(a->values[i]))) goto oom;
+        memcpy(b->vectors, a->vectors, a->n_values * ds->settings.vec_len * sizeof *b->vectors);
+        for (size_t i = 0; i < n; i++) b->row_value[i] = a->row_value[rows[i]];
+    }
+    for (size_t c = 0; c < ds->n_contexts; c++) remap[c] = UINT32_MAX;
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rows[i];
+        s->scale_out[i] = ds->scale_out[r];
+        s->runtime_s[i] = ds->runtime_s[r];
+        s->src_row[i] = ds->src_row[r];
+        uint32_t c = ds->context[r];
+        if (remap[c] == UINT32_MAX) remap[c] = (uint32_t)nc++;
+        s->context[i] = remap[c];
+    }
+    s->contexts = calloc(nc ? nc : 1, sizeof *s->contexts);
+    counts = calloc(nc ? nc : 1, sizeof *counts);
+    if (!s->contexts || !counts) goto oom;
+    s->n_contexts = nc;
+    for (size_t c = 0; c < ds->n_contexts; c++)
+        if (remap[c] != UINT32_MAX && !(s->contexts[remap[c]].label = strdup(ds->contexts[c].label))) goto oom;
+    for (size_t i = 0; i < n; i++) s->contexts[s->context[i]].n_rows++;
+    for (size_t c = 0; c < nc; c++)
+        if (!(s->contexts[c].rows = malloc(s->contexts[c].n_rows * sizeof(size_t)))) goto oom;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = s->context[i];
+        s->contexts[c].rows[counts[c]++] = i;
+    }
+    free(remap);
+    free(counts);
+    *out = s;
+    return BL_OK;
+oom:
+    st = bl_seterr(err, BL_ENOMEM, "subset: out of memory");
+    free(remap);
+    free(counts);
+    bl_dataset_free(s);
+    return st;
+}

@@ -1,0 +1,98 @@
+/* dataset.h — a data file read through a schema: per row the scale-out, the runtime in seconds and
+ * the context; per property a table of its DISTINCT values with their encoded vectors, and per row
+ * the index of the row's value in that table (so a model reads a row's property vector as
+ * props[p].vectors + props[p].row_value[row] * vec_len, with no re-encoding).
+ *
+ * Contexts: rows with identical values of every essential property that is not a cluster total
+ * (the scale-out and the runtime never count). Contexts and distinct values are numbered in order
+ * of first appearance in the file, so a data set always loads to the same numbering.
+ *
+ * Errors name "FILE:LINE:COLUMN" (header = line 1) for every bad field: a missing number,
+ * non-numeric text, NaN/infinity, a negative or non-integral number or one ≥ 2^39 in a number
+ * property, scale-out ≤ 0, runtime ≤ 0, plus everything the reader and schema parser reject.
+ * Not here: scaling of scale-out features (a model fits bl_minmax on its training rows).
+ */
+#ifndef BL_DATA_DATASET_H
+#define BL_DATA_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bellamy/bellamy.h"
+#include "data/schema.h"
+#include "encode/encode.h"
+
+typedef struct bl_dataset_prop {
+    char        *name;
+    int          essential;      /* 1 essential, 0 optional */
+    bl_prop_kind kind;           /* BL_PROP_NUMBER → binarizer, BL_PROP_TEXT → hasher */
+    int          cluster_total;  /* 1: grows with the scale-out; not part of context identity */
+    size_t       n_values;       /* distinct values */
+    char       **values;         /* [n_values] text of each (numbers in canonical decimal) */
+    double      *vectors;        /* [n_values][vec_len] encoded values */
+    uint32_t    *row_value;      /* [n_rows] index into values/vectors */
+} bl_dataset_prop;
+
+typedef struct bl_context {
+    char   *label;               /* "machine_type=c4.2xlarge; job_args=computer; ..." */
+    size_t  n_rows;
+    size_t *rows;                /* [n_rows] row indices, ascending */
+} bl_context;
+
+typedef struct bl_dataset {
+    char              *name;          /* data file path (or the label of an in-memory source) */
+    uint64_t           data_hash;     /* XXH64, seed 0, of the data file's bytes */
+    bl_encode_settings settings;      /* how vectors were encoded; vec_len = settings.vec_len */
+    size_t             n_rows;
+    double            *scale_out;     /* [n_rows] > 0 */
+    double            *runtime_s;     /* [n_rows] > 0, seconds */
+    uint32_t          *context;       /* [n_rows] index into contexts */
+    size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
+                                         blank lines not counted) */
+    size_t             n_contexts;
+    bl_context        *contexts;      /* [n_contexts] */
+    size_t             n_props;
+    bl_dataset_prop   *props;         /* [n_props] in schema order */
+} bl_dataset;
+
+/* Loads path through the schema file. delim: '\t', ',' or 0 (by extension). settings NULL → defaults. */
+bl_status bl_dataset_load(const char *data_path, const char *schema_path, char delim,
+                          const bl_encode_settings *settings, bl_dataset **out, bl_error *err);
+/* Same with a parsed schema. */
+bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema, char delim,
+                                 const bl_encode_settings *settings, bl_dataset **out, bl_error *err);
+/* Same from memory (delim must be '\t' or ','); name is used in messages and as ds->name. */
+bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
+                              const bl_schema *schema, const bl_encode_settings *settings,
+                              bl_dataset **out, bl_error *err);
+
+/* A new data set of the given rows (indices into ds, in that order; repeats allowed). Distinct-value
+ * tables are copied whole, so value indices agree with ds; contexts are renumbered in order of first
+ * appearance among the chosen rows and keep their labels; src_row, name, data_hash and settings are
+ * kept. An empty subset (n = 0) is allowed. */
+bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, bl_dataset **out,
+                            bl_error *err);
+
+void bl_dataset_free(bl_dataset *ds);
+
+/* Index of the property called name, or -1. */
+long bl_dataset_find_prop(const bl_dataset *ds, const char *name);
+
+/* The encoded vector of property p for row r: [settings.vec_len]. No bounds checks. */
+static inline const double *bl_dataset_vec(const bl_dataset *ds, size_t p, size_t r) {
+    return ds->props[p].vectors + (size_t)ds->props[p].row_value[r] * ds->settings.vec_len;
+}
+
+/* Scale-out features of every row: out [n_rows][BL_SCALEOUT_NFEAT] (unscaled). */
+void bl_dataset_scaleout_features(const bl_dataset *ds, double *out);
+
+/* Encodes one value given as text (e.g. from `--set name=value`) the way property `name` of
+ * `kind` is encoded: out [settings->vec_len]. Numbers: BL_EFORMAT for text, NaN/infinity, negative or
+ * non-integral values, BL_ERANGE for ≥ 2^(vec_len−1); text: BL_EFORMAT for invalid UTF-8. */
+bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value,
+                          const bl_encode_settings *settings, double *out, bl_error *err);
+/* Same for property p of ds. */
+bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *value, double *out,
+                                  bl_error *err);
+
+#endif /* BL_DATA_DATASET_H */

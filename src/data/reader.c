@@ -1,0 +1,348 @@
+/* reader.c — streaming TSV/CSV reader (format and error conventions in reader.h).
+ * Reads fixed-size chunks and assembles one line at a time in a growing buffer, so memory stays at
+ * the longest line, not the file. Not here: interpreting fields. */
+#include "data/reader.h"
+#include "common/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define CHUNK 65536
+
+struct bl_reader {
+    FILE *fp;                       /* file input, or NULL for memory input */
+    const unsigned char *mem;       /* memory input */
+    size_t mem_len, mem_pos;
+    unsigned char *chunk;           /* [CHUNK] file read buffer */
+    size_t chunk_len, chunk_pos;
+    int eof;                        /* no more input bytes */
+    char *name;
+    char delim;
+    char *line;                     /* current line, split in place into fields */
+    size_t line_len, line_cap;
+    size_t line_no;                 /* 1-based number of the current line */
+    size_t ncols;
+    char **colnames;                /* [ncols] owned copies */
+    char **fields;                  /* [ncols] pointers into line */
+    size_t *field_off;              /* [ncols] byte offset of each field in line (after trimming) */
+    size_t rows;
+    XXH64_state_t *hash;
+};
+
+bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *err) {
+    BL_CHECK_ARG(path && out, err, "delimiter: NULL argument");
+    if (delim == '\t' || delim == ',') { *out = delim; return BL_OK; }
+    BL_CHECK_ARG(delim == 0, err, "delimiter must be tab or comma");
+    size_t n = strlen(path);
+    if (n >= 4 && (strcmp(path + n - 4, ".tsv") == 0 || strcmp(path + n - 4, ".TSV") == 0)) { *out = '\t'; return BL_OK; }
+    if (n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0)) { *out = ','; return BL_OK; }
+    return bl_seterr(err, BL_EINVAL, "%s: cannot tell the delimiter from the file name (expected .tsv or "
+                     ".csv); give it explicitly", path);
+}
+
+int bl_utf8_valid(const char *s, size_t n, size_t *bad) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c == 0) goto fail;
+        if (c < 0x80) { i++; continue; }
+        size_t k;
+        unsigned cp, min;
+        if (c >= 0xC2 && c <= 0xDF)      { k = 1; cp = c & 0x1F; min = 0x80; }
+        else if (c >= 0xE0 && c <= 0xEF) { k = 2; cp = c & 0x0F; min = 0x800; }
+        else if (c >= 0xF0 && c <= 0xF4) { k = 3; cp = c & 0x07; min = 0x10000; }
+        else goto fail;
+        if (n - i <= k) goto fail;
+        for (size_t j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xC0) != 0x80) goto fail;
+            cp = (cp << 6) | (p[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) goto fail;
+        i += k + 1;
+    }
+    return 1;
+fail:
+    if (bad) *bad = i;
+    return 0;
+}
+
+size_t bl_utf8_chars(const char *s, size_t n) {
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80) c++;
+    return c;
+}
+
+/* Fills the chunk buffer; returns bytes available (0 at end of input). */
+static bl_status refill(bl_reader *r, bl_error *err) {
+    if (r->chunk_pos < r->chunk_len || r->eof) return BL_OK;
+    if (r->fp) {
+        size_t got = fread(r->chunk, 1, CHUNK, r->fp);
+        if (got < CHUNK) {
+            if (ferror(r->fp)) return bl_seterr(err, BL_EIO, "%s: read error: %s", r->name, strerror(errno));
+            if (got == 0) r->eof = 1;
+        }
+        r->chunk_len = got;
+        r->chunk_pos = 0;
+        if (got) XXH64_update(r->hash, r->chunk, got);
+    } else {
+        size_t got = r->mem_len - r->mem_pos;
+        if (got > CHUNK) got = CHUNK;
+        if (got == 0) { r->eof = 1; return BL_OK; }
+        /* Memory input is read in place: point the chunk window at it. */
+        r->chunk_len = got;
+        r->chunk_pos = 0;
+        XXH64_update(r->hash, r->mem + r->mem_pos, got);
+    }
+    return BL_OK;
+}
+
+static const unsigned char *chunk_data(const bl_reader *r) {
+    return r->fp ? r->chunk : r->mem + r->mem_pos;
+}
+
+static void chunk_consume(bl_reader *r, size_t n) {
+    r->chunk_pos += n;
+    if (!r->fp && r->chunk_pos == r->chunk_len) {
+        r->mem_pos += r->chunk_len;
+        r->chunk_len = r->chunk_pos = 0;
+    }
+}
+
+static bl_status line_append(bl_reader *r, const unsigned char *src, size_t n, bl_error *err) {
+    size_t need;
+    if (bl_add_size(r->line_len, n + 1, &need)) return bl_seterr(err, BL_ENOMEM, "%s: line too long", r->name);
+    if (need > r->line_cap) {
+        size_t cap = r->line_cap ? r->line_cap : 256;
+        while (cap < need) {
+            if (cap > SIZE_MAX / 2) { cap = need; break; }
+            cap *= 2;
+        }
+        char *p = realloc(r->line, cap);
+        if (!p) return bl_seterr(err, BL_ENOMEM, "%s:%zu: out of memory for a %zu-byte line", r->name,
+                                 r->line_no + 1, need);
+        r->line = p;
+        r->line_cap = cap;
+    }
+    memcpy(r->line + r->line_len, src, n);
+    r->line_len += n;
+    r->line[r->line_len] = '\0';
+    return BL_OK;
+}
+
+/* Reads the next line (without its LF/CRLF) into r->line. *got = 0 at end of input. */
+static bl_status read_line(bl_reader *r, int *got, bl_error *err) {
+    r->line_len = 0;
+    *got = 0;
+    int any = 0;
+    for (;;) {
+        bl_status st = refill(r, err);
+        if (st != BL_OK) return st;
+        if (r->chunk_pos >= r->chunk_len) break;   /* end of input */
+        any = 1;
+        const unsigned char *d = chunk_data(r) + r->chunk_pos;
+        size_t avail = r->chunk_len - r->chunk_pos;
+        const unsigned char *nl = memchr(d, '\n', avail);
+        size_t take = nl ? (size_t)(nl - d) : avail;
+        st = line_append(r, d, take, err);
+        if (st != BL_OK) return st;
+        chunk_consume(r, nl ? take + 1 : take);
+        if (nl) break;
+    }
+    if (!any) return BL_OK;
+    if (!r->line) {   /* an empty last line still needs a buffer */
+        bl_status st = line_append(r, (const unsigned char *)"", 0, err);
+        if (st != BL_OK) return st;
+    }
+    if (r->line_len && r->line[r->line_len - 1] == '\r') r->line[--r->line_len] = '\0';
+    r->line_no++;
+    *got = 1;
+    return BL_OK;
+}
+
+/* Reads lines until a non-empty one, validating UTF-8. *got = 0 at end of input. */
+static bl_status next_nonempty(bl_reader *r, int *got, bl_error *err) {
+    for (;;) {
+        bl_status st = read_line(r, got, err);
+        if (st != BL_OK || !*got) return st;
+        if (r->line_no == 1 && r->line_len >= 3 && memcmp(r->line, "\xEF\xBB\xBF", 3) == 0) {
+            memmove(r->line, r->line + 3, r->line_len - 2);   /* skip the byte-order mark */
+            r->line_len -= 3;
+        }
+        size_t bad;
+        if (!bl_utf8_valid(r->line, r->line_len, &bad)) {
+            unsigned char b = (unsigned char)r->line[bad];
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: %s (byte 0x%02x)", r->name, r->line_no,
+                             bl_utf8_chars(r->line, bad) + 1,
+                             b == 0 ? "NUL byte in text" : "invalid UTF-8", b);
+        }
+        if (r->line_len > 0) return BL_OK;
+    }
+}
+
+/* Splits r->line at the delimiter into at most max fields; returns the field count found. */
+static size_t split(bl_reader *r, char **fields, size_t *offs, size_t max) {
+    size_t n = 0, start = 0;
+    for (size_t i = 0; i <= r->line_len; i++) {
+        if (i < r->line_len && r->line[i] != r->delim) continue;
+        if (n < max) {
+            size_t a = start, b = i;
+            while (a < b && r->line[a] == ' ') a++;
+            while (b > a && r->line[b - 1] == ' ') b--;
+            r->line[b] = '\0';
+            fields[n] = r->line + a;
+            offs[n] = a;
+        }
+        n++;
+        start = i + 1;
+    }
+    return n;
+}
+
+static size_t count_fields(const bl_reader *r) {
+    size_t n = 1;
+    for (size_t i = 0; i < r->line_len; i++) n += r->line[i] == r->delim;
+    return n;
+}
+
+static bl_status open_common(bl_reader *r, bl_reader **out, bl_error *err) {
+    int got;
+    bl_status st = next_nonempty(r, &got, err);
+    if (st != BL_OK) goto fail;
+    if (!got) {
+        st = bl_seterr(err, BL_EFORMAT, "%s:1:1: empty file (a header line is required)", r->name);
+        goto fail;
+    }
+    r->ncols = count_fields(r);
+    r->colnames = calloc(r->ncols, sizeof *r->colnames);
+    r->fields = calloc(r->ncols, sizeof *r->fields);
+    r->field_off = calloc(r->ncols, sizeof *r->field_off);
+    if (!r->colnames || !r->fields || !r->field_off) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", r->name); goto fail; }
+    split(r, r->fields, r->field_off, r->ncols);
+    for (size_t j = 0; j < r->ncols; j++) {
+        size_t col = bl_utf8_chars(r->line, r->field_off[j]) + 1;
+        if (r->fields[j][0] == '\0') {
+            st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: empty column name (column %zu of the header)",
+                           r->name, r->line_no, col, j + 1);
+            goto fail;
+        }
+        for (size_t k = 0; k < j; k++) {
+            if (strcmp(r->colnames[k], r->fields[j]) == 0) {
+                st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: duplicate column '%.100s' (also column %zu)",
+                               r->name, r->line_no, col, r->fields[j], k + 1);
+                goto fail;
+            }
+        }
+        r->colnames[j] = strdup(r->fields[j]);
+        if (!r->colnames[j]) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", r->name); goto fail; }
+    }
+    *out = r;
+    return BL_OK;
+fail:
+    bl_reader_free(r);
+    return st;
+}
+
+static bl_reader *reader_new(const char *name, char delim) {
+    bl_reader *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->delim = delim;
+    r->name = strdup(name);
+    r->hash = XXH64_createState();
+    if (!r->name || !r->hash) { bl_reader_free(r); return NULL; }
+    XXH64_reset(r->hash, 0);
+    return r;
+}
+
+bl_status bl_reader_open(bl_reader **out, const char *path, char delim, bl_error *err) {
+    BL_CHECK_ARG(out && path, err, "reader: NULL argument");
+    *out = NULL;
+    char d = 0;
+    bl_status st = bl_delim_for_path(path, delim, &d, err);
+    if (st != BL_OK) return st;
+    bl_reader *r = reader_new(path, d);
+    if (!r) return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
+    r->chunk = malloc(CHUNK);
+    if (!r->chunk) { bl_reader_free(r); return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path); }
+    r->fp = fopen(path, "rb");
+    if (!r->fp) {
+        st = bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+        bl_reader_free(r);
+        return st;
+    }
+    return open_common(r, out, err);
+}
+
+bl_status bl_reader_open_mem(bl_reader **out, const char *name, const void *data, size_t len,
+                             char delim, bl_error *err) {
+    BL_CHECK_ARG(out && name && (data || len == 0), err, "reader: NULL argument");
+    *out = NULL;
+    BL_CHECK_ARG(delim == '\t' || delim == ',', err, "reader: delimiter must be tab or comma");
+    bl_reader *r = reader_new(name, delim);
+    if (!r) return bl_seterr(err, BL_ENOMEM, "%s: out of memory", name);
+    r->mem = data;
+    r->mem_len = len;
+    return open_common(r, out, err);
+}
+
+void bl_reader_free(bl_reader *r) {
+    if (!r) return;
+    if (r->fp) fclose(r->fp);
+    if (r->colnames)
+        for (size_t j = 0; j < r->ncols; j++) free(r->colnames[j]);
+    free(r->colnames);
+    free(r->fields);
+    free(r->field_off);
+    free(r->line);
+    free(r->chunk);
+    free(r->name);
+    if (r->hash) XXH64_freeState(r->hash);
+    free(r);
+}
+
+size_t bl_reader_ncols(const bl_reader *r) { return r->ncols; }
+const char *bl_reader_colname(const bl_reader *r, size_t j) { return j < r->ncols ? r->colnames[j] : NULL; }
+const char *bl_reader_name(const bl_reader *r) { return r->name; }
+size_t bl_reader_line(const bl_reader *r) { return r->line_no; }
+size_t bl_reader_rows(const bl_reader *r) { return r->rows; }
+uint64_t bl_reader_hash(const bl_reader *r) { return XXH64_digest(r->hash); }
+
+long bl_reader_find(const bl_reader *r, const char *name) {
+    for (size_t j = 0; j < r->ncols; j++)
+        if (strcmp(r->colnames[j], name) == 0) return (long)j;
+    return -1;
+}
+
+size_t bl_reader_field_col(const bl_reader *r, size_t j) {
+    if (j >= r->ncols || !r->line) return 1;
+    return bl_utf8_chars(r->line, r->field_off[j]) + 1;
+}
+
+bl_status bl_reader_next(bl_reader *r, char ***fields, bl_error *err) {
+    BL_CHECK_ARG(r && fields, err, "reader: NULL argument");
+    *fields = NULL;
+    int got;
+    bl_status st = next_nonempty(r, &got, err);
+    if (st != BL_OK || !got) return st;
+    size_t n = count_fields(r);
+    if (n != r->ncols) {
+        /* Point at the first surplus field, or at the end of a short row. */
+        size_t at = r->line_len;
+        if (n > r->ncols) {
+            size_t seen = 0;
+            for (size_t i = 0; i < r->line_len; i++)
+                if (r->line[i] == r->delim && ++seen == r->ncols) { at = i + 1; break; }
+        }
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: ragged row: %zu field%s, the header has %zu",
+                         r->name, r->line_no, bl_utf8_chars(r->line, at) + 1, n, n == 1 ? "" : "s",
+                         r->ncols);
+    }
+    split(r, r->fields, r->field_off, r->ncols);
+    r->rows++;
+    *fields = r->fields;
+    return BL_OK;
+}

@@ -1,0 +1,717 @@
+/* test_data.c — reader, schema parser, data sets, contexts, synthetic corpus and `bellamy-train
+ * inspect`: the shipped schemas reproduce the property table, C3O row/context counts (skipped when
+ * the data is absent), and every bad input yields an error naming file:line:column. */
+#include "testutil.h"
+
+#include "data/dataset.h"
+#include "data/reader.h"
+#include "data/schema.h"
+#include "data/synth.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <xxhash.h>
+
+/* ---- helpers ------------------------------------------------------------------------------------ */
+
+static const char base_schema[] =
+    "scale_out x\n"
+    "runtime t s\n"
+    "property machine_type essential text column m\n"
+    "property data_size_MB essential number column n\n"
+    "property memory optional number column mem\n"
+    "cluster_totals mem\n";
+static const char base_header[] = "x\tt\tm\tn\tmem\n";
+
+static bl_status load_str(const char *tsv, size_t len, const char *schema, bl_dataset **ds, bl_error *e) {
+    bl_schema *sc;
+    bl_status st = bl_schema_parse("t.schema", schema, strlen(schema), &sc, e);
+    if (st != BL_OK) return st;
+    st = bl_dataset_load_mem("bad.tsv", tsv, len, '\t', sc, NULL, ds, e);
+    bl_schema_free(sc);
+    return st;
+}
+
+/* Loading tsv through the base schema must fail with a message that starts with prefix and contains what. */
+static void expect_data_error(const char *tsv, size_t len, const char *prefix, const char *what) {
+    bl_dataset *ds = NULL;
+    bl_error e;
+    bl_status st = load_str(tsv, len, base_schema, &ds, &e);
+    ck_assert_msg(st != BL_OK, "expected failure for %s", what);
+    ck_assert_ptr_null(ds);
+    ck_assert_msg(strncmp(e.message, prefix, strlen(prefix)) == 0, "message '%s' should start with '%s'",
+                  e.message, prefix);
+    ck_assert_msg(strstr(e.message, what) != NULL, "message '%s' should contain '%s'", e.message, what);
+}
+
+static void expect_row_error(const char *row, const char *prefix, const char *what) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s2\t10\tc4\t5\t16\n%s\n", base_header, row);
+    expect_data_error(buf, strlen(buf), prefix, what);
+}
+
+static void expect_schema_error(const char *schema, const char *prefix, const char *what) {
+    bl_schema *sc = NULL;
+    bl_error e;
+    bl_status st = bl_schema_parse("t.schema", schema, strlen(schema), &sc, &e);
+    ck_assert_msg(st != BL_OK, "expected schema failure for %s", what);
+    ck_assert_ptr_null(sc);
+    ck_assert_msg(strncmp(e.message, prefix, strlen(prefix)) == 0, "message '%s' should start with '%s'",
+                  e.message, prefix);
+    ck_assert_msg(strstr(e.message, what) != NULL, "message '%s' should contain '%s'", e.message, what);
+}
+
+static const char *value_of(const bl_dataset *ds, const char *prop, size_t row) {
+    long p = bl_dataset_find_prop(ds, prop);
+    ck_assert_msg(p >= 0, "no property %s", prop);
+    return ds->props[p].values[ds->props[p].row_value[row]];
+}
+
+/* ---- reader and loader basics --------------------------------------------------------------------- */
+
+START_TEST(test_load_basic) {
+    const char tsv[] = "\xEF\xBB\xBFx\tt\tm\tn\tmem\r\n2\t10\tc4\t5\t16\r\n\r\n4\t6.5\tr4\t5.0\t32\n2\t11\tc4\t7\t16";
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_int_eq(load_str(tsv, sizeof tsv - 1, base_schema, &ds, &e), BL_OK);
+    ck_assert_uint_eq(ds->n_rows, 3);
+    ck_assert_uint_eq(ds->n_contexts, 3);
+    ck_assert_double_eq_tol(ds->runtime_s[1], 6.5, 1e-12);
+    ck_assert_double_eq_tol(ds->scale_out[1], 4, 1e-12);
+    ck_assert_uint_eq(ds->src_row[2], 2);                  /* blank lines are not data rows */
+    ck_assert_str_eq(value_of(ds, "data_size_MB", 1), "5"); /* "5.0" → canonical "5" */
+    ck_assert_uint_eq(ds->props[1].n_values, 2);
+    ck_assert_uint_eq(ds->props[1].row_value[0], ds->props[1].row_value[1]);
+    ck_assert(ds->props[2].cluster_total);
+    ck_assert(!ds->props[0].cluster_total);
+    ck_assert_str_eq(ds->contexts[0].label, "machine_type=c4; data_size_MB=5");
+    ck_assert_uint_eq(ds->data_hash, XXH64(tsv, sizeof tsv - 1, 0));
+    /* Vectors: prefix 1 for numbers, 0 for text. */
+    ck_assert(bl_dataset_vec(ds, 1, 0)[0] == 1.0);
+    ck_assert(bl_dataset_vec(ds, 1, 0)[39] == 1.0 && bl_dataset_vec(ds, 1, 0)[37] == 1.0);
+    ck_assert(bl_dataset_vec(ds, 0, 0)[0] == 0.0);
+    double f[9];
+    bl_dataset_scaleout_features(ds, f);
+    ck_assert_double_eq_tol(f[3], 0.25, 1e-15);
+    bl_dataset_free(ds);
+    bl_dataset_free(NULL);
+}
+END_TEST
+
+START_TEST(test_csv_and_long_line) {
+    /* Comma-separated with spaces around fields, and a text field far longer than a read chunk. */
+    size_t big = 200000;
+    char *csv = malloc(big + 200);
+    ck_assert_ptr_nonnull(csv);
+    int n = sprintf(csv, "x , t, m ,n,mem\n3, 4 ,");
+    memset(csv + n, 'q', big);
+    sprintf(csv + n + big, ",9,27\n");
+    bl_schema *sc;
+    ck_assert_int_eq(bl_schema_parse("t.schema", base_schema, strlen(base_schema), &sc, NULL), BL_OK);
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_int_eq(bl_dataset_load_mem("a.csv", csv, strlen(csv), ',', sc, NULL, &ds, &e), BL_OK);
+    ck_assert_uint_eq(strlen(value_of(ds, "machine_type", 0)), big);
+    ck_assert_str_eq(value_of(ds, "memory", 0), "27");
+    bl_dataset_free(ds);
+    bl_schema_free(sc);
+    free(csv);
+}
+END_TEST
+
+START_TEST(test_reader_file) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", bl_test_source_path("tests/data/bad_ragged.tsv"));
+    bl_reader *r;
+    bl_error e;
+    ck_assert_int_eq(bl_reader_open(&r, path, 0, &e), BL_OK);
+    ck_assert_uint_eq(bl_reader_ncols(r), 3);
+    ck_assert_str_eq(bl_reader_colname(r, 2), "c");
+    ck_assert_int_eq(bl_reader_find(r, "b"), 1);
+    ck_assert_int_eq(bl_reader_find(r, "z"), -1);
+    char **f;
+    ck_assert_int_eq(bl_reader_next(r, &f, &e), BL_OK);
+    ck_assert_str_eq(f[2], "3");
+    ck_assert_uint_eq(bl_reader_field_col(r, 2), 5);
+    ck_assert_int_eq(bl_reader_next(r, &f, &e), BL_EFORMAT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:3:4: ragged row: 2 fields, the header has 3", path);
+    ck_assert_str_eq(e.message, want);
+    bl_reader_free(r);
+    /* Delimiter by extension, and failures to open. */
+    char d;
+    ck_assert_int_eq(bl_delim_for_path("a.csv", 0, &d, NULL), BL_OK);
+    ck_assert_int_eq(d, ',');
+    ck_assert_int_eq(bl_delim_for_path("a.tsv", 0, &d, NULL), BL_OK);
+    ck_assert_int_eq(d, '\t');
+    ck_assert_int_eq(bl_delim_for_path("a.txt", 0, &d, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_delim_for_path("a.txt", ',', &d, NULL), BL_OK);
+    ck_assert_int_eq(bl_reader_open(&r, "/nonexistent/x.tsv", 0, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, "/nonexistent/x.tsv"));
+    ck_assert_ptr_null(r);
+}
+END_TEST
+
+/* ---- every bad input ------------------------------------------------------------------------------- */
+
+START_TEST(test_bad_files) {
+    expect_data_error("", 0, "bad.tsv:1:1: ", "empty file");
+    expect_data_error("\n\n", 2, "bad.tsv:1:1: ", "empty file");
+    expect_data_error(base_header, strlen(base_header), "bad.tsv:2:1: ", "no data rows");
+    const char dup[] = "x\tt\tm\tn\tx\n2\t3\tc\t4\t5\n";
+    expect_data_error(dup, strlen(dup), "bad.tsv:1:9: ", "duplicate column 'x'");
+    const char empty_name[] = "x\tt\t\tn\tmem\n2\t3\tc\t4\t5\n";
+    expect_data_error(empty_name, strlen(empty_name), "bad.tsv:1:5: ", "empty column name");
+    const char missing[] = "x\tt\tm\tn\n2\t3\tc\t4\n";
+    expect_data_error(missing, strlen(missing), "bad.tsv:1:1: ", "missing column 'mem' (named in t.schema:6:16)");
+    const char bad_hdr[] = "x\tt\tm\xC3\tn\tmem\n";
+    expect_data_error(bad_hdr, strlen(bad_hdr), "bad.tsv:1:6: ", "invalid UTF-8");
+}
+END_TEST
+
+START_TEST(test_bad_rows) {
+    expect_row_error("2\t3\tc4\t5", "bad.tsv:3:9: ", "ragged row: 4 fields, the header has 5");
+    expect_row_error("2\t3\tc4\t5\t6\t7", "bad.tsv:3:12: ", "ragged row: 6 fields, the header has 5");
+    expect_row_error("2\t3\tc4\tabc\t6", "bad.tsv:3:8: ", "column 'n' (property data_size_MB): 'abc' is not a number");
+    expect_row_error("2\t3\tc4\t\t6", "bad.tsv:3:8: ", "empty value");
+    expect_row_error("2\t3\tc4\t-5\t6", "bad.tsv:3:8: ", "negative");
+    expect_row_error("2\t3\tc4\t0.5\t6", "bad.tsv:3:8: ", "not an integer");
+    expect_row_error("2\t3\tc4\t549755813888\t6", "bad.tsv:3:8: ", "too large");
+    expect_row_error("2\t3\tc4\t5\tnan", "bad.tsv:3:10: ", "NaN or infinity");
+    expect_row_error("0\t3\tc4\t5\t6", "bad.tsv:3:1: ", "column 'x' (scale-out): '0' must be greater than 0");
+    expect_row_error("-2\t3\tc4\t5\t6", "bad.tsv:3:1: ", "greater than 0");
+    expect_row_error("inf\t3\tc4\t5\t6", "bad.tsv:3:1: ", "NaN or infinity");
+    expect_row_error("2\t0\tc4\t5\t6", "bad.tsv:3:3: ", "column 't' (runtime): '0' must be greater than 0");
+    expect_row_error("2\t-1.5\tc4\t5\t6", "bad.tsv:3:3: ", "greater than 0");
+    expect_row_error("2\tNaN\tc4\t5\t6", "bad.tsv:3:3: ", "NaN or infinity");
+    expect_row_error("2\tabc\tc4\t5\t6", "bad.tsv:3:3: ", "not a number");
+    expect_row_error("2\t3\tc\xff" "4\t5\t6", "bad.tsv:3:6: ", "invalid UTF-8");
+    expect_row_error("2\t3\t\xC3\xA9\xED\xA0\x80\t5\t6", "bad.tsv:3:6: ", "invalid UTF-8");  /* é, then a surrogate */
+    expect_row_error("2\t3\t\xC0\xAF\t5\t6", "bad.tsv:3:5: ", "invalid UTF-8");               /* overlong '/' */
+    /* A NUL byte cannot be passed through a C string: give the length. */
+    char nul[64];
+    int n = snprintf(nul, sizeof nul, "%s2\t3\tc", base_header);
+    memcpy(nul + n, "\0" "4\t5\t6\n", 7);
+    expect_data_error(nul, (size_t)n + 7, "bad.tsv:2:6: ", "NUL byte");
+    /* Line numbers count CRLF lines and blank lines as an editor does. */
+    const char crlf[] = "x\tt\tm\tn\tmem\r\n2\t3\tc4\t5\t6\r\n\r\n2\t3\tc4\tx\t6\r\n";
+    expect_data_error(crlf, strlen(crlf), "bad.tsv:4:8: ", "not a number");
+    /* Column counts characters, not bytes. */
+    expect_row_error("2\t3\t\xC3\xA9\xC3\xA9\tzz\t6", "bad.tsv:3:8: ", "not a number");
+}
+END_TEST
+
+START_TEST(test_bad_schemas) {
+    expect_schema_error("scale_out x\nruntime t s\nproperty foo essential text column m\n", "t.schema:3:10: ",
+                        "unknown property 'foo'");
+    expect_schema_error("scale_out x\nruntme t s\n", "t.schema:2:1: ", "unknown directive");
+    expect_schema_error("scale_out x\nruntime t min\n", "t.schema:2:11: ", "s or ms");
+    expect_schema_error("scale_out x\nruntime t\n", "t.schema:2:10: ", "unit");
+    expect_schema_error("scale_out x\nruntime t s\nproperty environment essential text const \"abc\n",
+                        "t.schema:3:43: ", "unterminated quote");
+    expect_schema_error("runtime t s\nproperty machine_type essential text column m\n", "t.schema:", "no scale_out");
+    expect_schema_error("scale_out x\nproperty machine_type essential text column m\n", "t.schema:", "no runtime");
+    expect_schema_error("scale_out x\nruntime t s\nproperty job_type optional text const a\n", "t.schema:",
+                        "no essential property");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential numbr column s\n", "t.schema:3:26: ",
+                        "expected number or text");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots maybe number column s\n", "t.schema:3:16: ",
+                        "essential or optional");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential text per_machine 4\n", "t.schema:3:31: ",
+                        "per_machine needs a number");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number const 4.5\n", "t.schema:3:39: ",
+                        "not an integer");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number const abc\n", "t.schema:3:39: ",
+                        "not a number");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number colum s\n", "t.schema:3:33: ",
+                        "unknown source");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number column\n", "t.schema:3:",
+                        "no column named");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number column a b\n", "t.schema:3:42: ",
+                        "extra token");
+    expect_schema_error("scale_out x\nruntime t s\nproperty job_args essential text template \"<k 1\"\n",
+                        "t.schema:3:43: ", "without a closing");
+    expect_schema_error("scale_out x\nruntime t s\nproperty slots essential number column s\n"
+                        "property slots optional number column s\n", "t.schema:4:10: ", "declared twice");
+    expect_schema_error("scale_out x\nscale_out y\n", "t.schema:2:1: ", "scale_out given twice");
+    expect_schema_error("scale_out x\nbellamy-schema 1\n", "t.schema:2:1: ", "first line");
+    expect_schema_error("scale_out x\n# caf\xC3\n", "t.schema:2:6: ", "invalid UTF-8");
+    bl_schema *sc;
+    bl_error e;
+    ck_assert_int_eq(bl_schema_parse("t.schema", "bellamy-schema 2\n", 17, &sc, &e), BL_EVERSION);
+    ck_assert_int_eq(bl_schema_load("/nonexistent.schema", &sc, &e), BL_EIO);
+    /* A missing column is reported against the data file, naming the schema's line. */
+    bl_dataset *ds;
+    char tsv[128];
+    snprintf(tsv, sizeof tsv, "%s2\t3\tc\t4\t5\n", base_header);
+    ck_assert_int_eq(load_str(tsv, strlen(tsv), "scale_out x\nruntime t s\n"
+                              "property machine_type essential text join m zz\n", &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.tsv:1:1: missing column 'zz' (named in t.schema:3:45)");
+}
+END_TEST
+
+START_TEST(test_schema_syntax) {
+    /* Comments, quotes with escapes, tabs, CRLF, x_ extensions, templates and per_machine. */
+    const char *schema =
+        "# a comment\r\n"
+        "bellamy-schema 1   # version\r\n"
+        "scale_out\tx\r\n"
+        "runtime t ms\r\n"
+        "property environment essential text const \"say \\\"hi\\\" \\\\ # not a comment\"\r\n"
+        "property x_custom essential text template \"<m>-<n> v<m>\"\r\n"
+        "property slots optional number per_machine 8\r\n"
+        "property data_size_MB optional number const 7\r\n";
+    bl_dataset *ds;
+    bl_error e;
+    const char tsv[] = "x\tt\tm\tn\n3\t1500\tab\tcd\n";
+    ck_assert_int_eq(load_str(tsv, strlen(tsv), schema, &ds, &e), BL_OK);
+    ck_assert_str_eq(value_of(ds, "environment", 0), "say \"hi\" \\ # not a comment");
+    ck_assert_str_eq(value_of(ds, "x_custom", 0), "ab-cd vab");
+    ck_assert_str_eq(value_of(ds, "slots", 0), "24");
+    ck_assert_str_eq(value_of(ds, "data_size_MB", 0), "7");
+    ck_assert_double_eq_tol(ds->runtime_s[0], 1.5, 1e-12);
+    ck_assert(ds->props[2].cluster_total);
+    bl_dataset_free(ds);
+    /* per_machine × a fractional scale-out that gives no integer is an error at the row. */
+    const char frac[] = "x\tt\tm\tn\n2.5\t1500\tab\tcd\n2.3\t1\tab\tcd\n";
+    ck_assert_int_eq(load_str(frac, strlen(frac), schema, &ds, &e), BL_EFORMAT);
+    ck_assert_msg(strncmp(e.message, "bad.tsv:3:1: ", 13) == 0, "%s", e.message);
+}
+END_TEST
+
+/* ---- shipped schemas ---------------------------------------------------------------------------------- */
+
+typedef struct alg_case {
+    const char *alg, *header, *row;
+    const char *job_args, *data_characteristics, *machine, *size, *memory, *slots;
+    size_t rows, contexts;
+} alg_case;
+
+static const alg_case c3o_cases[] = {
+    { "grep", "instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\tline_length\tlines\tp_occurrence\tgross_runtime",
+      "2\tc4.2xlarge\t16\t30000\t15150\t100\t150000000\t0.5\t150", "computer", "100 150000000 0.5", "c4.2xlarge",
+      "15150", "30000", "16", 810, 27 },
+    { "kmeans", "instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\tfeatures\tobservations\tk\tgross_runtime",
+      "2\tm4.2xlarge\t16\t64000\t16000\t5\t150000000\t3\t1126", "3 0.001", "5 150000000", "m4.2xlarge", "16000",
+      "64000", "16", 900, 30 },
+    { "pagerank", "instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\tpages\tlinks\tconvergence_criterion\tgross_runtime",
+      "2\tm4.2xlarge\t16\t64000\t284\t2000000\t20000000\t0.001\t382", "0.001", "2000000 20000000", "m4.2xlarge",
+      "284", "64000", "16", 1410, 47 },
+    { "sgd", "instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\tfeatures\tobservations\titerations\tgross_runtime",
+      "2\tr4.2xlarge\t16\t122000\t9730\t5\t100000000\t1\t214", "1", "5 100000000", "r4.2xlarge", "9730", "122000",
+      "16", 900, 30 },
+    { "sort", "instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\tline_length\tlines\tgross_runtime",
+      "2\tc4.2xlarge\t16\t30000\t9530\t1000\t10000000\t340", "", "1000 10000000", "c4.2xlarge", "9530", "30000",
+      "16", 630, 21 },
+};
+
+/* The property list of datasets/README.md: order, essential/optional, number/text, cluster totals. */
+static void check_prop_list(const bl_dataset *ds) {
+    static const struct { const char *name; int essential; bl_prop_kind kind; int total; } want[] = {
+        { "machine_type", 1, BL_PROP_TEXT, 0 },   { "job_args", 1, BL_PROP_TEXT, 0 },
+        { "data_size_MB", 1, BL_PROP_NUMBER, 0 }, { "data_characteristics", 1, BL_PROP_TEXT, 0 },
+        { "environment", 1, BL_PROP_TEXT, 0 },    { "job_type", 0, BL_PROP_TEXT, 0 },
+        { "memory", 0, BL_PROP_NUMBER, 1 },       { "slots", 0, BL_PROP_NUMBER, 1 },
+    };
+    ck_assert_uint_eq(ds->n_props, 8);
+    for (size_t p = 0; p < 8; p++) {
+        ck_assert_str_eq(ds->props[p].name, want[p].name);
+        ck_assert_int_eq(ds->props[p].essential, want[p].essential);
+        ck_assert_int_eq(ds->props[p].kind, want[p].kind);
+        ck_assert_int_eq(ds->props[p].cluster_total, want[p].total);
+    }
+}
+
+START_TEST(test_c3o_schemas_table) {
+    for (size_t i = 0; i < sizeof c3o_cases / sizeof c3o_cases[0]; i++) {
+        const alg_case *c = &c3o_cases[i];
+        char path[64], tsv[512], job_type[32];
+        snprintf(path, sizeof path, "datasets/c3o/%s.schema", c->alg);
+        snprintf(tsv, sizeof tsv, "%s\n%s\n", c->header, c->row);
+        snprintf(job_type, sizeof job_type, "%s-spark", c->alg);
+        bl_schema *sc;
+        bl_error e;
+        ck_assert_msg(bl_schema_load(bl_test_source_path(path), &sc, &e) == BL_OK, "%s", e.message);
+        bl_dataset *ds;
+        ck_assert_msg(bl_dataset_load_mem(c->alg, tsv, strlen(tsv), '\t', sc, NULL, &ds, &e) == BL_OK, "%s", e.message);
+        check_prop_list(ds);
+        ck_assert_str_eq(value_of(ds, "machine_type", 0), c->machine);
+        ck_assert_str_eq(value_of(ds, "job_args", 0), c->job_args);
+        ck_assert_str_eq(value_of(ds, "data_size_MB", 0), c->size);
+        ck_assert_str_eq(value_of(ds, "data_characteristics", 0), c->data_characteristics);
+        ck_assert_str_eq(value_of(ds, "environment", 0), "public cloud aws emr");
+        ck_assert_str_eq(value_of(ds, "job_type", 0), job_type);
+        ck_assert_str_eq(value_of(ds, "memory", 0), c->memory);
+        ck_assert_str_eq(value_of(ds, "slots", 0), c->slots);
+        bl_dataset_free(ds);
+        bl_schema_free(sc);
+    }
+}
+END_TEST
+
+START_TEST(test_bell_schemas) {
+    static const struct { const char *alg, *size, *args; } bell[] = {
+        { "grep", "250000", "berlin" }, { "pagerank", "3400", "5" }, { "sgd", "10000", "100 1.0" },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char path[64], job_type[32];
+        snprintf(path, sizeof path, "datasets/bell/%s.schema", bell[i].alg);
+        snprintf(job_type, sizeof job_type, "%s-spark", bell[i].alg);
+        bl_schema *sc;
+        bl_error e;
+        ck_assert_msg(bl_schema_load(bl_test_source_path(path), &sc, &e) == BL_OK, "%s", e.message);
+        const char csv[] = "Nodes,Runtime\n2,1500\n12,900\n";
+        bl_dataset *ds;
+        ck_assert_msg(bl_dataset_load_mem("bell.csv", csv, strlen(csv), ',', sc, NULL, &ds, &e) == BL_OK, "%s", e.message);
+        check_prop_list(ds);
+        ck_assert_uint_eq(ds->n_contexts, 1);
+        ck_assert_double_eq_tol(ds->runtime_s[0], 1.5, 1e-12);
+        ck_assert_str_eq(value_of(ds, "machine_type", 0), "wallynode");
+        ck_assert_str_eq(value_of(ds, "job_args", 0), bell[i].args);
+        ck_assert_str_eq(value_of(ds, "data_size_MB", 0), bell[i].size);
+        ck_assert_str_eq(value_of(ds, "data_characteristics", 0), "");
+        ck_assert_str_eq(value_of(ds, "environment", 0), "private cluster yarn");
+        ck_assert_str_eq(value_of(ds, "job_type", 0), job_type);
+        ck_assert_str_eq(value_of(ds, "slots", 0), "8");
+        ck_assert_str_eq(value_of(ds, "memory", 1), "192000");
+        /* data_characteristics is empty → its vector is all zero. */
+        const double *v = bl_dataset_vec(ds, 3, 0);
+        for (int k = 0; k < 40; k++) ck_assert(v[k] == 0.0);
+        bl_dataset_free(ds);
+        bl_schema_free(sc);
+    }
+    /* The CRLF fixture with a blank line and a padded field, read from a file by extension. */
+    bl_dataset *ds;
+    bl_error e;
+    char data[4096];
+    snprintf(data, sizeof data, "%s", bl_test_source_path("tests/data/data_bell_grep.csv"));
+    char schema[4096];
+    snprintf(schema, sizeof schema, "%s", bl_test_source_path("datasets/bell/grep.schema"));
+    ck_assert_msg(bl_dataset_load(data, schema, 0, NULL, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(ds->n_rows, 3);
+    ck_assert_double_eq_tol(ds->runtime_s[1], 118.0, 1e-12);
+    ck_assert_double_eq_tol(ds->runtime_s[2], 65.0, 1e-12);
+    ck_assert_str_eq(value_of(ds, "slots", 2), "32");
+    ck_assert_str_eq(value_of(ds, "memory", 0), "64000");
+    ck_assert_uint_eq(ds->n_contexts, 1);
+    ck_assert_uint_eq(ds->contexts[0].n_rows, 3);
+    FILE *f = fopen(data, "rb");
+    ck_assert_ptr_nonnull(f);
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ck_assert_uint_eq(ds->data_hash, XXH64(buf, n, 0));
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(test_c3o_counts) {
+    const char *dir = bl_test_c3o_dir();
+    if (!dir) {
+        fprintf(stderr, "note: C3O data absent, C3O count test skipped\n");
+        return;
+    }
+    for (size_t i = 0; i < sizeof c3o_cases / sizeof c3o_cases[0]; i++) {
+        const alg_case *c = &c3o_cases[i];
+        char data[4096], schema[4096];
+        snprintf(data, sizeof data, "%s/%s.tsv", dir, c->alg);
+        snprintf(schema, sizeof schema, "datasets/c3o/%s.schema", c->alg);
+        snprintf(schema, sizeof schema, "%s", bl_test_source_path(schema));
+        bl_dataset *ds;
+        bl_error e;
+        ck_assert_msg(bl_dataset_load(data, schema, 0, NULL, &ds, &e) == BL_OK, "%s", e.message);
+        ck_assert_uint_eq(ds->n_rows, c->rows);
+        ck_assert_uint_eq(ds->n_contexts, c->contexts);
+        check_prop_list(ds);
+        size_t total = 0;
+        for (size_t k = 0; k < ds->n_contexts; k++) {
+            ck_assert_uint_eq(ds->contexts[k].n_rows, 30);   /* 6 scale-outs × 5 runs */
+            for (size_t j = 0; j < 30; j++) ck_assert_uint_eq(ds->context[ds->contexts[k].rows[j]], k);
+            total += ds->contexts[k].n_rows;
+        }
+        ck_assert_uint_eq(total, c->rows);
+        for (size_t r = 0; r < ds->n_rows; r++) ck_assert_uint_eq(ds->src_row[r], r);
+        ck_assert_str_eq(value_of(ds, "job_args", 0), c->job_args);
+        bl_dataset_free(ds);
+    }
+}
+END_TEST
+
+/* ---- subsets, value encoding, synthetic corpus -------------------------------------------------------- */
+
+static bl_dataset *synth_ds(bl_synth_corpus **corpus_out) {
+    bl_synth_config cfg;
+    bl_synth_config_default(&cfg);
+    bl_synth_corpus *c;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c, NULL), BL_OK);
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_msg(bl_synth_dataset(c, NULL, &ds, &e) == BL_OK, "%s", e.message);
+    if (corpus_out) *corpus_out = c;
+    else bl_synth_free(c);
+    return ds;
+}
+
+START_TEST(test_synth) {
+    bl_synth_corpus *c;
+    bl_dataset *ds = synth_ds(&c);
+    ck_assert_uint_eq(c->n_rows, 12 * 6 * 3);
+    ck_assert_uint_eq(ds->n_rows, c->n_rows);
+    ck_assert_uint_eq(ds->n_contexts, 12);
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        ck_assert_uint_eq(ds->context[r], c->context[r]);
+        ck_assert_double_eq_tol(ds->runtime_s[r], c->runtime_s[r], 1e-9);
+        ck_assert(c->runtime_s[r] > 0);
+        /* Ground truth is Ernest's form with the context's θ. */
+        const bl_synth_context *k = &c->contexts[c->context[r]];
+        double x = c->scale_out[r], gb = (double)k->data_size_mb / 1000.0;
+        ck_assert_double_eq_tol(c->truth_s[r], k->theta[0] + k->theta[1] * gb / x + k->theta[2] * log(x) + k->theta[3] * x,
+                                1e-9);
+        ck_assert(fabs(c->runtime_s[r] / c->truth_s[r] - 1.0) < 0.2);
+    }
+    for (size_t k = 0; k < 12; k++) ck_assert_uint_eq(ds->contexts[k].n_rows, 18);
+    ck_assert_str_eq(value_of(ds, "machine_type", 0), c->contexts[0].machine_type);
+    char want[32];
+    snprintf(want, sizeof want, "%.0f", (double)c->contexts[0].slots_per_machine * c->scale_out[0]);
+    ck_assert_str_eq(value_of(ds, "slots", 0), want);
+    long slots = bl_dataset_find_prop(ds, "slots");
+    ck_assert(slots >= 0 && ds->props[slots].cluster_total);
+    /* Same seed → same corpus; another seed → another; zero noise → the truth (ms resolution). */
+    bl_synth_config cfg;
+    bl_synth_config_default(&cfg);
+    bl_synth_corpus *c2;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c2, NULL), BL_OK);
+    ck_assert_mem_eq(c->runtime_s, c2->runtime_s, c->n_rows * sizeof(double));
+    bl_synth_free(c2);
+    cfg.seed = 2;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c2, NULL), BL_OK);
+    ck_assert(memcmp(c->runtime_s, c2->runtime_s, c->n_rows * sizeof(double)) != 0);
+    bl_synth_free(c2);
+    cfg.noise = 0;
+    cfg.n_contexts = 60;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c2, NULL), BL_OK);
+    for (size_t r = 0; r < c2->n_rows; r++) ck_assert_double_eq_tol(c2->runtime_s[r], c2->truth_s[r], 5e-4);
+    bl_dataset *ds60;
+    ck_assert_int_eq(bl_synth_dataset(c2, NULL, &ds60, NULL), BL_OK);
+    ck_assert_uint_eq(ds60->n_contexts, 60);   /* every grid cell is its own context */
+    bl_dataset_free(ds60);
+    bl_synth_free(c2);
+    bl_error e;
+    cfg.n_contexts = 61;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c2, &e), BL_EINVAL);
+    /* Written to files, it loads to the same data set (same bytes, same hash). */
+    ck_assert_int_eq(bl_synth_write(c, bl_test_tmpdir(), "synth", &e), BL_OK);
+    char data[4096], schema[4096];
+    snprintf(data, sizeof data, "%s/synth.tsv", bl_test_tmpdir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", bl_test_tmpdir());
+    bl_dataset *fds;
+    ck_assert_msg(bl_dataset_load(data, schema, 0, NULL, &fds, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(fds->n_rows, ds->n_rows);
+    ck_assert_uint_eq(fds->n_contexts, ds->n_contexts);
+    ck_assert_uint_eq(fds->data_hash, ds->data_hash);
+    bl_dataset_free(fds);
+    bl_dataset_free(ds);
+    bl_synth_free(c);
+}
+END_TEST
+
+START_TEST(test_subset) {
+    bl_dataset *ds = synth_ds(NULL);
+    const bl_context *a = &ds->contexts[3], *b = &ds->contexts[1];
+    size_t rows[64], n = 0;
+    for (size_t i = 0; i < a->n_rows; i++) rows[n++] = a->rows[i];
+    for (size_t i = 0; i < 4; i++) rows[n++] = b->rows[i];
+    bl_dataset *s;
+    bl_error e;
+    ck_assert_int_eq(bl_dataset_subset(ds, rows, n, &s, &e), BL_OK);
+    ck_assert_uint_eq(s->n_rows, n);
+    ck_assert_uint_eq(s->n_contexts, 2);
+    ck_assert_str_eq(s->contexts[0].label, a->label);
+    ck_assert_str_eq(s->contexts[1].label, b->label);
+    ck_assert_uint_eq(s->contexts[0].n_rows, a->n_rows);
+    ck_assert_uint_eq(s->contexts[1].n_rows, 4);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(s->src_row[i], ds->src_row[rows[i]]);
+        ck_assert(s->runtime_s[i] == ds->runtime_s[rows[i]]);
+        for (size_t p = 0; p < ds->n_props; p++) {
+            ck_assert_uint_eq(s->props[p].row_value[i], ds->props[p].row_value[rows[i]]);
+            ck_assert_mem_eq(bl_dataset_vec(s, p, i), bl_dataset_vec(ds, p, rows[i]), 40 * sizeof(double));
+        }
+    }
+    bl_dataset_free(s);
+    size_t bad = ds->n_rows;
+    ck_assert_int_eq(bl_dataset_subset(ds, &bad, 1, &s, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_dataset_subset(ds, NULL, 0, &s, &e), BL_OK);   /* empty is allowed */
+    ck_assert_uint_eq(s->n_rows, 0);
+    ck_assert_uint_eq(s->n_contexts, 0);
+    bl_dataset_free(s);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(test_encode_value) {
+    bl_dataset *ds = synth_ds(NULL);
+    long size = bl_dataset_find_prop(ds, "data_size_MB"), mt = bl_dataset_find_prop(ds, "machine_type");
+    ck_assert(size >= 0 && mt >= 0);
+    ck_assert_int_eq(bl_dataset_find_prop(ds, "nope"), -1);
+    double v[40];
+    bl_error e;
+    /* An existing value encodes exactly as the table holds it. */
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)size, value_of(ds, "data_size_MB", 0), v, &e), BL_OK);
+    ck_assert_mem_eq(v, bl_dataset_vec(ds, (size_t)size, 0), sizeof v);
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)mt, value_of(ds, "machine_type", 0), v, &e), BL_OK);
+    ck_assert_mem_eq(v, bl_dataset_vec(ds, (size_t)mt, 0), sizeof v);
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)size, "large", v, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "property 'data_size_MB' is a number: 'large' is not a number");
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)size, "0.5", v, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "not an integer"));
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)size, "549755813888", v, &e), BL_ERANGE);
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)size, "-3", v, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_dataset_encode_value(ds, (size_t)mt, "bad \xff", v, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "machine_type"));
+    ck_assert_int_eq(bl_dataset_encode_value(ds, 99, "x", v, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_encode_value("slots", BL_PROP_NUMBER, "12", &ds->settings, v, &e), BL_OK);
+    ck_assert(v[0] == 1.0 && v[39] == 0.0 && v[38] == 0.0 && v[37] == 1.0 && v[36] == 1.0);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* ---- the bellamy-train program ------------------------------------------------------------------------ */
+
+/* Runs bellamy-train with args (shell words); returns the exit status, output in *out and *err (static buffers). */
+static int run_cli(const char *args, char **out, char **err) {
+    static char obuf[65536], ebuf[65536];
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    char cmd[32768], opath[4096], epath[4096];
+    snprintf(opath, sizeof opath, "%s/cli.out", bl_test_tmpdir());
+    snprintf(epath, sizeof epath, "%s/cli.err", bl_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "'%s/bellamy-train' %s >'%s' 2>'%s'", root ? root : ".", args, opath, epath);
+    int st = system(cmd);
+    ck_assert_msg(st != -1 && WIFEXITED(st), "could not run %s", cmd);
+    FILE *f = fopen(opath, "rb");
+    size_t n = f ? fread(obuf, 1, sizeof obuf - 1, f) : 0;
+    obuf[n] = '\0';
+    if (f) fclose(f);
+    f = fopen(epath, "rb");
+    n = f ? fread(ebuf, 1, sizeof ebuf - 1, f) : 0;
+    ebuf[n] = '\0';
+    if (f) fclose(f);
+    *out = obuf;
+    *err = ebuf;
+    return WEXITSTATUS(st);
+}
+
+START_TEST(test_cli) {
+    char *out, *err, args[16384];
+    ck_assert_int_eq(run_cli("--help", &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "inspect"));
+    ck_assert_int_eq(run_cli("--version", &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "bellamy-train 0."));
+    ck_assert_int_eq(run_cli("", &out, &err), 2);
+    ck_assert_int_eq(run_cli("frobnicate", &out, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unknown command 'frobnicate'"));
+    ck_assert_int_eq(run_cli("inspect --help", &out, &err), 0);
+    const char *opts[] = { "--data FILE", "--schema FILE", "--row K", "--delimiter tab|comma", "default: by extension",
+                           "(required)" };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        ck_assert_msg(strstr(out, opts[i]) != NULL, "--help lacks '%s':\n%s", opts[i], out);
+    ck_assert_int_eq(run_cli("inspect --data x.tsv", &out, &err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--schema is required"));
+    ck_assert_int_eq(run_cli("inspect --bogus", &out, &err), 2);
+    ck_assert_int_eq(run_cli("inspect --data a --schema b --delimiter semicolon", &out, &err), 2);
+    ck_assert_int_eq(run_cli("inspect --data a --schema b --row -1", &out, &err), 2);
+
+    /* A synthetic corpus on disk. */
+    bl_synth_config cfg;
+    bl_synth_config_default(&cfg);
+    bl_synth_corpus *c;
+    ck_assert_int_eq(bl_synth_generate(&cfg, &c, NULL), BL_OK);
+    ck_assert_int_eq(bl_synth_write(c, bl_test_tmpdir(), "cli", NULL), BL_OK);
+    bl_synth_free(c);
+    const char *t = bl_test_tmpdir();
+    snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema'", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "rows: 216\n"));
+    ck_assert_ptr_nonnull(strstr(out, "contexts: 12\n"));
+    ck_assert_ptr_nonnull(strstr(out, "property machine_type: essential text"));
+    ck_assert_ptr_nonnull(strstr(out, "property data_size_MB: essential number"));
+    ck_assert_ptr_nonnull(strstr(out, "property slots: optional number cluster-total"));
+    ck_assert_str_eq(err, "");
+
+    snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema' --row 5 --delimiter tab", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "scale-out features [1/x, ln x, x]: 0.25 1.38629 4\n"));   /* row 5: x = 4 */
+    char *line = strstr(out, "\ndata_size_MB = \"");
+    ck_assert_ptr_nonnull(line);
+    line = strstr(line, "\": ") + 3;
+    size_t words = 0;
+    for (char *p = line; *p && *p != '\n'; p++)
+        if (*p != ' ' && (p == line || p[-1] == ' ')) words++;
+    ck_assert_uint_eq(words, 40);
+    ck_assert(line[0] == '1');   /* number prefix */
+
+    snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema' --row 216", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "--row 216"));
+    snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema' --delimiter comma", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "missing column"));
+    snprintf(args, sizeof args, "inspect --data '%s/nothere.tsv' --schema '%s/cli.schema'", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "nothere.tsv: cannot open"));
+    ck_assert_str_eq(out, "");
+    /* A bad row: the message names file:line:column on stderr. */
+    char bad[4096];
+    snprintf(bad, sizeof bad, "%s/bad.tsv", t);
+    FILE *f = fopen(bad, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\titerations\tgross_runtime\n"
+          "2\ts1.large\t8\t32000\t2000\t1\t50\n2\ts1.large\t8\t32000\t2000\t1\t-50\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "inspect --data '%s' --schema '%s/cli.schema'", bad, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "bad.tsv:3:27: column 'gross_runtime' (runtime)"));
+}
+END_TEST
+
+START_TEST(test_cli_c3o) {
+    const char *dir = bl_test_c3o_dir();
+    if (!dir) {
+        fprintf(stderr, "note: C3O data absent, inspect on C3O skipped\n");
+        return;
+    }
+    char *out, *err, args[16384], schema[4096];
+    snprintf(schema, sizeof schema, "%s", bl_test_source_path("datasets/c3o/pagerank.schema"));
+    snprintf(args, sizeof args, "inspect --data '%s/pagerank.tsv' --schema '%s' --row 0", dir, schema);
+    ck_assert_int_eq(run_cli(args, &out, &err), 0);
+    ck_assert_ptr_nonnull(strstr(out, "rows: 1410\n"));
+    ck_assert_ptr_nonnull(strstr(out, "contexts: 47\n"));
+    ck_assert_ptr_nonnull(strstr(out, "job_args = \"0.001\": 0 "));
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("data");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_load_basic);
+    tcase_add_test(tc, test_csv_and_long_line);
+    tcase_add_test(tc, test_reader_file);
+    tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_bad_rows);
+    tcase_add_test(tc, test_bad_schemas);
+    tcase_add_test(tc, test_schema_syntax);
+    tcase_add_test(tc, test_c3o_schemas_table);
+    tcase_add_test(tc, test_bell_schemas);
+    tcase_add_test(tc, test_c3o_counts);
+    tcase_add_test(tc, test_synth);
+    tcase_add_test(tc, test_subset);
+    tcase_add_test(tc, test_encode_value);
+    tcase_add_test(tc, test_cli);
+    tcase_add_test(tc, test_cli_c3o);
+    suite_add_tcase(s, tc);
+    return s;
+}
