@@ -1,0 +1,470 @@
+/* model.c — a Bellamy model: creation, the tables a training pass reads, fine-tuning, prediction.
+ * Pre-training and its search live in pretrain.c, files in modelio.c.
+ * Not here: printing, argument parsing, HDF5.
+ */
+#include "model/model_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+
+void bl_pretrain_opts_default(bl_pretrain_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->trials = 12;
+    o->epochs = 2500;
+    o->grace = 1000;
+    o->reduction = 2;
+    o->batch = 64;
+    o->threads = 1;
+    o->seed = 1;
+    o->val_fraction = 0.2;
+    o->target_scaling = BL_TARGET_SECONDS;
+    const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
+    memcpy(o->dropouts, dr, sizeof dr);
+    memcpy(o->lrs, lr, sizeof lr);
+    memcpy(o->wds, wd, sizeof wd);
+}
+
+void bl_finetune_opts_default(bl_finetune_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->max_epochs = 2500;
+    o->patience = 1000;
+    o->stop_mae = 5.0;
+    o->stop_rel = 0.0;
+    o->lr_min = 0.001;
+    o->lr_max = 0.01;
+    o->ramp_epochs = 10;
+    o->cosine_epochs = 40;
+    o->weight_decay = -1.0;
+    o->unfreeze_f = 1;
+    o->seed = 1;
+}
+
+static char *xstrdup(const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+void bl_model_free(bl_model *m) {
+    if (!m) return;
+    bl_bnet_free(&m->net);
+    for (size_t i = 0; i < m->n_props; i++) free(m->props[i].name);
+    free(m->props);
+    free(m->schema_text);
+    free(m->name);
+    free(m);
+}
+
+long bl_model_find_prop(const bl_model *m, const char *name) {
+    if (!m || !name) return -1;
+    for (size_t i = 0; i < m->n_props; i++)
+        if (strcmp(m->props[i].name, name) == 0) return (long)i;
+    return -1;
+}
+
+void bl_model_stamp_now(bl_model *m) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(m->created, sizeof m->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_encode_settings *enc,
+                         const char *schema_text, bl_rng *rng, bl_model **out, bl_error *err) {
+    *out = NULL;
+    bl_model *m = calloc(1, sizeof *m);
+    if (!m) return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
+    int n_ess = 0, n_opt = 0;
+    m->props = calloc(n_props ? n_props : 1, sizeof *m->props);
+    m->name = xstrdup("model");
+    if (!m->props || !m->name) goto nomem;
+    /* network order: essential first, then optional, each in the given order */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n_props; i++) {
+            if ((pass == 0) != (props[i].essential != 0)) continue;
+            bl_model_prop *p = &m->props[m->n_props++];
+            p->name = xstrdup(props[i].name);
+            p->essential = props[i].essential != 0;
+            p->kind = props[i].kind;
+            if (!p->name) goto nomem;
+            if (p->essential) n_ess++; else n_opt++;
+        }
+    if (schema_text && !(m->schema_text = xstrdup(schema_text))) goto nomem;
+    m->enc = *enc;
+    bl_bnet_dims d;
+    bl_bnet_dims_default(&d, n_ess, n_opt);
+    d.vec_len = (int)enc->vec_len;
+    bl_status st = bl_bnet_init(&m->net, &d, rng, err);
+    if (st) {
+        bl_model_free(m);
+        return st;
+    }
+    m->target_scale = 1.0;
+    m->dropout = 0.0;
+    m->lr = 0.01;
+    m->weight_decay = 0.001;
+    bl_model_stamp_now(m);
+    *out = m;
+    return BL_OK;
+nomem:
+    bl_model_free(m);
+    return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
+}
+
+bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
+    if (!m || !out) return bl_seterr(err, BL_EINVAL, "bl_model_clone: NULL argument");
+    bl_status st = bl_model_alloc(m->props, m->n_props, &m->enc, m->schema_text, NULL, out, err);
+    if (st) return st;
+    bl_model *c = *out;
+    char *nm = xstrdup(m->name);
+    if (!nm) {
+        bl_model_free(c);
+        *out = NULL;
+        return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
+    }
+    free(c->name);
+    c->name = nm;
+    bl_bnet_copy_params(&c->net, &m->net, 0);
+    for (int i = 0; i < m->net.P.n_views; i++) c->net.P.views[i].frozen = m->net.P.views[i].frozen;
+    c->scaler = m->scaler;
+    c->target_scale = m->target_scale;
+    c->target_scaling = m->target_scaling;
+    c->dropout = m->dropout;
+    c->lr = m->lr;
+    c->weight_decay = m->weight_decay;
+    c->data_hash = m->data_hash;
+    c->rows = m->rows;
+    c->contexts = m->contexts;
+    c->epochs = m->epochs;
+    c->finetune_epochs = m->finetune_epochs;
+    c->finetune_runs = m->finetune_runs;
+    c->best_val_loss = m->best_val_loss;
+    c->best_train_loss = m->best_train_loss;
+    c->finetune_mae = m->finetune_mae;
+    memcpy(c->created, m->created, sizeof c->created);
+    c->pretrained = m->pretrained;
+    return BL_OK;
+}
+
+/* ---- views: the tables a pass reads ----------------------------------------------------------- */
+
+void bl_vbuf_free(bl_vbuf *b) {
+    if (!b) return;
+    free(b->sx);
+    free(b->val);
+    free(b->target);
+    free(b->sx_feat);
+    free(b->sx_value);
+    free(b->n_vals);
+    free(b->vecs);
+    memset(b, 0, sizeof *b);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bl_status bl_model_map_props(const bl_model *m, const bl_dataset *ds, size_t *map, bl_error *err) {
+    if (memcmp(&m->enc, &ds->settings, sizeof m->enc) != 0 &&
+        (m->enc.vec_len != ds->settings.vec_len || m->enc.ngram_min != ds->settings.ngram_min ||
+         m->enc.ngram_max != ds->settings.ngram_max || m->enc.hash_seed != ds->settings.hash_seed ||
+         strcmp(m->enc.vocabulary, ds->settings.vocabulary) != 0))
+        return bl_seterr(err, BL_EINVAL, "%s: encoded with other encoder settings than the model", ds->name);
+    for (size_t i = 0; i < m->n_props; i++) {
+        long j = bl_dataset_find_prop(ds, m->props[i].name);
+        if (j < 0)
+            return bl_seterr(err, BL_EFORMAT, "%s: lacks the model's %s property '%s'", ds->name,
+                             m->props[i].essential ? "essential" : "optional", m->props[i].name);
+        if (ds->props[j].kind != m->props[i].kind)
+            return bl_seterr(err, BL_EFORMAT, "%s: property '%s' is %s, the model expects %s", ds->name,
+                             m->props[i].name, ds->props[j].kind == BL_PROP_NUMBER ? "a number" : "text",
+                             m->props[i].kind == BL_PROP_NUMBER ? "a number" : "text");
+        map[i] = (size_t)j;
+    }
+    return BL_OK;
+}
+
+bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *rows, size_t n,
+                        bl_vbuf *b, bl_error *err) {
+    memset(b, 0, sizeof *b);
+    if (n == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows to train on", ds->name);
+    const size_t np = m->n_props;
+    size_t map[2 * BL_BNET_PROPS_MAX];
+    if (np > 2 * BL_BNET_PROPS_MAX) return bl_seterr(err, BL_EINVAL, "too many properties");
+    bl_status st = bl_model_map_props(m, ds, map, err);
+    if (st) return st;
+    b->sx = malloc(n * sizeof *b->sx);
+    b->val = malloc((np ? np : 1) * n * sizeof *b->val);
+    b->target = malloc(n * sizeof *b->target);
+    b->sx_value = malloc(n * sizeof *b->sx_value);
+    b->n_vals = malloc((np ? np : 1) * sizeof *b->n_vals);
+    b->vecs = malloc((np ? np : 1) * sizeof *b->vecs);
+    if (!b->sx || !b->val || !b->target || !b->sx_value || !b->n_vals || !b->vecs) goto nomem;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = rows ? rows[i] : i;
+        if (r >= ds->n_rows) {
+            bl_vbuf_free(b);
+            return bl_seterr(err, BL_EINVAL, "%s: row %zu out of range (%zu rows)", ds->name, r, ds->n_rows);
+        }
+        b->sx_value[i] = ds->scale_out[r];
+        b->target[i] = ds->runtime_s[r] / m->target_scale;
+        for (size_t p = 0; p < np; p++) b->val[i * np + p] = ds->props[map[p]].row_value[r];
+    }
+    /* distinct scale-outs, sorted */
+    double *uniq = malloc(n * sizeof *uniq);
+    if (!uniq) goto nomem;
+    memcpy(uniq, b->sx_value, n * sizeof *uniq);
+    qsort(uniq, n, sizeof *uniq, cmp_double);
+    size_t nu = 0;
+    for (size_t i = 0; i < n; i++)
+        if (nu == 0 || uniq[i] != uniq[nu - 1]) uniq[nu++] = uniq[i];
+    b->sx_feat = malloc(nu * BL_SCALEOUT_NFEAT * sizeof *b->sx_feat);
+    if (!b->sx_feat) {
+        free(uniq);
+        goto nomem;
+    }
+    bl_scaleout_features_forward(uniq, nu, b->sx_feat);
+    bl_minmax_transform(&m->scaler, b->sx_feat, nu, b->sx_feat);
+    for (size_t i = 0; i < n; i++) {
+        const double *hit = bsearch(&b->sx_value[i], uniq, nu, sizeof *uniq, cmp_double);
+        b->sx[i] = (uint32_t)(hit - uniq);
+    }
+    free(uniq);
+    for (size_t p = 0; p < np; p++) {
+        b->n_vals[p] = ds->props[map[p]].n_values;
+        b->vecs[p] = ds->props[map[p]].vectors;
+    }
+    b->v.n_rows = n;
+    b->v.sx = b->sx;
+    b->v.val = b->val;
+    b->v.target = b->target;
+    b->v.n_sx = nu;
+    b->v.sx_feat = b->sx_feat;
+    b->v.n_vals = b->n_vals;
+    b->v.vecs = b->vecs;
+    return BL_OK;
+nomem:
+    bl_vbuf_free(b);
+    return bl_seterr(err, BL_ENOMEM, "out of memory for training tables");
+}
+
+/* Fits the scale-out scaler and the target scale on rows of ds. */
+bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_scaling, bl_error *err) {
+    double *feat = malloc(ds->n_rows * BL_SCALEOUT_NFEAT * sizeof *feat);
+    if (!feat) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_dataset_scaleout_features(ds, feat);
+    bl_status st = bl_minmax_fit(&m->scaler, feat, ds->n_rows, BL_SCALEOUT_NFEAT, err);
+    free(feat);
+    if (st) return st;
+    m->target_scaling = target_scaling;
+    m->target_scale = 1.0;
+    if (target_scaling == BL_TARGET_MEAN) {
+        double s = 0.0;
+        for (size_t i = 0; i < ds->n_rows; i++) s += ds->runtime_s[i];
+        m->target_scale = s / (double)ds->n_rows;
+    } else if (target_scaling != BL_TARGET_SECONDS) {
+        return bl_seterr(err, BL_EINVAL, "unknown target scaling %d", target_scaling);
+    }
+    return BL_OK;
+}
+
+bl_status bl_model_from_dataset(const bl_dataset *ds, const char *schema_text, bl_rng *rng,
+                                bl_model **out, bl_error *err) {
+    size_t np = ds->n_props;
+    bl_model_prop *props = calloc(np ? np : 1, sizeof *props);
+    if (!props) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < np; i++) {
+        props[i].name = ds->props[i].name;
+        props[i].essential = ds->props[i].essential;
+        props[i].kind = ds->props[i].kind;
+    }
+    bl_status st = bl_model_alloc(props, np, &ds->settings, schema_text, rng, out, err);
+    free(props);
+    return st;
+}
+
+bl_status bl_model_new_untrained(const bl_dataset *ds, const char *schema_text, int target_scaling,
+                                 uint64_t seed, bl_model **out, bl_error *err) {
+    if (!ds || !out) return bl_seterr(err, BL_EINVAL, "bl_model_new_untrained: NULL argument");
+    *out = NULL;
+    if (ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows", ds->name);
+    bl_rng rng;
+    bl_rng_seed(&rng, seed);
+    bl_model *m;
+    bl_status st = bl_model_from_dataset(ds, schema_text, &rng, &m, err);
+    if (st) return st;
+    if ((st = bl_model_fit_scalers(m, ds, target_scaling, err))) {
+        bl_model_free(m);
+        return st;
+    }
+    m->pretrained = 0;
+    m->data_hash = ds->data_hash;
+    m->rows = (int64_t)ds->n_rows;
+    m->contexts = (int64_t)ds->n_contexts;
+    *out = m;
+    return BL_OK;
+}
+
+/* ---- fine-tuning ------------------------------------------------------------------------------- */
+
+double bl_finetune_lr(const bl_finetune_opts *o, long epoch) {
+    if (epoch < o->ramp_epochs)
+        return o->lr_min + (o->lr_max - o->lr_min) * (double)epoch / (double)o->ramp_epochs;
+    long t = (epoch - o->ramp_epochs) % (o->cosine_epochs > 0 ? o->cosine_epochs : 1);
+    const double pi = 3.14159265358979323846;
+    return o->lr_min + 0.5 * (o->lr_max - o->lr_min) * (1.0 + cos(pi * (double)t / (double)o->cosine_epochs));
+}
+
+bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
+                      const bl_finetune_opts *o, bl_model **out, bl_error *err) {
+    if (!m || !runs || !out) return bl_seterr(err, BL_EINVAL, "bl_finetune: NULL argument");
+    *out = NULL;
+    bl_finetune_opts def;
+    if (!o) {
+        bl_finetune_opts_default(&def);
+        o = &def;
+    }
+    if (!rows) n = runs->n_rows;
+    if (n == 0) return bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", runs->name);
+    if (o->max_epochs <= 0 || o->patience <= 0 || o->ramp_epochs < 0 || o->cosine_epochs <= 0 ||
+        !(o->lr_min > 0) || !(o->lr_max >= o->lr_min) || !(o->stop_mae >= 0) || !(o->stop_rel >= 0))
+        return bl_seterr(err, BL_EINVAL, "fine-tuning options out of range");
+    bl_model *c = NULL;
+    bl_vbuf vb;
+    bl_bwork *w = NULL;
+    double *best = NULL;
+    bl_status st = bl_model_clone(m, &c, err);
+    if (st) return st;
+    if ((st = bl_vbuf_build(c, runs, rows, n, &vb, err))) goto done;
+    if ((st = bl_bwork_new(&c->net, &vb.v, n, &w, err))) goto done;
+    best = malloc(c->net.P.n * sizeof *best);
+    if (!best) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    bl_params *P = &c->net.P;
+    bl_params_reset_adam(P);
+    bl_params_set_frozen(P, "", 1, NULL, NULL);
+    bl_params_set_frozen(P, "z.", 0, NULL, NULL);
+    if (!c->pretrained) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
+    const long unfreeze_at = (c->pretrained && o->unfreeze_f && n > 1 && n < 60)
+                                 ? (long)floor(7.5 * ldexp(1.0, (int)n)) : -1;
+    double mean_rt = 0.0;
+    for (size_t i = 0; i < n; i++) mean_rt += runs->runtime_s[rows ? rows[i] : i];
+    mean_rt /= (double)n;
+    const double threshold = o->stop_rel > 0 ? o->stop_rel * mean_rt : o->stop_mae;
+    bl_adam opt;
+    double wd = o->weight_decay >= 0 ? o->weight_decay : c->weight_decay;
+    if ((st = bl_adam_init(&opt, o->lr_min, wd, err))) goto done;
+    size_t *all = malloc(n * sizeof *all);
+    if (!all) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) all[i] = i;
+    bl_bpass ps = {.training = 0, .dropout = 0.0, .want_grad = 1, .recon = 0, .rng = NULL};
+    double best_mae = INFINITY;
+    long since = 0, epoch = 0;
+    for (epoch = 0; epoch < o->max_epochs; epoch++) {
+        if (epoch == unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
+        bl_params_zero_grad(P);
+        bl_bloss L;
+        if ((st = bl_bnet_pass(&c->net, &vb.v, all, n, &ps, w, NULL, &L, err))) break;
+        double mae = L.abs_err / (double)n * c->target_scale;
+        if (mae < best_mae) {
+            best_mae = mae;
+            since = 0;
+            memcpy(best, P->param, P->n * sizeof *best);
+        } else if (++since >= o->patience) {
+            break;
+        }
+        if (best_mae <= threshold) break;
+        opt.lr = bl_finetune_lr(o, epoch);
+        if ((st = bl_adam_step(&opt, bl_backend_cpu(), P, err))) break;
+    }
+    free(all);
+    if (st) goto done;
+    memcpy(P->param, best, P->n * sizeof *best);
+    bl_params_set_frozen(P, "", 0, NULL, NULL);
+    bl_params_reset_adam(P);
+    c->finetune_epochs = epoch + (epoch < o->max_epochs ? 1 : 0);
+    c->finetune_runs = (int64_t)n;
+    c->finetune_mae = best_mae;
+    bl_model_stamp_now(c);
+    *out = c;
+    c = NULL;
+done:
+    free(best);
+    bl_bwork_free(w);
+    bl_vbuf_free(&vb);
+    bl_model_free(c);
+    return st;
+}
+
+/* ---- prediction -------------------------------------------------------------------------------- */
+
+bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err) {
+    if (!m || !values || !ctx) return bl_seterr(err, BL_EINVAL, "bl_model_context: NULL argument");
+    const bl_bnet_dims *d = &m->net.d;
+    double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16], vec[BL_ENC_VEC_LEN_MAX];
+    if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
+    int n_opt = 0;
+    for (size_t i = 0; i < m->n_props; i++) {
+        const bl_model_prop *p = &m->props[i];
+        if (!values[i]) {
+            if (p->essential)
+                return bl_seterr(err, BL_EINVAL, "essential property '%s' has no value", p->name);
+            continue;
+        }
+        bl_status st = bl_encode_value(p->name, p->kind, values[i], &m->enc, vec, err);
+        if (st) return st;
+        if (p->essential) bl_bnet_encode(&m->net, vec, ess + i * (size_t)d->code);
+        else bl_bnet_encode(&m->net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
+    }
+    bl_bnet_context_term(&m->net, ess, opt, n_opt, ctx);
+    return BL_OK;
+}
+
+bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r, double *ctx,
+                               bl_error *err) {
+    if (!m || !ds || !ctx) return bl_seterr(err, BL_EINVAL, "bl_model_context_row: NULL argument");
+    if (r >= ds->n_rows) return bl_seterr(err, BL_EINVAL, "%s: row %zu out of range", ds->name, r);
+    size_t map[2 * BL_BNET_PROPS_MAX];
+    bl_status st = bl_model_map_props(m, ds, map, err);
+    if (st) return st;
+    const bl_bnet_dims *d = &m->net.d;
+    double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16];
+    if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
+    int n_opt = 0;
+    for (size_t i = 0; i < m->n_props; i++) {
+        const double *vec = bl_dataset_vec(ds, map[i], r);
+        if (m->props[i].essential) bl_bnet_encode(&m->net, vec, ess + i * (size_t)d->code);
+        else bl_bnet_encode(&m->net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
+    }
+    bl_bnet_context_term(&m->net, ess, opt, n_opt, ctx);
+    return BL_OK;
+}
+
+bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
+                           bl_error *err) {
+    if (!m || !ctx || (n && (!x || !out))) return bl_seterr(err, BL_EINVAL, "bl_model_predict: NULL argument");
+    double feat[64 * BL_SCALEOUT_NFEAT];
+    for (size_t i = 0; i < n; i++)
+        if (!(x[i] > 0) || !isfinite(x[i]))
+            return bl_seterr(err, BL_EINVAL, "scale-out %g is not a positive number", x[i]);
+    for (size_t i0 = 0; i0 < n; i0 += 64) {
+        size_t k = n - i0 < 64 ? n - i0 : 64;
+        bl_scaleout_features_forward(x + i0, k, feat);
+        bl_minmax_transform(&m->scaler, feat, k, feat);
+        bl_bnet_predict_scaled(&m->net, ctx, feat, k, out + i0);
+        for (size_t i = 0; i < k; i++) out[i0 + i] *= m->target_scale;
+    }
+    return BL_OK;
+}

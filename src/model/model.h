@@ -1,0 +1,142 @@
+/* model.h — a complete Bellamy model (network + scale-out scaler + encoder settings + property
+ * schema + training record), its pre-training with hyper-parameter search, its fine-tuning on a few
+ * runs of a new context, prediction, and its HDF5 representation.
+ *
+ * Pre-training (bl_pretrain): joint loss SmoothL1(runtime) + MSE(reconstruction), Adam, batch 64.
+ * A search samples `trials` configurations of dropout × learning rate × weight decay (seeded),
+ * holds out a validation set of whole contexts, and runs synchronous successive halving: all
+ * trials train to `grace` epochs, the better half (by best validation loss) continues to 2·grace,
+ * and so on up to `epochs`. The trial with the lowest validation loss wins and the model keeps its
+ * best validation state. Trials run on `threads` threads; each owns its generator, so the result
+ * depends on the seed only (not on the thread count).
+ *
+ * Fine-tuning (bl_finetune): dropout off, everything but z frozen; with n > 1 runs f is unfrozen
+ * after ⌊7.5·2ⁿ⌋ epochs. Learning rate: linear ramp 0.001 → 0.01 over the first 10 epochs (the first
+ * half of a triangular cycle of 20), then cosine annealing 0.01 → 0.001 restarting every 40 epochs.
+ * Stops when the training MAE ≤ stop_mae seconds (or ≤ stop_rel × mean runtime when stop_rel > 0),
+ * after `patience` epochs without improvement, or at max_epochs; the best state (by training MAE)
+ * is restored. Without pre-training (a fresh model), f and z both train from the start.
+ *
+ * Targets: by default the network predicts runtime in seconds, as the paper does
+ * (target_scaling = BL_TARGET_SECONDS). BL_TARGET_MEAN divides runtimes by the mean runtime of the
+ * pre-training rows, so the loss sees values near 1 whatever the job's length.
+ *
+ * Not here: command-line parsing, printing. Thread safety: a const model may be used for
+ * predictions from many threads at once.
+ */
+#ifndef BL_MODEL_MODEL_H
+#define BL_MODEL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bellamy/bellamy.h"
+#include "data/dataset.h"
+#include "encode/encode.h"
+#include "model/bnet.h"
+
+typedef enum bl_target_scaling { BL_TARGET_SECONDS = 0, BL_TARGET_MEAN = 1 } bl_target_scaling;
+
+typedef struct bl_model_prop {
+    char        *name;
+    int          essential;
+    bl_prop_kind kind;
+} bl_model_prop;
+
+typedef struct bl_model {
+    char              *name;          /* model name inside a file (e.g. the algorithm) */
+    bl_bnet            net;
+    bl_minmax          scaler;        /* fitted on the pre-training rows' scale-out features */
+    double             target_scale;  /* runtime_s = network output × target_scale */
+    int                target_scaling;/* bl_target_scaling */
+    bl_encode_settings enc;
+    size_t             n_props;       /* network order: essential first, then optional */
+    bl_model_prop     *props;
+    char              *schema_text;   /* the data-set schema the model was trained with (may be NULL) */
+    /* hyper-parameters */
+    double dropout, lr, weight_decay;
+    /* training record */
+    uint64_t data_hash;
+    int64_t  rows, contexts, epochs, finetune_epochs, finetune_runs;
+    double   best_val_loss, best_train_loss, finetune_mae;
+    char     created[32];             /* ISO 8601 UTC */
+    int      pretrained;              /* 1 when the weights come from pre-training */
+} bl_model;
+
+/* Progress of a running pre-training, for a CLI to display. Called from worker threads, serialised
+ * by the library (never two calls at once). Return non-zero to cancel (bl_pretrain → BL_EINTERNAL
+ * with "cancelled"). */
+typedef struct bl_progress {
+    int    trial, trials_alive, trials_total;
+    long   epoch, epochs_total;
+    long   epochs_done_all, epochs_planned_all; /* over every trial, for an ETA */
+    double train_loss, val_loss, best_val_loss;
+} bl_progress;
+typedef int (*bl_progress_fn)(void *ctx, const bl_progress *p);
+
+typedef struct bl_pretrain_opts {
+    int      trials;          /* configurations sampled from the grid (default 12, ≤ 27) */
+    long     epochs;          /* maximum epochs per trial (default 2500) */
+    long     grace;           /* successive-halving grace period (default 1000) */
+    int      reduction;       /* reduction factor (default 2) */
+    int      batch;           /* default 64 */
+    int      threads;         /* default 1 */
+    uint64_t seed;            /* default 1 */
+    double   val_fraction;    /* share of contexts held out for validation (default 0.2) */
+    int      target_scaling;  /* bl_target_scaling (default BL_TARGET_SECONDS) */
+    double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
+    bl_progress_fn progress;
+    void          *progress_ctx;
+} bl_pretrain_opts;
+
+typedef struct bl_finetune_opts {
+    long   max_epochs;        /* default 2500 */
+    long   patience;          /* epochs without improvement before stopping (default 1000) */
+    double stop_mae;          /* seconds (default 5) */
+    double stop_rel;          /* > 0: stop when MAE ≤ stop_rel × mean runtime instead (default 0) */
+    double lr_min, lr_max;    /* 0.001, 0.01 */
+    int    ramp_epochs;       /* 10 */
+    int    cosine_epochs;     /* 40 */
+    double weight_decay;      /* < 0: use the model's; default -1 */
+    int    unfreeze_f;        /* 1: unfreeze f after ⌊7.5·2ⁿ⌋ epochs when n > 1 (default 1) */
+    uint64_t seed;            /* for a fresh model's initialisation (default 1) */
+} bl_finetune_opts;
+
+void bl_pretrain_opts_default(bl_pretrain_opts *o);
+void bl_finetune_opts_default(bl_finetune_opts *o);
+
+/* Pre-trains a new model on every row of ds (schema_text, may be NULL, is stored with it). */
+bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                      bl_model **out, bl_error *err);
+
+/* A fresh, untrained model for ds's properties (for training from scratch): weights drawn from
+ * seed, scaler fitted on ds's rows, target scale from ds's runtimes. */
+bl_status bl_model_new_untrained(const bl_dataset *ds, const char *schema_text, int target_scaling,
+                                 uint64_t seed, bl_model **out, bl_error *err);
+
+/* Fine-tunes a copy of m on rows[0..n) of runs (rows NULL: every row). runs must carry every
+ * property of the model (matched by name). *out receives the new model. */
+bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
+                      const bl_finetune_opts *o, bl_model **out, bl_error *err);
+
+bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err);
+void bl_model_free(bl_model *m);
+
+/* Index of the property called name, or -1. */
+long bl_model_find_prop(const bl_model *m, const char *name);
+
+/* The constant part of a context: `values[i]` is the text value of property i (network order);
+ * NULL for an absent optional property (essential ones are required). ctx: [net.d.z_hidden]. */
+bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err);
+/* Same from row r of a data set whose properties are matched by name. */
+bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r, double *ctx,
+                               bl_error *err);
+/* Runtimes in seconds at scale-outs x[0..n) (each > 0) for a context term. */
+bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
+                           bl_error *err);
+
+/* HDF5: save (adds or replaces the model `m->name` in path, atomically), load (name NULL: the only one). */
+bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err);
+bl_status bl_model_load(const char *path, const char *name, bl_model **out, bl_error *err);
+
+#endif /* BL_MODEL_MODEL_H */

@@ -1,0 +1,35 @@
+/* model_internal.h — pieces shared by model.c, pretrain.c and modelio.c; not part of any API. */
+#ifndef BL_MODEL_MODEL_INTERNAL_H
+#define BL_MODEL_MODEL_INTERNAL_H
+
+#include "model/model.h"
+
+/* A view over rows of a data set, with the tables it owns (bnet.h's bl_bview points into them). */
+typedef struct bl_vbuf {
+    bl_bview v;
+    uint32_t *sx, *val;
+    double *target, *sx_feat, *sx_value;
+    size_t *n_vals;
+    const double **vecs;
+} bl_vbuf;
+
+/* Rows rows[0..n) (rows NULL: 0..n-1) of ds, properties matched to m's by name. */
+bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *rows, size_t n,
+                        bl_vbuf *b, bl_error *err);
+void bl_vbuf_free(bl_vbuf *b);
+
+/* map[i] = index in ds of model property i; errors name the data set and the property. */
+bl_status bl_model_map_props(const bl_model *m, const bl_dataset *ds, size_t *map, bl_error *err);
+
+/* A model with the given properties (reordered essential first) and a network drawn from rng. */
+bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_encode_settings *enc,
+                         const char *schema_text, bl_rng *rng, bl_model **out, bl_error *err);
+bl_status bl_model_from_dataset(const bl_dataset *ds, const char *schema_text, bl_rng *rng,
+                                bl_model **out, bl_error *err);
+bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_scaling, bl_error *err);
+void bl_model_stamp_now(bl_model *m);
+
+/* Fine-tuning learning rate at an epoch (ramp, then cosine restarts). */
+double bl_finetune_lr(const bl_finetune_opts *o, long epoch);
+
+#endif

@@ -1,0 +1,272 @@
+/* modelio.c — a bl_model as a model-file record (src/modelfile) and back.
+ * The layout of each group and attribute is documented in models/README.md ("What the Bellamy
+ * model stores"); reading checks every shape and every required attribute.
+ * Not here: HDF5 itself (modelfile.c is the only user of hdf5.h).
+ */
+#include "model/model_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bl_config.h"
+#include "common/error.h"
+#include "modelfile/modelfile.h"
+
+static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
+                                   "z_hidden", "n_essential", "n_optional"};
+
+static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) {
+    bl_modelrec *rec = NULL;
+    bl_status st = bl_modelrec_new(m->name ? m->name : "model", &rec, err);
+    if (st) return st;
+    const bl_params *P = &m->net.P;
+    for (int i = 0; i < P->n_views && !st; i++) {
+        const bl_param_view *v = &P->views[i];
+        int bias = v->rows == 1 && strstr(v->name, ".bias") != NULL;
+        st = bl_modelrec_add_block(rec, v->name, bias ? 1 : 2, bias ? (size_t)v->cols : (size_t)v->rows,
+                                   bias ? 1 : (size_t)v->cols, P->param + v->offset, err);
+    }
+    const bl_bnet_dims *d = &m->net.d;
+    const int dims[9] = {d->f_in, d->f_hidden, d->f_out, d->vec_len, d->ae_hidden, d->code, d->z_hidden,
+                         d->n_ess, d->n_opt};
+    for (int i = 0; i < 9 && !st; i++) st = bl_modelrec_add_int(rec, "network", DIM_NAMES[i], dims[i], err);
+    if (!st) st = bl_modelrec_add_doubles(rec, "scaler", "min", m->scaler.lo, BL_SCALEOUT_NFEAT, err);
+    if (!st) st = bl_modelrec_add_doubles(rec, "scaler", "max", m->scaler.hi, BL_SCALEOUT_NFEAT, err);
+    if (!st) st = bl_modelrec_add_string(rec, "scaler", "features", "1/x,ln x,x", err);
+    if (!st) st = bl_modelrec_add_string(rec, "target", "scaling",
+                                         m->target_scaling == BL_TARGET_MEAN ? "mean" : "seconds", err);
+    if (!st) st = bl_modelrec_add_double(rec, "target", "scale", m->target_scale, err);
+    if (!st) st = bl_modelrec_add_int(rec, "encoder", "vec_len", m->enc.vec_len, err);
+    if (!st) st = bl_modelrec_add_int(rec, "encoder", "ngram_min", m->enc.ngram_min, err);
+    if (!st) st = bl_modelrec_add_int(rec, "encoder", "ngram_max", m->enc.ngram_max, err);
+    if (!st) st = bl_modelrec_add_int(rec, "encoder", "hash_seed", m->enc.hash_seed, err);
+    if (!st) st = bl_modelrec_add_string(rec, "encoder", "vocabulary", m->enc.vocabulary, err);
+    if (!st) st = bl_modelrec_add_string(rec, "encoder", "hash", "xxh32", err);
+    if (!st) {
+        size_t n = m->n_props;
+        const char **names = calloc(n ? n : 1, sizeof *names);
+        const char **kinds = calloc(n ? n : 1, sizeof *kinds);
+        int64_t *ess = calloc(n ? n : 1, sizeof *ess);
+        if (!names || !kinds || !ess) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t i = 0; !st && i < n; i++) {
+            names[i] = m->props[i].name;
+            kinds[i] = m->props[i].kind == BL_PROP_NUMBER ? "number" : "text";
+            ess[i] = m->props[i].essential;
+        }
+        if (!st) st = bl_modelrec_add_strings(rec, "schema", "names", names, n, err);
+        if (!st) st = bl_modelrec_add_strings(rec, "schema", "kinds", kinds, n, err);
+        if (!st) st = bl_modelrec_add_ints(rec, "schema", "essential", ess, n, err);
+        free(names);
+        free(kinds);
+        free(ess);
+    }
+    if (!st) st = bl_modelrec_add_string(rec, "schema", "text", m->schema_text ? m->schema_text : "", err);
+    if (!st) st = bl_modelrec_add_double(rec, "hyperparameters", "dropout", m->dropout, err);
+    if (!st) st = bl_modelrec_add_double(rec, "hyperparameters", "learning_rate", m->lr, err);
+    if (!st) st = bl_modelrec_add_double(rec, "hyperparameters", "weight_decay", m->weight_decay, err);
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016" PRIx64, m->data_hash);
+    if (!st) st = bl_modelrec_add_string(rec, "training", "data_hash", hash, err);
+    const struct { const char *n; int64_t v; } ints[] = {
+        {"rows", m->rows}, {"contexts", m->contexts}, {"epochs", m->epochs},
+        {"finetune_epochs", m->finetune_epochs}, {"finetune_runs", m->finetune_runs},
+        {"pretrained", m->pretrained}};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0] && !st; i++)
+        st = bl_modelrec_add_int(rec, "training", ints[i].n, ints[i].v, err);
+    if (!st) st = bl_modelrec_add_double(rec, "training", "best_val_loss", m->best_val_loss, err);
+    if (!st) st = bl_modelrec_add_double(rec, "training", "best_train_loss", m->best_train_loss, err);
+    if (!st) st = bl_modelrec_add_double(rec, "training", "finetune_mae", m->finetune_mae, err);
+    if (!st) st = bl_modelrec_add_string(rec, "training", "created", m->created, err);
+    if (!st) st = bl_modelrec_add_string(rec, "training", "library_version", BL_VERSION, err);
+    if (st) {
+        bl_modelrec_free(rec);
+        return st;
+    }
+    *out = rec;
+    return BL_OK;
+}
+
+bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err) {
+    if (!m || !path) return bl_seterr(err, BL_EINVAL, "bl_model_save: NULL argument");
+    bl_modelrec *rec;
+    bl_status st = to_record(m, &rec, err);
+    if (st) return st;
+    st = bl_modelfile_save(path, rec, err);
+    bl_modelrec_free(rec);
+    return st;
+}
+
+static bl_status get_int_range(const bl_modelrec *rec, const char *g, const char *n, int64_t lo, int64_t hi,
+                               int64_t *v, bl_error *err) {
+    bl_status st = bl_modelrec_get_int(rec, g, n, v, err);
+    if (st) return st;
+    if (*v < lo || *v > hi)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': %s/%s = %" PRId64 " outside %" PRId64 "..%" PRId64,
+                         rec->name, g, n, *v, lo, hi);
+    return BL_OK;
+}
+
+static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *err) {
+    *out = NULL;
+    bl_status st;
+    int64_t dims[9];
+    for (int i = 0; i < 9; i++)
+        if ((st = get_int_range(rec, "network", DIM_NAMES[i], i < 7 ? 1 : 0,
+                                i < 7 ? BL_BNET_DIM_MAX : BL_BNET_PROPS_MAX, &dims[i], err)))
+            return st;
+    bl_encode_settings enc;
+    bl_encode_settings_default(&enc);
+    int64_t v;
+    if ((st = get_int_range(rec, "encoder", "vec_len", 2, BL_ENC_VEC_LEN_MAX, &v, err))) return st;
+    enc.vec_len = (uint32_t)v;
+    if ((st = get_int_range(rec, "encoder", "ngram_min", 1, BL_ENC_NGRAM_MAX, &v, err))) return st;
+    enc.ngram_min = (uint32_t)v;
+    if ((st = get_int_range(rec, "encoder", "ngram_max", 1, BL_ENC_NGRAM_MAX, &v, err))) return st;
+    enc.ngram_max = (uint32_t)v;
+    if ((st = get_int_range(rec, "encoder", "hash_seed", 0, UINT32_MAX, &v, err))) return st;
+    enc.hash_seed = (uint32_t)v;
+    const char *vocab;
+    if ((st = bl_modelrec_get_string(rec, "encoder", "vocabulary", &vocab, err))) return st;
+    if (strlen(vocab) >= sizeof enc.vocabulary)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/vocabulary is too long", rec->name);
+    strcpy(enc.vocabulary, vocab);
+    if ((st = bl_encode_settings_check(&enc, err))) return bl_prefixerr(err, "model '%s': encoder", rec->name);
+    if (dims[3] != (int64_t)enc.vec_len)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': network/vec_len %" PRId64 " differs from encoder/vec_len %u",
+                         rec->name, dims[3], enc.vec_len);
+
+    const char *const *names, *const *kinds;
+    const int64_t *ess;
+    size_t nn, nk, ne;
+    if ((st = bl_modelrec_get_strings(rec, "schema", "names", &names, &nn, err))) return st;
+    if ((st = bl_modelrec_get_strings(rec, "schema", "kinds", &kinds, &nk, err))) return st;
+    if ((st = bl_modelrec_get_ints(rec, "schema", "essential", &ess, &ne, err))) return st;
+    if (nn != nk || nn != ne || nn != (size_t)(dims[7] + dims[8]))
+        return bl_seterr(err, BL_EFORMAT, "model '%s': schema/names, kinds and essential disagree with the "
+                         "network's %" PRId64 " + %" PRId64 " properties", rec->name, dims[7], dims[8]);
+    bl_model_prop *props = calloc(nn ? nn : 1, sizeof *props);
+    if (!props) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    size_t n_ess = 0;
+    for (size_t i = 0; i < nn; i++) {
+        props[i].name = (char *)names[i];
+        props[i].essential = ess[i] != 0;
+        n_ess += props[i].essential;
+        if (strcmp(kinds[i], "number") == 0) props[i].kind = BL_PROP_NUMBER;
+        else if (strcmp(kinds[i], "text") == 0) props[i].kind = BL_PROP_TEXT;
+        else {
+            free(props);
+            return bl_seterr(err, BL_EFORMAT, "model '%s': schema/kinds[%zu] = '%s' (expected number or text)",
+                             rec->name, i, kinds[i]);
+        }
+        if (i > 0 && props[i].essential && !props[i - 1].essential) {
+            free(props);
+            return bl_seterr(err, BL_EFORMAT, "model '%s': schema lists essential properties after optional ones",
+                             rec->name);
+        }
+    }
+    if (n_ess != (size_t)dims[7]) {
+        free(props);
+        return bl_seterr(err, BL_EFORMAT, "model '%s': schema/essential marks %zu properties, network/n_essential is %" PRId64,
+                         rec->name, n_ess, dims[7]);
+    }
+    const char *text;
+    if ((st = bl_modelrec_get_string(rec, "schema", "text", &text, err))) {
+        free(props);
+        return st;
+    }
+    bl_model *m;
+    st = bl_model_alloc(props, nn, &enc, *text ? text : NULL, NULL, &m, err);
+    free(props);
+    if (st) return st;
+    bl_bnet_dims *d = &m->net.d;
+    const int want[7] = {d->f_in, d->f_hidden, d->f_out, d->vec_len, d->ae_hidden, d->code, d->z_hidden};
+    int rebuild = 0;
+    for (int i = 0; i < 7; i++) rebuild |= want[i] != dims[i];
+    if (rebuild) {
+        bl_bnet_dims nd = {(int)dims[0], (int)dims[1], (int)dims[2], (int)dims[3], (int)dims[4], (int)dims[5],
+                           (int)dims[6], (int)dims[7], (int)dims[8]};
+        bl_bnet_free(&m->net);
+        if ((st = bl_bnet_init(&m->net, &nd, NULL, err))) goto fail;
+    }
+    char *nm = malloc(strlen(rec->name) + 1);
+    if (!nm) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto fail;
+    }
+    strcpy(nm, rec->name);
+    free(m->name);
+    m->name = nm;
+    bl_params *P = &m->net.P;
+    for (int i = 0; i < P->n_views; i++) {
+        const bl_param_view *pv = &P->views[i];
+        int bias = pv->rows == 1 && strstr(pv->name, ".bias") != NULL;
+        const double *data;
+        if ((st = bl_modelrec_get_block(rec, pv->name, bias ? 1 : 2, bias ? (size_t)pv->cols : (size_t)pv->rows,
+                                        bias ? 1 : (size_t)pv->cols, &data, err)))
+            goto fail;
+        memcpy(P->param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+    }
+    const double *lo, *hi;
+    size_t nlo, nhi;
+    if ((st = bl_modelrec_get_doubles(rec, "scaler", "min", &lo, &nlo, err))) goto fail;
+    if ((st = bl_modelrec_get_doubles(rec, "scaler", "max", &hi, &nhi, err))) goto fail;
+    if (nlo != BL_SCALEOUT_NFEAT || nhi != BL_SCALEOUT_NFEAT) {
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': scaler/min and scaler/max must hold %d values", rec->name,
+                       BL_SCALEOUT_NFEAT);
+        goto fail;
+    }
+    m->scaler.dim = BL_SCALEOUT_NFEAT;
+    memcpy(m->scaler.lo, lo, sizeof(double) * BL_SCALEOUT_NFEAT);
+    memcpy(m->scaler.hi, hi, sizeof(double) * BL_SCALEOUT_NFEAT);
+    const char *scaling;
+    if ((st = bl_modelrec_get_string(rec, "target", "scaling", &scaling, err))) goto fail;
+    if (strcmp(scaling, "seconds") == 0) m->target_scaling = BL_TARGET_SECONDS;
+    else if (strcmp(scaling, "mean") == 0) m->target_scaling = BL_TARGET_MEAN;
+    else {
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scaling '%s' (expected seconds or mean)", rec->name, scaling);
+        goto fail;
+    }
+    if ((st = bl_modelrec_get_double(rec, "target", "scale", &m->target_scale, err))) goto fail;
+    if (!(m->target_scale > 0) || m->target_scale > 1e300) {
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scale must be a positive number", rec->name);
+        goto fail;
+    }
+    if ((st = bl_modelrec_get_double(rec, "hyperparameters", "dropout", &m->dropout, err))) goto fail;
+    if ((st = bl_modelrec_get_double(rec, "hyperparameters", "learning_rate", &m->lr, err))) goto fail;
+    if ((st = bl_modelrec_get_double(rec, "hyperparameters", "weight_decay", &m->weight_decay, err))) goto fail;
+    /* training metadata: informative; absent fields keep their defaults */
+    const char *s;
+    if (bl_modelrec_get_string(rec, "training", "data_hash", &s, NULL) == BL_OK)
+        m->data_hash = strtoull(s, NULL, 16);
+    int64_t iv;
+    if (bl_modelrec_get_int(rec, "training", "rows", &iv, NULL) == BL_OK) m->rows = iv;
+    if (bl_modelrec_get_int(rec, "training", "contexts", &iv, NULL) == BL_OK) m->contexts = iv;
+    if (bl_modelrec_get_int(rec, "training", "epochs", &iv, NULL) == BL_OK) m->epochs = iv;
+    if (bl_modelrec_get_int(rec, "training", "finetune_epochs", &iv, NULL) == BL_OK) m->finetune_epochs = iv;
+    if (bl_modelrec_get_int(rec, "training", "finetune_runs", &iv, NULL) == BL_OK) m->finetune_runs = iv;
+    if (bl_modelrec_get_int(rec, "training", "pretrained", &iv, NULL) == BL_OK) m->pretrained = iv != 0;
+    bl_modelrec_get_double(rec, "training", "best_val_loss", &m->best_val_loss, NULL);
+    bl_modelrec_get_double(rec, "training", "best_train_loss", &m->best_train_loss, NULL);
+    bl_modelrec_get_double(rec, "training", "finetune_mae", &m->finetune_mae, NULL);
+    if (bl_modelrec_get_string(rec, "training", "created", &s, NULL) == BL_OK)
+        snprintf(m->created, sizeof m->created, "%s", s);
+    *out = m;
+    return BL_OK;
+fail:
+    bl_model_free(m);
+    return st;
+}
+
+bl_status bl_model_load(const char *path, const char *name, bl_model **out, bl_error *err) {
+    if (!path || !out) return bl_seterr(err, BL_EINVAL, "bl_model_load: NULL argument");
+    *out = NULL;
+    bl_modelrec *rec;
+    bl_status st = bl_modelfile_load(path, name, &rec, err);
+    if (st) return st;
+    st = from_record(rec, out, err);
+    bl_modelrec_free(rec);
+    if (st) bl_prefixerr(err, "%s", path);
+    return st;
+}

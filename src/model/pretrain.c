@@ -1,0 +1,365 @@
+/* pretrain.c — pre-training with a hyper-parameter search and synchronous successive halving.
+ *
+ * The grid dropout × learning rate × weight decay (27 points) is shuffled with the seed and the
+ * first `trials` points are trained, each from its own initialisation and generator. Contexts are
+ * shuffled with the seed and a share of them is held out for validation (whole contexts, so the
+ * validation loss measures transfer to unseen contexts). Every trial trains to the first rung
+ * (`grace` epochs); the better 1/reduction of them (by best validation loss so far) continues to the
+ * next rung (grace·reduction), and so on until `epochs`. Each trial keeps the parameters of its best
+ * validation epoch; the winner's best state becomes the model.
+ *
+ * Threads: trials of a rung are handed out to worker threads; a trial's result depends only on its
+ * own generator, so the outcome is the same for any thread count.
+ * Not here: fine-tuning, files.
+ */
+#include "model/model_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+typedef struct trial {
+    int      id;
+    double   dropout, lr, wd;
+    bl_bnet  net;
+    bl_rng   rng;
+    bl_adam  opt;
+    bl_bwork *w, *wv;
+    size_t  *order;
+    double  *best;            /* parameters at the best validation epoch */
+    double   best_val, last_train;
+    long     epochs_done;
+    int      alive;
+    bl_status st;
+    bl_error  err;
+} trial;
+
+typedef struct search {
+    const bl_pretrain_opts *o;
+    bl_vbuf  tr, va;
+    int      has_val;
+    trial   *t;
+    int      n;
+    int     *todo;            /* trials to run in this rung */
+    int      n_todo, next;
+    long     target;          /* epoch the rung trains to */
+    long     done_all, planned_all;
+    int      alive;
+    int      cancelled;
+    pthread_mutex_t mu;
+} search;
+
+/* Loss of the whole view in evaluation mode; rows are 0..n-1. */
+static bl_status full_loss(trial *t, const bl_vbuf *vb, bl_bwork *w, const size_t *idx, double *loss,
+                           bl_error *err) {
+    bl_bpass ps = {.training = 0, .dropout = 0.0, .want_grad = 0, .recon = 1, .rng = NULL};
+    bl_bloss L;
+    bl_status st = bl_bnet_pass(&t->net, &vb->v, idx, vb->v.n_rows, &ps, w, NULL, &L, err);
+    *loss = L.total;
+    return st;
+}
+
+static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
+    const bl_pretrain_opts *o = s->o;
+    const size_t n = s->tr.v.n_rows, B = (size_t)o->batch;
+    /* Fisher–Yates shuffle with the trial's generator */
+    for (size_t i = n - 1; i > 0; i--) {
+        size_t j = (size_t)bl_rng_int(&t->rng, i + 1);
+        size_t tmp = t->order[i];
+        t->order[i] = t->order[j];
+        t->order[j] = tmp;
+    }
+    bl_bpass ps = {.training = 1, .dropout = t->dropout, .want_grad = 1, .recon = 1, .rng = &t->rng};
+    double sum = 0.0;
+    bl_status st;
+    for (size_t i0 = 0; i0 < n; i0 += B) {
+        size_t k = n - i0 < B ? n - i0 : B;
+        bl_params_zero_grad(&t->net.P);
+        bl_bloss L;
+        if ((st = bl_bnet_pass(&t->net, &s->tr.v, t->order + i0, k, &ps, t->w, NULL, &L, &t->err))) return st;
+        sum += L.total * (double)k;
+        if ((st = bl_adam_step(&t->opt, bl_backend_cpu(), &t->net.P, &t->err))) return st;
+    }
+    t->last_train = sum / (double)n;
+    double val = t->last_train;
+    if (s->has_val && (st = full_loss(t, &s->va, t->wv, val_idx, &val, &t->err))) return st;
+    if (!isfinite(val)) val = INFINITY;
+    if (val < t->best_val) {
+        t->best_val = val;
+        memcpy(t->best, t->net.P.param, t->net.P.n * sizeof(double));
+    }
+    t->epochs_done++;
+    return BL_OK;
+}
+
+typedef struct worker_arg {
+    search *s;
+    const size_t *val_idx;
+} worker_arg;
+
+static void *worker(void *arg) {
+    worker_arg *wa = arg;
+    search *s = wa->s;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        int k = s->cancelled ? s->n_todo : s->next++;
+        pthread_mutex_unlock(&s->mu);
+        if (k >= s->n_todo) break;
+        trial *t = &s->t[s->todo[k]];
+        while (t->epochs_done < s->target) {
+            if ((t->st = train_epoch(s, t, wa->val_idx))) break;
+            if (s->o->progress && (t->epochs_done % 25 == 0 || t->epochs_done == s->target)) {
+                pthread_mutex_lock(&s->mu);
+                s->done_all += t->epochs_done % 25 == 0 ? 25 : t->epochs_done % 25;
+                bl_progress p = {.trial = t->id, .trials_alive = s->alive, .trials_total = s->n,
+                                 .epoch = t->epochs_done, .epochs_total = s->o->epochs,
+                                 .epochs_done_all = s->done_all, .epochs_planned_all = s->planned_all,
+                                 .train_loss = t->last_train, .val_loss = t->best_val,
+                                 .best_val_loss = t->best_val};
+                for (int i = 0; i < s->n; i++)
+                    if (s->t[i].best_val < p.best_val_loss) p.best_val_loss = s->t[i].best_val;
+                if (s->o->progress(s->o->progress_ctx, &p)) s->cancelled = 1;
+                int stop = s->cancelled;
+                pthread_mutex_unlock(&s->mu);
+                if (stop) break;
+            }
+        }
+        if (t->st) {
+            pthread_mutex_lock(&s->mu);
+            s->cancelled = 1;
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+    return NULL;
+}
+
+static int cmp_trial_ptr(const void *a, const void *b) {
+    const trial *x = *(trial *const *)a, *y = *(trial *const *)b;
+    if (x->best_val < y->best_val) return -1;
+    if (x->best_val > y->best_val) return 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Plans the epochs every trial will train, for progress ETA: rungs grace·rf^k up to epochs. */
+static long planned_epochs(const bl_pretrain_opts *o) {
+    long total = 0, prev = 0;
+    int alive = o->trials;
+    long rung = o->grace < o->epochs ? o->grace : o->epochs;
+    for (;;) {
+        total += (rung - prev) * alive;
+        if (rung >= o->epochs) break;
+        prev = rung;
+        alive = (alive + o->reduction - 1) / o->reduction;
+        long next = rung * o->reduction;
+        rung = next < o->epochs ? next : o->epochs;
+    }
+    return total;
+}
+
+bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                      bl_model **out, bl_error *err) {
+    if (!ds || !out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
+    *out = NULL;
+    bl_pretrain_opts def;
+    if (!o) {
+        bl_pretrain_opts_default(&def);
+        o = &def;
+    }
+    if (o->trials < 1 || o->trials > 27) return bl_seterr(err, BL_EINVAL, "trials %d outside 1..27", o->trials);
+    if (o->epochs < 1) return bl_seterr(err, BL_EINVAL, "epochs %ld must be positive", o->epochs);
+    if (o->grace < 1) return bl_seterr(err, BL_EINVAL, "grace period %ld must be positive", o->grace);
+    if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d must be at least 2", o->reduction);
+    if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d out of range", o->batch);
+    if (o->threads < 1 || o->threads > 1024) return bl_seterr(err, BL_EINVAL, "threads %d out of range", o->threads);
+    if (!(o->val_fraction >= 0 && o->val_fraction < 1))
+        return bl_seterr(err, BL_EINVAL, "validation share %g outside [0, 1)", o->val_fraction);
+    if (ds->n_rows < 2) return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds->name);
+
+    bl_status st;
+    bl_model *m = NULL;
+    search s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    size_t *tr_rows = NULL, *va_rows = NULL, *val_idx = NULL;
+    int mu_ok = 0;
+    bl_rng rng;
+    bl_rng_seed(&rng, o->seed);
+
+    if ((st = bl_model_from_dataset(ds, schema_text, NULL, &m, err))) return st;
+    if ((st = bl_model_fit_scalers(m, ds, o->target_scaling, err))) goto done;
+
+    /* validation split by context */
+    size_t nc = ds->n_contexts, n_val_ctx = 0;
+    uint8_t *is_val = calloc(nc ? nc : 1, 1);
+    size_t *perm = malloc((nc ? nc : 1) * sizeof *perm);
+    tr_rows = malloc(ds->n_rows * sizeof *tr_rows);
+    va_rows = malloc(ds->n_rows * sizeof *va_rows);
+    if (!is_val || !perm || !tr_rows || !va_rows) {
+        free(is_val);
+        free(perm);
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (nc >= 2 && o->val_fraction > 0) {
+        n_val_ctx = (size_t)llround(o->val_fraction * (double)nc);
+        if (n_val_ctx < 1) n_val_ctx = 1;
+        if (n_val_ctx > nc - 1) n_val_ctx = nc - 1;
+    }
+    for (size_t i = 0; i < nc; i++) perm[i] = i;
+    for (size_t i = nc; i > 1; i--) {
+        size_t j = (size_t)bl_rng_int(&rng, i);
+        size_t tmp = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = tmp;
+    }
+    for (size_t i = 0; i < n_val_ctx; i++) is_val[perm[i]] = 1;
+    size_t n_tr = 0, n_va = 0;
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        if (is_val[ds->context[r]]) va_rows[n_va++] = r;
+        else tr_rows[n_tr++] = r;
+    }
+    free(is_val);
+    free(perm);
+    if ((st = bl_vbuf_build(m, ds, tr_rows, n_tr, &s.tr, err))) goto done;
+    s.has_val = n_va > 0;
+    if (s.has_val) {
+        if ((st = bl_vbuf_build(m, ds, va_rows, n_va, &s.va, err))) goto done;
+        val_idx = malloc(n_va * sizeof *val_idx);
+        if (!val_idx) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < n_va; i++) val_idx[i] = i;
+    }
+
+    /* sample the configurations */
+    int grid[27];
+    for (int i = 0; i < 27; i++) grid[i] = i;
+    for (int i = 26; i > 0; i--) {
+        int j = (int)bl_rng_int(&rng, (uint64_t)i + 1);
+        int tmp = grid[i];
+        grid[i] = grid[j];
+        grid[j] = tmp;
+    }
+    s.n = o->trials;
+    s.t = calloc((size_t)s.n, sizeof *s.t);
+    s.todo = malloc((size_t)s.n * sizeof *s.todo);
+    if (!s.t || !s.todo) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    const size_t B = (size_t)o->batch < n_tr ? (size_t)o->batch : n_tr;
+    for (int i = 0; i < s.n; i++) {
+        trial *t = &s.t[i];
+        t->id = i;
+        t->dropout = o->dropouts[grid[i] / 9];
+        t->lr = o->lrs[(grid[i] / 3) % 3];
+        t->wd = o->wds[grid[i] % 3];
+        t->best_val = INFINITY;
+        t->alive = 1;
+        bl_rng_seed(&t->rng, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1);
+        if ((st = bl_bnet_init(&t->net, &m->net.d, &t->rng, err))) goto done;
+        if ((st = bl_adam_init(&t->opt, t->lr, t->wd, err))) goto done;
+        if ((st = bl_bwork_new(&t->net, &s.tr.v, B, &t->w, err))) goto done;
+        if (s.has_val && (st = bl_bwork_new(&t->net, &s.va.v, n_va, &t->wv, err))) goto done;
+        t->order = malloc(n_tr * sizeof *t->order);
+        t->best = malloc(t->net.P.n * sizeof *t->best);
+        if (!t->order || !t->best) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t k = 0; k < n_tr; k++) t->order[k] = k;
+        memcpy(t->best, t->net.P.param, t->net.P.n * sizeof *t->best);
+    }
+    if (pthread_mutex_init(&s.mu, NULL) != 0) {
+        st = bl_seterr(err, BL_EINTERNAL, "cannot create a mutex");
+        goto done;
+    }
+    mu_ok = 1;
+    s.planned_all = planned_epochs(o);
+    s.alive = s.n;
+
+    /* successive halving */
+    long rung = o->grace < o->epochs ? o->grace : o->epochs;
+    for (;;) {
+        s.n_todo = 0;
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].alive) s.todo[s.n_todo++] = i;
+        s.next = 0;
+        s.target = rung;
+        int nth = o->threads < s.n_todo ? o->threads : s.n_todo;
+        pthread_t th[1024];
+        worker_arg wa = {&s, val_idx};
+        int started = 0;
+        for (int i = 1; i < nth; i++) {
+            if (pthread_create(&th[i], NULL, worker, &wa) != 0) break;
+            started = i;
+        }
+        worker(&wa);
+        for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].st) {
+                st = s.t[i].st;
+                bl_seterr(err, st, "trial %d: %s", i, s.t[i].err.message);
+                goto done;
+            }
+        if (s.cancelled) {
+            st = bl_seterr(err, BL_EINTERNAL, "pre-training cancelled");
+            goto done;
+        }
+        if (rung >= o->epochs) break;
+        /* keep the best ceil(alive / reduction) */
+        trial *rank[27];
+        int na = 0;
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].alive) rank[na++] = &s.t[i];
+        qsort(rank, (size_t)na, sizeof rank[0], cmp_trial_ptr);
+        int keep = (na + o->reduction - 1) / o->reduction;
+        for (int i = keep; i < na; i++) rank[i]->alive = 0;
+        s.alive = keep;
+        long next = rung * o->reduction;
+        rung = next < o->epochs ? next : o->epochs;
+    }
+
+    /* the winner */
+    trial *best = NULL;
+    for (int i = 0; i < s.n; i++)
+        if (!best || s.t[i].best_val < best->best_val) best = &s.t[i];
+    memcpy(m->net.P.param, best->best, m->net.P.n * sizeof(double));
+    m->dropout = best->dropout;
+    m->lr = best->lr;
+    m->weight_decay = best->wd;
+    m->best_val_loss = best->best_val;
+    m->best_train_loss = best->last_train;
+    m->epochs = best->epochs_done;
+    m->pretrained = 1;
+    m->data_hash = ds->data_hash;
+    m->rows = (int64_t)ds->n_rows;
+    m->contexts = (int64_t)ds->n_contexts;
+    bl_model_stamp_now(m);
+    *out = m;
+    m = NULL;
+    st = BL_OK;
+done:
+    if (s.t)
+        for (int i = 0; i < s.n; i++) {
+            bl_bnet_free(&s.t[i].net);
+            bl_bwork_free(s.t[i].w);
+            bl_bwork_free(s.t[i].wv);
+            free(s.t[i].order);
+            free(s.t[i].best);
+        }
+    free(s.t);
+    free(s.todo);
+    if (mu_ok) pthread_mutex_destroy(&s.mu);
+    bl_vbuf_free(&s.tr);
+    bl_vbuf_free(&s.va);
+    free(tr_rows);
+    free(va_rows);
+    free(val_idx);
+    bl_model_free(m);
+    return st;
+}

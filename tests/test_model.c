@@ -1,0 +1,456 @@
+/* test_model.c — the Bellamy network: finite-difference gradients of the whole joint loss, the
+ * distinct-value pass against a row-by-row reference, training and prediction behaviour. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "data/synth.h"
+#include "model/bnet.h"
+#include "model/model.h"
+#include "model/model_internal.h"
+
+/* A small random view: n_rows rows over n_sx scale-outs and n_props properties. */
+typedef struct fixture {
+    bl_bnet_dims d;
+    size_t n_rows, n_sx, n_vals[8];
+    uint32_t sx[64], val[64 * 8];
+    double target[64], sx_feat[16 * 3], *vecs[8];
+    const double *cvecs[8];
+    bl_bview v;
+} fixture;
+
+static void fixture_make(fixture *f, int n_ess, int n_opt, uint64_t seed) {
+    memset(f, 0, sizeof *f);
+    bl_bnet_dims_default(&f->d, n_ess, n_opt);
+    bl_rng r;
+    bl_rng_seed(&r, seed);
+    int np = n_ess + n_opt;
+    f->n_rows = 40;
+    f->n_sx = 6;
+    for (size_t i = 0; i < f->n_sx * 3; i++) f->sx_feat[i] = bl_rng_uniform(&r);
+    for (int p = 0; p < np; p++) {
+        f->n_vals[p] = 2 + (size_t)p;
+        f->vecs[p] = malloc(f->n_vals[p] * 40 * sizeof(double));
+        for (size_t i = 0; i < f->n_vals[p] * 40; i++) f->vecs[p][i] = bl_rng_uniform(&r) - 0.3;
+        f->cvecs[p] = f->vecs[p];
+    }
+    for (size_t i = 0; i < f->n_rows; i++) {
+        f->sx[i] = (uint32_t)bl_rng_int(&r, f->n_sx);
+        for (int p = 0; p < np; p++) f->val[i * (size_t)np + (size_t)p] = (uint32_t)bl_rng_int(&r, f->n_vals[p]);
+        f->target[i] = 0.2 + 3.0 * bl_rng_uniform(&r);
+    }
+    f->v.n_rows = f->n_rows;
+    f->v.sx = f->sx;
+    f->v.val = f->val;
+    f->v.target = f->target;
+    f->v.n_sx = f->n_sx;
+    f->v.sx_feat = f->sx_feat;
+    f->v.n_vals = f->n_vals;
+    f->v.vecs = f->cvecs;
+}
+
+static void fixture_free(fixture *f) {
+    for (int p = 0; p < 8; p++) free(f->vecs[p]);
+}
+
+/* Loss of one pass with a fixed dropout mask stream (rng reseeded every time). */
+static double pass_loss(bl_bnet *net, fixture *f, bl_bwork *w, const size_t *rows, size_t B,
+                        double dropout, int grad) {
+    bl_rng r;
+    bl_rng_seed(&r, 99);
+    bl_bpass ps = {.training = dropout > 0, .dropout = dropout, .want_grad = grad, .recon = 1, .rng = &r};
+    bl_bloss L;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_pass(net, &f->v, rows, B, &ps, w, NULL, &L, &e), BL_OK);
+    return L.total;
+}
+
+/* Max relative error between backprop and central differences over every parameter. */
+static double gradcheck(int n_ess, int n_opt, double dropout, uint64_t seed) {
+    fixture f;
+    fixture_make(&f, n_ess, n_opt, seed);
+    bl_rng r;
+    bl_rng_seed(&r, seed + 1);
+    bl_bnet net;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_init(&net, &f.d, &r, &e), BL_OK);
+    /* Lift the output so the final SELU is not saturated and targets are reachable. */
+    net.P.param[net.z2b] = 1.5;
+    bl_bwork *w;
+    ck_assert_int_eq(bl_bwork_new(&net, &f.v, 64, &w, &e), BL_OK);
+    size_t rows[32];
+    for (size_t i = 0; i < 32; i++) rows[i] = (i * 7) % f.n_rows;
+    bl_params_zero_grad(&net.P);
+    pass_loss(&net, &f, w, rows, 32, dropout, 1);
+    double worst = 0.0;
+    for (size_t i = 0; i < net.P.n; i++) {
+        double keep = net.P.param[i], h = 1e-5 * fmax(1.0, fabs(keep));
+        net.P.param[i] = keep + h;
+        double lp = pass_loss(&net, &f, w, rows, 32, dropout, 0);
+        net.P.param[i] = keep - h;
+        double lm = pass_loss(&net, &f, w, rows, 32, dropout, 0);
+        net.P.param[i] = keep;
+        double fd = (lp - lm) / (2 * h), g = net.P.grad[i];
+        /* Relative error; gradients below 1e-4 are compared absolutely (to 1e-10), since central
+         * differences of an O(1) loss carry ~1e-11 round-off. */
+        double rel = fabs(fd - g) / fmax(1e-4, fabs(fd) + fabs(g));
+        if (rel > worst) worst = rel;
+        if (getenv("GC_DEBUG") && rel > 1e-7) fprintf(stderr, "param %zu fd %.10g bp %.10g rel %g\n", i, fd, g, rel);
+    }
+    bl_bwork_free(w);
+    bl_bnet_free(&net);
+    fixture_free(&f);
+    return worst;
+}
+
+START_TEST(whole_model_gradient_matches_finite_differences) {
+    double e1 = gradcheck(3, 2, 0.0, 1);
+    ck_assert_msg(e1 < 1e-6, "no dropout: max rel err %g", e1);
+    double e2 = gradcheck(3, 2, 0.1, 2);
+    ck_assert_msg(e2 < 1e-6, "dropout 0.1: max rel err %g", e2);
+    double e3 = gradcheck(2, 0, 0.2, 3);
+    ck_assert_msg(e3 < 1e-6, "no optional properties: max rel err %g", e3);
+}
+END_TEST
+
+/* Row-by-row reference of the evaluation-mode loss, written independently of bnet.c's splitting. */
+static double selu_ref(double x) { return x > 0 ? BL_SELU_LAMBDA * x : BL_SELU_LAMBDA * BL_SELU_ALPHA * (exp(x) - 1); }
+static void dense_ref(const double *W, const double *b, int out, int in, const double *x, double *y, int act) {
+    for (int o = 0; o < out; o++) {
+        double s = b ? b[o] : 0;
+        for (int i = 0; i < in; i++) s += W[o * in + i] * x[i];
+        y[o] = act == 1 ? selu_ref(s) : act == 2 ? tanh(s) : s;
+    }
+}
+
+static double reference_loss(const bl_bnet *net, const fixture *f, const size_t *rows, size_t B) {
+    const double *W = net->P.param;
+    const bl_bnet_dims *d = &net->d;
+    int np = d->n_ess + d->n_opt;
+    double rt = 0, rec_e = 0, rec_o = 0;
+    for (size_t b = 0; b < B; b++) {
+        size_t row = rows[b];
+        double zin[64] = {0}, t16[16], F[8];
+        dense_ref(W + net->f0w, W + net->f0b, 16, 3, f->sx_feat + f->sx[row] * 3, t16, 1);
+        dense_ref(W + net->f2w, W + net->f2b, 8, 16, t16, F, 1);
+        memcpy(zin, F, sizeof F);
+        for (int p = 0; p < np; p++) {
+            const double *x = f->vecs[p] + f->val[row * (size_t)np + (size_t)p] * 40;
+            double a[8], c[4], t8[8], r[40];
+            dense_ref(W + net->g0w, NULL, 8, 40, x, a, 1);
+            dense_ref(W + net->g3w, NULL, 4, 8, a, c, 1);
+            dense_ref(W + net->h0w, NULL, 8, 4, c, t8, 1);
+            dense_ref(W + net->h3w, NULL, 40, 8, t8, r, 2);
+            double e2 = 0;
+            for (int k = 0; k < 40; k++) e2 += (r[k] - x[k]) * (r[k] - x[k]);
+            if (p < d->n_ess) { memcpy(zin + 8 + 4 * p, c, sizeof c); rec_e += e2; }
+            else { for (int k = 0; k < 4; k++) zin[8 + 4 * d->n_ess + k] += c[k] / d->n_opt; rec_o += e2; }
+        }
+        double h[8], out;
+        dense_ref(W + net->z0w, W + net->z0b, 8, net->z_in, zin, h, 1);
+        dense_ref(W + net->z2w, W + net->z2b, 1, 8, h, &out, 1);
+        double e = out - f->target[row];
+        rt += fabs(e) < 1 ? 0.5 * e * e : fabs(e) - 0.5;
+    }
+    double L = rt / B;
+    if (d->n_ess) L += rec_e / (B * d->n_ess * 40.0);
+    if (d->n_opt) L += rec_o / (B * d->n_opt * 40.0);
+    return L;
+}
+
+START_TEST(distinct_value_pass_equals_row_by_row_reference) {
+    fixture f;
+    fixture_make(&f, 4, 3, 7);
+    bl_rng r;
+    bl_rng_seed(&r, 8);
+    bl_bnet net;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_init(&net, &f.d, &r, &e), BL_OK);
+    net.P.param[net.z2b] = 1.0;
+    bl_bwork *w;
+    ck_assert_int_eq(bl_bwork_new(&net, &f.v, 64, &w, &e), BL_OK);
+    size_t rows[40];
+    for (size_t i = 0; i < 40; i++) rows[i] = (i * 13) % f.n_rows;
+    for (size_t B = 1; B <= 40; B += 13) {
+        double got = pass_loss(&net, &f, w, rows, B, 0.0, 0);
+        double want = reference_loss(&net, &f, rows, B);
+        ck_assert_double_eq_tol(got, want, 1e-12 * fmax(1, fabs(want)));
+    }
+    bl_bwork_free(w);
+    bl_bnet_free(&net);
+    fixture_free(&f);
+}
+END_TEST
+
+START_TEST(bad_dimensions_and_batches_are_errors) {
+    bl_bnet net;
+    bl_bnet_dims d;
+    bl_error e;
+    bl_bnet_dims_default(&d, 2, 1);
+    d.code = 0;
+    ck_assert_int_eq(bl_bnet_init(&net, &d, NULL, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "code"));
+    ck_assert_int_eq(bl_bnet_init(NULL, &d, NULL, &e), BL_EINVAL);
+    fixture f;
+    fixture_make(&f, 2, 1, 5);
+    ck_assert_int_eq(bl_bnet_init(&net, &f.d, NULL, &e), BL_OK);
+    bl_bwork *w;
+    ck_assert_int_eq(bl_bwork_new(&net, &f.v, 0, &w, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_bwork_new(&net, &f.v, 8, &w, &e), BL_OK);
+    size_t rows[16] = {0};
+    bl_bpass ps = {.training = 1, .dropout = 0.1, .want_grad = 1, .recon = 1, .rng = NULL};
+    bl_bloss L;
+    ck_assert_int_eq(bl_bnet_pass(&net, &f.v, rows, 16, &ps, w, NULL, &L, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_bnet_pass(&net, &f.v, rows, 4, &ps, w, NULL, &L, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "random"));
+    bl_bwork_free(w);
+    bl_bnet_free(&net);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ---- whole model: pre-training, fine-tuning, files ---- */
+
+static bl_dataset *synth_ds(uint64_t seed) {
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.seed = seed;
+    bl_synth_corpus *corp;
+    bl_error e;
+    ck_assert_int_eq(bl_synth_generate(&c, &corp, &e), BL_OK);
+    bl_dataset *ds;
+    ck_assert_int_eq(bl_synth_dataset(corp, NULL, &ds, &e), BL_OK);
+    bl_synth_free(corp);
+    return ds;
+}
+
+static bl_model *quick_pretrain(const bl_dataset *ds, int threads, uint64_t seed) {
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 3;
+    o.epochs = 40;
+    o.grace = 20;
+    o.threads = threads;
+    o.seed = seed;
+    bl_model *m;
+    bl_error e;
+    ck_assert_msg(bl_pretrain(ds, "schema text", &o, &m, &e) == BL_OK, "%s", e.message);
+    return m;
+}
+
+START_TEST(pretraining_is_deterministic_for_any_thread_count) {
+    bl_dataset *ds = synth_ds(3);
+    bl_model *a = quick_pretrain(ds, 1, 5), *b = quick_pretrain(ds, 2, 5), *c = quick_pretrain(ds, 1, 6);
+    ck_assert_uint_eq(a->net.P.n, b->net.P.n);
+    ck_assert_int_eq(memcmp(a->net.P.param, b->net.P.param, a->net.P.n * sizeof(double)), 0);
+    ck_assert_int_ne(memcmp(a->net.P.param, c->net.P.param, a->net.P.n * sizeof(double)), 0);
+    ck_assert_double_eq(a->lr, b->lr);
+    ck_assert_int_eq(a->pretrained, 1);
+    ck_assert(isfinite(a->best_val_loss));
+    bl_model_free(a);
+    bl_model_free(b);
+    bl_model_free(c);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(finetune_trains_only_z_and_keeps_the_rest) {
+    bl_dataset *ds = synth_ds(4);
+    bl_model *m = quick_pretrain(ds, 1, 1), *f;
+    const bl_context *ctx = &ds->contexts[0];
+    size_t rows[1] = {ctx->rows[0]};
+    bl_finetune_opts o;
+    bl_finetune_opts_default(&o);
+    o.stop_mae = 0;
+    o.max_epochs = 50;
+    bl_error e;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 1, &o, &f, &e), BL_OK);
+    /* n = 1: f is never unfrozen; g and h always frozen; z changed */
+    ck_assert_int_eq(memcmp(m->net.P.param, f->net.P.param, f->net.z0w * sizeof(double)), 0);
+    ck_assert_int_ne(memcmp(m->net.P.param + m->net.z0w, f->net.P.param + f->net.z0w,
+                            (f->net.P.n - f->net.z0w) * sizeof(double)), 0);
+    ck_assert_int_eq(f->finetune_runs, 1);
+    ck_assert_int_eq(f->finetune_epochs, 50);
+    bl_model_free(f);
+    /* n = 3: f unfreezes after 7.5·2³ = 60 epochs */
+    size_t rows3[3] = {ctx->rows[0], ctx->rows[4], ctx->rows[8]};
+    o.max_epochs = 59;
+    ck_assert_int_eq(bl_finetune(m, ds, rows3, 3, &o, &f, &e), BL_OK);
+    ck_assert_int_eq(memcmp(m->net.P.param, f->net.P.param, f->net.z0w * sizeof(double)), 0);
+    bl_model_free(f);
+    o.max_epochs = 80;
+    ck_assert_int_eq(bl_finetune(m, ds, rows3, 3, &o, &f, &e), BL_OK);
+    ck_assert_int_ne(memcmp(m->net.P.param + m->net.f0w, f->net.P.param + f->net.f0w,
+                            (m->net.g0w - m->net.f0w) * sizeof(double)), 0);
+    ck_assert_int_eq(memcmp(m->net.P.param + m->net.g0w, f->net.P.param + f->net.g0w,
+                            (m->net.z0w - m->net.g0w) * sizeof(double)), 0);
+    bl_model_free(f);
+    /* a huge MAE threshold stops at the first epoch */
+    o.stop_mae = 1e12;
+    o.max_epochs = 2500;
+    ck_assert_int_eq(bl_finetune(m, ds, rows3, 3, &o, &f, &e), BL_OK);
+    ck_assert_int_eq(f->finetune_epochs, 1);
+    bl_model_free(f);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(finetune_learning_rate_schedule) {
+    bl_finetune_opts o;
+    bl_finetune_opts_default(&o);
+    ck_assert_double_eq_tol(bl_finetune_lr(&o, 0), 0.001, 1e-15);
+    ck_assert_double_eq_tol(bl_finetune_lr(&o, 5), 0.0055, 1e-15);
+    ck_assert_double_eq_tol(bl_finetune_lr(&o, 10), 0.01, 1e-15);
+    ck_assert_double_eq_tol(bl_finetune_lr(&o, 30), 0.0055, 1e-15);
+    ck_assert_double_eq_tol(bl_finetune_lr(&o, 50), 0.01, 1e-15);
+}
+END_TEST
+
+START_TEST(model_file_roundtrip_bit_exact) {
+    bl_dataset *ds = synth_ds(5);
+    bl_model *m = quick_pretrain(ds, 1, 2), *l;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/m.h5", bl_test_tmpdir());
+    bl_error e;
+    free(m->name);
+    m->name = strdup("synth");
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_model_load(path, "synth", &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(memcmp(m->net.P.param, l->net.P.param, m->net.P.n * sizeof(double)), 0);
+    ck_assert_str_eq(l->schema_text, "schema text");
+    ck_assert_uint_eq(l->n_props, m->n_props);
+    double c1[8], c2[8], x[11], p1[11], p2[11];
+    for (int i = 0; i < 11; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_model_context_row(m, ds, 3, c1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_context_row(l, ds, 3, c2, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(m, c1, x, 11, p1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(l, c2, x, 11, p2, &e), BL_OK);
+    ck_assert_int_eq(memcmp(p1, p2, sizeof p1), 0);
+    ck_assert_int_eq(bl_model_load(path, "other", &l, &e) != BL_OK, 1);
+    bl_model_free(l);
+    ck_assert_int_eq(bl_model_load(path, "other", &l, &e), BL_ENOTFOUND);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(prediction_context_from_text_values) {
+    bl_dataset *ds = synth_ds(6);
+    bl_model *m = quick_pretrain(ds, 1, 3);
+    /* the text values of row 0 give the same context as the row itself */
+    const char *vals[16];
+    size_t map[16];
+    bl_error e;
+    ck_assert_int_eq(bl_model_map_props(m, ds, map, &e), BL_OK);
+    for (size_t i = 0; i < m->n_props; i++) vals[i] = ds->props[map[i]].values[ds->props[map[i]].row_value[0]];
+    double c1[8], c2[8];
+    ck_assert_int_eq(bl_model_context(m, vals, c1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_context_row(m, ds, 0, c2, &e), BL_OK);
+    for (int k = 0; k < 8; k++) ck_assert_double_eq_tol(c1[k], c2[k], 1e-12);
+    double x = 0, out;
+    ck_assert_int_eq(bl_model_predict(m, c1, &x, 1, &out, &e), BL_EINVAL);
+    /* an essential property without a value is an error naming it */
+    vals[0] = NULL;
+    ck_assert_int_eq(bl_model_context(m, vals, c1, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, m->props[0].name));
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* Acceptance: pre-train on C3O grep without one context, fine-tune on 3 of its runs, predict the
+ * other scale-outs; the error must be far below an untrained model's. */
+START_TEST(grep_pretrained_finetuned_beats_untrained) {
+    const char *dir = bl_test_c3o_dir();
+    if (!dir) {
+        fprintf(stderr, "note: C3O data absent, acceptance test not run\n");
+        return;
+    }
+    char data[4200];
+    snprintf(data, sizeof data, "%s/grep.tsv", dir);
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_msg(bl_dataset_load(data, bl_test_source_path("datasets/c3o/grep.schema"), 0, NULL, &ds, &e) == BL_OK,
+                  "%s", e.message);
+    const size_t held = 5;
+    size_t *rest = malloc(ds->n_rows * sizeof *rest), nr = 0;
+    for (size_t r = 0; r < ds->n_rows; r++)
+        if (ds->context[r] != held) rest[nr++] = r;
+    bl_dataset *pre;
+    ck_assert_int_eq(bl_dataset_subset(ds, rest, nr, &pre, &e), BL_OK);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 300;
+    o.grace = 150;
+    o.threads = 2;
+    bl_model *m, *f, *u, *uf;
+    ck_assert_msg(bl_pretrain(pre, NULL, &o, &m, &e) == BL_OK, "%s", e.message);
+    const bl_context *c = &ds->contexts[held];
+    /* three runs at scale-outs 2, 6, 12 (rows are 5 repetitions per scale-out, in file order) */
+    size_t train[3];
+    int nt = 0;
+    for (size_t i = 0; i < c->n_rows && nt < 3; i++) {
+        double x = ds->scale_out[c->rows[i]];
+        if ((x == 2 && nt == 0) || (x == 6 && nt == 1) || (x == 12 && nt == 2)) train[nt++] = c->rows[i];
+    }
+    ck_assert_int_eq(nt, 3);
+    ck_assert_int_eq(bl_finetune(m, ds, train, 3, NULL, &f, &e), BL_OK);
+    ck_assert_int_eq(bl_model_new_untrained(pre, NULL, BL_TARGET_SECONDS, 1, &u, &e), BL_OK);
+    ck_assert_int_eq(bl_finetune(u, ds, train, 3, NULL, &uf, &e), BL_OK);
+    double err_f = 0, err_u = 0, err_uf = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        size_t r = c->rows[i];
+        double ctx[8], p, x = ds->scale_out[r], y = ds->runtime_s[r];
+        if (x == 2 || x == 6 || x == 12) continue;
+        bl_model_context_row(f, ds, r, ctx, &e);
+        bl_model_predict(f, ctx, &x, 1, &p, &e);
+        err_f += fabs(p - y) / y;
+        bl_model_context_row(u, ds, r, ctx, &e);
+        bl_model_predict(u, ctx, &x, 1, &p, &e);
+        err_u += fabs(p - y) / y;
+        bl_model_context_row(uf, ds, r, ctx, &e);
+        bl_model_predict(uf, ctx, &x, 1, &p, &e);
+        err_uf += fabs(p - y) / y;
+        n++;
+    }
+    err_f /= (double)n;
+    err_u /= (double)n;
+    err_uf /= (double)n;
+    fprintf(stderr, "grep held-out context %zu: MRE pre-trained+fine-tuned %.3f, untrained %.3f, "
+            "untrained+fine-tuned %.3f\n", held, err_f, err_u, err_uf);
+    ck_assert_msg(err_f < 0.25, "MRE %g", err_f);
+    ck_assert_msg(err_f < 0.3 * err_u, "MRE %g vs untrained %g", err_f, err_u);
+    bl_model_free(m);
+    bl_model_free(f);
+    bl_model_free(u);
+    bl_model_free(uf);
+    bl_dataset_free(pre);
+    bl_dataset_free(ds);
+    free(rest);
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("bnet");
+    tcase_add_test(tc, whole_model_gradient_matches_finite_differences);
+    tcase_add_test(tc, distinct_value_pass_equals_row_by_row_reference);
+    tcase_add_test(tc, bad_dimensions_and_batches_are_errors);
+    suite_add_tcase(s, tc);
+    TCase *tm = tcase_create("model");
+    tcase_set_timeout(tm, 600);
+    tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
+    tcase_add_test(tm, finetune_trains_only_z_and_keeps_the_rest);
+    tcase_add_test(tm, finetune_learning_rate_schedule);
+    tcase_add_test(tm, model_file_roundtrip_bit_exact);
+    tcase_add_test(tm, prediction_context_from_text_values);
+    tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
+    suite_add_tcase(s, tm);
+    return s;
+}
