@@ -14,6 +14,12 @@
 
 #include "common/error.h"
 
+#if defined(__GNUC__)
+#define BL_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define BL_ALWAYS_INLINE inline
+#endif
+
 #define LAMBDA BL_SELU_LAMBDA
 #define LALPHA (BL_SELU_LAMBDA * BL_SELU_ALPHA)
 
@@ -270,10 +276,9 @@ ovf:
 /* ---- the pass -------------------------------------------------------------------------------- */
 
 /* Encoder then (optionally) decoder of one vector x; rec is a value record (layout above). */
-static void ae_forward(const bl_bnet *net, const double *x, double *rec, uint8_t *mask, int decode,
-                       int training, double p, double da, double db, bl_rng *rng) {
-    const bl_bnet_dims *d = &net->d;
-    const int H = d->ae_hidden, C = d->code, V = d->vec_len;
+static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *x, double *rec, uint8_t *mask,
+                                         int decode, int training, double p, double da, double db,
+                                         bl_rng *rng, const int H, const int C, const int V) {
     const double *W = net->P.param;
     double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
     double *b1 = c + C, *t1 = b1 + H, *e1 = t1 + H, *r = e1 + H;
@@ -309,11 +314,10 @@ static void ae_forward(const bl_bnet *net, const double *x, double *rec, uint8_t
 
 /* Backward of the auto-encoder for one vector: drec = d loss / d r (weighted), dc = d loss / d code
  * from z. Adds into the g and h gradients (those not frozen). */
-static void ae_backward(bl_bnet *net, const double *x, const double *rec, const uint8_t *mask,
-                        int decode, double rec_scale, double *dc, int training, double p, double da,
-                        int grad_g, int grad_h) {
-    const bl_bnet_dims *d = &net->d;
-    const int H = d->ae_hidden, C = d->code, V = d->vec_len;
+static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const double *rec, const uint8_t *mask,
+                                          int decode, double rec_scale, double *dc, int training, double p,
+                                          double da, int grad_g, int grad_h, const int H, const int C,
+                                          const int V) {
     const double *W = net->P.param;
     double *G = net->P.grad;
     const double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
@@ -353,19 +357,12 @@ static int view_frozen(const bl_params *P, size_t off) {
     return 0;
 }
 
-bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
-                       const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
-    if (!net || !v || !rows || !pass || !w || !loss) return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: NULL argument");
-    if (B == 0 || B > w->max_batch) return bl_seterr(err, BL_EINVAL, "batch of %zu rows (workspace holds %zu)", B, w->max_batch);
-    if (pass->training && pass->dropout > 0.0 && !pass->rng)
-        return bl_seterr(err, BL_EINVAL, "training with dropout needs a random generator");
-    if (pass->dropout < 0.0 || pass->dropout >= 1.0)
-        return bl_seterr(err, BL_EINVAL, "dropout %g outside [0, 1)", pass->dropout);
-    if (pass->want_grad && !v->target) return bl_seterr(err, BL_EINVAL, "gradients need targets");
-
+static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                                            const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss,
+                                            bl_error *err, const int FI, const int FH, const int FO,
+                                            const int H, const int C, const int V, const int Z) {
     const bl_bnet_dims *d = &net->d;
-    const int FI = d->f_in, FH = d->f_hidden, FO = d->f_out, H = d->ae_hidden, C = d->code,
-              V = d->vec_len, Z = d->z_hidden, ZI = net->z_in, NE = d->n_ess, NO = d->n_opt;
+    const int ZI = net->z_in, NE = d->n_ess, NO = d->n_opt;
     const int NP = NE + NO;
     const double *W = net->P.param;
     double *G = net->P.grad;
@@ -428,7 +425,7 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
             double *rec = w->val_rec[p] + i * w->val_stride;
             uint8_t *mask = w->val_mask[p] + i * 2 * (size_t)H;
             const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
-            ae_forward(net, x, rec, mask, decode, pass->training, pass->dropout, da, db, pass->rng);
+            ae_forward(net, x, rec, mask, decode, pass->training, pass->dropout, da, db, pass->rng, H, C, V);
             const double *c = rec + 3 * H + C;
             const double *r = rec + 3 * H + 2 * C + 3 * H;
             double *P = rec + 6 * H + 2 * C + V;      /* after r: P[Z] dP[Z] dc[C] */
@@ -537,7 +534,7 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
                 const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
                 ae_backward(net, x, rec, w->val_mask[p] + i * 2 * (size_t)H, decode,
                             decode ? rs * w->val_w[p][i] : 0.0, dc, pass->training, pass->dropout, da,
-                            grad_g, grad_h);
+                            grad_g, grad_h, H, C, V);
             }
         }
     }
@@ -548,6 +545,26 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
         for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
     return BL_OK;
 }
+
+bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                       const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
+    if (!net || !v || !rows || !pass || !w || !loss) return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: NULL argument");
+    if (B == 0 || B > w->max_batch) return bl_seterr(err, BL_EINVAL, "batch of %zu rows (workspace holds %zu)", B, w->max_batch);
+    if (pass->training && pass->dropout > 0.0 && !pass->rng)
+        return bl_seterr(err, BL_EINVAL, "training with dropout needs a random generator");
+    if (pass->dropout < 0.0 || pass->dropout >= 1.0)
+        return bl_seterr(err, BL_EINVAL, "dropout %g outside [0, 1)", pass->dropout);
+    if (pass->want_grad && !v->target) return bl_seterr(err, BL_EINVAL, "gradients need targets");
+    const bl_bnet_dims *d = &net->d;
+    /* The paper's dimensions get a copy of the pass with constant sizes, which the compiler unrolls
+     * and vectorises; any other dimensions run the same code with sizes from the network. */
+    if (d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->ae_hidden == 8 && d->code == 4 &&
+        d->vec_len == 40 && d->z_hidden == 8)
+        return pass_impl(net, v, rows, B, pass, w, pred, loss, err, 3, 16, 8, 8, 4, 40, 8);
+    return pass_impl(net, v, rows, B, pass, w, pred, loss, err, d->f_in, d->f_hidden, d->f_out, d->ae_hidden,
+                     d->code, d->vec_len, d->z_hidden);
+}
+
 
 void bl_bnet_encode(const bl_bnet *net, const double *vec, double *code) {
     const bl_bnet_dims *d = &net->d;
@@ -580,10 +597,9 @@ void bl_bnet_context_term(const bl_bnet *net, const double *ess_codes, const dou
     }
 }
 
-void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
-                            double *out) {
-    const bl_bnet_dims *d = &net->d;
-    const int FI = d->f_in, FH = d->f_hidden, FO = d->f_out, Z = d->z_hidden, ZI = net->z_in;
+static BL_ALWAYS_INLINE void predict_impl(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
+                                          double *out, const int FI, const int FH, const int FO, const int Z) {
+    const int ZI = net->z_in;
     const double *W = net->P.param;
     double s0[BL_BNET_DIM_MAX], F[BL_BNET_DIM_MAX], u[BL_BNET_DIM_MAX];
     for (size_t i = 0; i < n; i++) {
@@ -597,4 +613,13 @@ void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double 
         for (int k = 0; k < Z; k++) pre += W[net->z2w + (size_t)k] * selu(u[k] + ctx[k]);
         out[i] = selu(pre);
     }
+}
+
+void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
+                            double *out) {
+    const bl_bnet_dims *d = &net->d;
+    if (d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->z_hidden == 8)
+        predict_impl(net, ctx, feat, n, out, 3, 16, 8, 8);
+    else
+        predict_impl(net, ctx, feat, n, out, d->f_in, d->f_hidden, d->f_out, d->z_hidden);
 }
