@@ -53,6 +53,165 @@ BL_API const char *bl_status_string(bl_status status);
 /* Library version as "MAJOR.MINOR.PATCH". */
 BL_API const char *bl_version(void);
 
+/* ==== Models and predictions ==================================================================
+ *
+ * A model file (HDF5, layout in models/README.md) holds one or more named Bellamy models, e.g. one
+ * per algorithm. A bl_predictor is one loaded model: it predicts the runtime of a job in a given
+ * CONTEXT (the job's property values: machine type, input size, job arguments, ...) at any
+ * scale-out, chooses a scale-out, and can be fine-tuned on a few runs of a new context.
+ *
+ * Contexts are given as name/value pairs (bl_prop_value), values as text: "c4.2xlarge", "15150".
+ * Every essential property of the model must be given, optional ones may be left out, an unknown
+ * name or a repeated one is an error, a number property needs a natural number written in decimal.
+ * Cluster-total properties (a schema's per_machine sources and cluster_totals columns, such as the
+ * cluster's memory or slots) are given PER MACHINE: the library multiplies the value by the
+ * scale-out of each prediction or run, the way the training data were recorded.
+ *
+ * Thread safety: a bl_predictor is never changed after it is made (fine-tuning returns a new one),
+ * so any number of threads may call bl_predict, bl_choose_scale_out and the bl_predictor_* getters
+ * on one predictor at once. Loading, fine-tuning and saving may run in other threads at the same
+ * time (HDF5 access is serialised inside the library). Freeing must wait until the others are done.
+ * ============================================================================================== */
+
+/* ---- model files ---------------------------------------------------------------------------- */
+
+typedef struct bl_model_file bl_model_file;   /* an opened model file: the names of its models */
+typedef struct bl_predictor bl_predictor;     /* one model, ready to predict; immutable */
+
+/* Opens a model file and reads the list of its models. BL_EIO when it cannot be read, BL_EFORMAT
+ * when it is not a Bellamy model file, BL_EVERSION when it was written by a newer major version. */
+BL_API bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *err);
+BL_API void bl_model_file_free(bl_model_file *f);
+/* Number of models in the file, and the name of model i (NULL when i is out of range). */
+BL_API size_t bl_model_file_count(const bl_model_file *f);
+BL_API const char *bl_model_file_name(const bl_model_file *f, size_t i);
+/* Loads model `name` of the opened file (NULL: the file's only model). */
+BL_API bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predictor **out,
+                                    bl_error *err);
+
+/* ---- predictors ----------------------------------------------------------------------------- */
+
+/* One property value of a context. */
+typedef struct bl_prop_value {
+    const char *name;                         /* e.g. "machine_type" */
+    const char *value;                        /* e.g. "c4.2xlarge" */
+} bl_prop_value;
+
+/* What the model knows about one of its properties. Strings live as long as the predictor. */
+typedef struct bl_prop_info {
+    const char *name;
+    int essential;                            /* 1: must be given; 0: optional */
+    int number;                               /* 1: a natural number; 0: text */
+    int cluster_total;                        /* 1: given per machine, multiplied by the scale-out */
+} bl_prop_info;
+
+/* Loads model `name` from the file at path (NULL: the file's only model; BL_EINVAL if it holds
+ * several, BL_ENOTFOUND if no model has that name — the message lists the models present). */
+BL_API bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **out, bl_error *err);
+BL_API void bl_predictor_free(bl_predictor *p);
+
+/* The model's name, and its properties (essential first). bl_predictor_prop: BL_ERANGE for i ≥ count. */
+BL_API const char *bl_predictor_name(const bl_predictor *p);
+BL_API size_t bl_predictor_prop_count(const bl_predictor *p);
+BL_API bl_status bl_predictor_prop(const bl_predictor *p, size_t i, bl_prop_info *info);
+
+/* Where a model comes from. Strings live as long as the predictor. */
+typedef struct bl_model_info {
+    int         pretrained;      /* 1: weights from pre-training (0: trained from scratch) */
+    long long   rows, contexts;  /* pre-training data */
+    long long   epochs;          /* pre-training epochs of the winning trial */
+    long long   finetune_runs, finetune_epochs;  /* 0 when never fine-tuned */
+    double      best_val_loss;   /* pre-training */
+    double      finetune_mae_s;  /* training mean absolute error after fine-tuning (s) */
+    double      dropout, learning_rate, weight_decay;
+    const char *created;         /* ISO 8601 UTC */
+} bl_model_info;
+
+BL_API bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info);
+
+/* Checks a context without predicting (the same errors bl_predict reports for it). */
+BL_API bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                            bl_error *err);
+
+/* Predicted runtimes in seconds: runtimes_s[i] for scale_outs[i], i < n (each scale-out finite, > 0). */
+BL_API bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                            const double *scale_outs, size_t n, double *runtimes_s, bl_error *err);
+
+/* Same for every integer scale-out first, first+1, ..., last (1 ≤ first ≤ last); runtimes_s holds
+ * last − first + 1 values. */
+BL_API bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                  int first, int last, double *runtimes_s, bl_error *err);
+
+/* ---- choosing a scale-out ------------------------------------------------------------------- */
+
+typedef enum bl_goal {
+    BL_GOAL_FASTEST = 0,   /* the lowest predicted runtime */
+    BL_GOAL_SMALLEST = 1,  /* the smallest scale-out whose runtime ≤ target_runtime_s (needs a target) */
+    BL_GOAL_CHEAPEST = 2   /* the lowest scale-out × runtime/3600 × price_per_hour among those meeting
+                              the target (every candidate when there is no target); needs a price */
+} bl_goal;
+
+typedef struct bl_choice_opts {
+    bl_goal goal;
+    double  target_runtime_s;   /* > 0: the runtime target; 0: none. Negative: BL_EINVAL */
+    double  price_per_hour;     /* price of one machine for one hour (≥ 0); CHEAPEST only */
+} bl_choice_opts;
+
+typedef struct bl_choice {
+    size_t index;               /* into the candidates */
+    double scale_out;
+    double runtime_s;           /* predicted */
+    double cost;                /* scale_out × runtime_s / 3600 × price_per_hour (0 without a price) */
+    int    met_target;          /* 1: a target was given and this candidate meets it */
+    int    fallback;            /* 1: a target was given, no candidate meets it, and the choice is the
+                                   fastest candidate instead */
+    char   reason[160];         /* one line saying why, e.g. "smallest scale-out meeting 300 s" */
+} bl_choice;
+
+/* Default options: BL_GOAL_FASTEST, no target, no price. */
+BL_API void bl_choice_opts_init(bl_choice_opts *o);
+
+/* Chooses among n candidates whose predicted runtimes are known (no model needed). Ties go to the
+ * smaller scale-out. When no candidate meets a given target, the choice is the fastest one, with
+ * fallback = 1 (a scheduler then decides whether to run anyway). */
+BL_API bl_status bl_choose(const double *scale_outs, const double *runtimes_s, size_t n,
+                           const bl_choice_opts *o, bl_choice *out, bl_error *err);
+
+/* bl_predict over the candidates, then bl_choose. */
+BL_API bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                     const double *scale_outs, size_t n, const bl_choice_opts *o,
+                                     bl_choice *out, bl_error *err);
+
+/* ---- fine-tuning and saving ----------------------------------------------------------------- */
+
+/* Fine-tuning options (NULL everywhere means these defaults). */
+typedef struct bl_tune_opts {
+    long     max_epochs;        /* default 2500 */
+    long     patience;          /* epochs without improvement before stopping (default 1000) */
+    double   stop_mae_s;        /* stop when the training mean absolute error ≤ this (default 5 s) */
+    double   stop_rel;          /* > 0: stop when MAE ≤ stop_rel × mean runtime instead (default 0) */
+    unsigned long long seed;    /* default 1 */
+} bl_tune_opts;
+
+BL_API void bl_tune_opts_init(bl_tune_opts *o);
+
+/* Fine-tunes a copy of base on n_runs runs of ONE context: scale_outs[i] machines took
+ * runtimes_s[i] seconds (both finite, > 0). The context must give every property of the model,
+ * optional ones included. *out receives a new predictor; base is unchanged. */
+BL_API bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
+                                       const double *scale_outs, const double *runtimes_s, size_t n_runs,
+                                       const bl_tune_opts *o, bl_predictor **out, bl_error *err);
+
+/* Fine-tunes on every row of a data file (.tsv or .csv with a header line), read through
+ * schema_path, or through the schema stored in the model when schema_path is NULL. */
+BL_API bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path,
+                                            const char *schema_path, const bl_tune_opts *o,
+                                            bl_predictor **out, bl_error *err);
+
+/* Saves the model into the file at path under `name` (NULL: its own name), adding it to or
+ * replacing it in an existing model file; atomic (a failed save leaves the old file intact). */
+BL_API bl_status bl_predictor_save(const bl_predictor *p, const char *path, const char *name, bl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

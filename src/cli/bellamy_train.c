@@ -1,6 +1,11 @@
 /* bellamy_train.c — the `bellamy-train` program: one entry point, one subcommand per task.
  *
- *   bellamy-train inspect --data FILE --schema FILE [--row K] [--delimiter tab|comma]
+ *   bellamy-train inspect  --data FILE --schema FILE [--row K] [--delimiter tab|comma]
+ *   bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials 12] ...
+ *   bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5
+ *   bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]
+ *   bellamy-train split    --data FILE --schema FILE --context K --held-out A.tsv --rest B.tsv ...
+ *   bellamy-train synth    --out-dir DIR [--contexts N] ...
  *
  * Subcommands live in the table `commands` below; each is a function (prog, argc, argv) that parses
  * its own options with bl_cli_parse (argv[0] is the subcommand's name) and returns an exit code
@@ -10,11 +15,16 @@
 #include "cli/cli_util.h"
 #include "bl_config.h"
 #include "data/dataset.h"
+#include "data/synth.h"
 #include "encode/encode.h"
+#include "model/model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void print_vec(const double *v, size_t n) {
     for (size_t i = 0; i < n; i++) printf("%s%.6g", i ? " " : "", v[i]);
@@ -104,6 +114,543 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
 }
 
+/* ---- shared helpers ------------------------------------------------------------------------------ */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Reads a whole (small) text file; NULL with a message in err when it cannot. */
+static char *read_text(const char *path, bl_error *err) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    if (!f) {
+        snprintf(err->message, sizeof err->message, "%s: cannot open", path);
+        err->status = BL_EIO;
+        return NULL;
+    }
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 8192;
+            char *b = realloc(buf, cap);
+            if (!b) { free(buf); fclose(f); snprintf(err->message, sizeof err->message, "out of memory"); return NULL; }
+            buf = b;
+        }
+        size_t k = fread(buf + len, 1, 4096, f);
+        len += k;
+        if (k < 4096) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err->message, sizeof err->message, "%s: read error", path);
+        err->status = BL_EIO;
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* "grep" from "../shared/datasets/c3o/grep.tsv". */
+static void file_stem(const char *path, char *out, size_t cap) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t n = dot && dot > b ? (size_t)(dot - b) : strlen(b);
+    if (n >= cap) n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+}
+
+static void fmt_duration(double s, char *out, size_t cap) {
+    if (!(s >= 0) || s > 1e7) { snprintf(out, cap, "?"); return; }
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(out, cap, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+    else if (t >= 60) snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(out, cap, "%lds", t);
+}
+
+/* ---- pretrain ------------------------------------------------------------------------------------ */
+
+typedef struct progress_state {
+    int    tty;
+    double t0, last;
+    int    printed;   /* a live line is on the terminal */
+} progress_state;
+
+/* Progress callback: a live line (\r) on a terminal, else a line every 5 s. Serialised by the library. */
+static int on_progress(void *ctx, const bl_progress *p) {
+    progress_state *s = ctx;
+    double t = now_s();
+    int done = p->epochs_done_all >= p->epochs_planned_all;
+    if (!done && t - s->last < (s->tty ? 0.2 : 5.0)) return 0;
+    s->last = t;
+    double frac = p->epochs_planned_all > 0 ? (double)p->epochs_done_all / (double)p->epochs_planned_all : 0;
+    char eta[32], el[32];
+    fmt_duration(frac > 0 ? (t - s->t0) * (1 - frac) / frac : -1, eta, sizeof eta);
+    fmt_duration(t - s->t0, el, sizeof el);
+    char line[256];
+    snprintf(line, sizeof line,
+             "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3.0f%%  %s elapsed, ETA %s",
+             p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss, p->val_loss,
+             p->best_val_loss, 100 * frac, el, eta);
+    if (s->tty) {
+        fprintf(stderr, "\r%s\033[K", line);
+        s->printed = 1;
+    } else {
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+    return 0;
+}
+
+static long default_threads(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+static int cmd_pretrain(const char *prog, int argc, char **argv) {
+    const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
+    const char *device = "cpu", *tscale = "seconds";
+    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1;
+    double val_fraction = 0.2;
+    int quiet = 0;
+    char thr_def[48];
+    snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
+    bl_cli_option opts[] = {
+        { "data", BL_OPT_STRING, &data, "FILE", "training data (.tsv or .csv with a header line)", NULL, 1, NULL, 0 },
+        { "schema", BL_OPT_STRING, &schema, "FILE", "schema of the data (format: datasets/README.md); stored in the model",
+          NULL, 1, NULL, 0 },
+        { "out", BL_OPT_STRING, &out, "MODEL.h5", "model file to write (the model is added to or replaced in it)", NULL, 1,
+          NULL, 0 },
+        { "name", BL_OPT_STRING, &name, "NAME", "name of the model inside the file", "the data file's stem", 0, NULL, 0 },
+        { "trials", BL_OPT_INT, &trials, "N", "hyper-parameter configurations to try (1..27)", "12", 0, NULL, 0 },
+        { "epochs", BL_OPT_INT, &epochs, "N", "most epochs per trial", "2500", 0, NULL, 0 },
+        { "grace", BL_OPT_INT, &grace, "N", "successive-halving grace period (epochs)", "1000", 0, NULL, 0 },
+        { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F", "share of contexts held out for validation", "0.2", 0, NULL,
+          0 },
+        { "threads", BL_OPT_INT, &threads, "N", "trials trained in parallel (the result does not depend on it)", thr_def,
+          0, NULL, 0 },
+        { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
+        { "device", BL_OPT_CHOICE, &device, NULL, "where to train", "cpu", 0, "cpu|cuda", 0 },
+        { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
+          "network target: runtime in seconds (as the paper) or divided by the mean runtime", "seconds", 0,
+          "seconds|mean", 0 },
+        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
+          "tab|comma", 0 },
+        { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress on stderr", NULL, 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog,
+                          "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
+                          "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--device cpu|cuda]\n"
+                          "         [--target-scale seconds|mean] [--delimiter tab|comma] [--quiet]",
+                          argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
+    if (epochs < 1) { bl_cli_error(prog, "--epochs %ld: must be >= 1", epochs); return BL_EXIT_USAGE; }
+    if (grace < 1) { bl_cli_error(prog, "--grace %ld: must be >= 1", grace); return BL_EXIT_USAGE; }
+    if (opts[8].seen && threads < 1) { bl_cli_error(prog, "--threads %ld: must be >= 1", threads); return BL_EXIT_USAGE; }
+    if (!(val_fraction > 0 && val_fraction < 1)) {
+        bl_cli_error(prog, "--val-fraction %g: must be between 0 and 1", val_fraction);
+        return BL_EXIT_USAGE;
+    }
+    if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
+    if (name && !*name) { bl_cli_error(prog, "--name: empty"); return BL_EXIT_USAGE; }
+    if (strcmp(device, "cuda") == 0) {
+        /* The engine has a CUDA backend when BL_HAVE_CUDA, but the model's training loops do not use it yet. */
+        bl_cli_error(prog, "--device cuda: this build has no CUDA support for %s; use --device cpu",
+                     BL_HAVE_CUDA ? "pre-training yet" : "anything");
+        return BL_EXIT_FAIL;
+    }
+    if (!opts[8].seen) threads = default_threads();
+    if (threads > trials) threads = trials;
+
+    bl_error err = { 0 };
+    bl_dataset *ds = NULL;
+    bl_model *m = NULL;
+    char stem[128];
+    char *schema_text = read_text(schema, &err);
+    if (!schema_text) return bl_cli_fail(prog, &err);
+    if (bl_dataset_load(data, schema, bl_cli_delim(delim), NULL, &ds, &err) != BL_OK) {
+        free(schema_text);
+        return bl_cli_fail(prog, &err);
+    }
+    bl_pretrain_opts po;
+    bl_pretrain_opts_default(&po);
+    po.trials = (int)trials;
+    po.epochs = epochs;
+    po.grace = grace;
+    po.threads = (int)threads;
+    po.seed = (uint64_t)seed;
+    po.val_fraction = val_fraction;
+    po.target_scaling = strcmp(tscale, "mean") == 0 ? BL_TARGET_MEAN : BL_TARGET_SECONDS;
+    /* last = long ago: the first report prints at once */
+    progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0 };
+    if (!quiet) {
+        po.progress = on_progress;
+        po.progress_ctx = &ps;
+        fprintf(stderr, "%s: %zu rows, %zu contexts; %ld trial%s x up to %ld epochs (grace %ld) on %ld thread%s, seed %ld\n",
+                prog, ds->n_rows, ds->n_contexts, trials, trials == 1 ? "" : "s", epochs, grace, threads,
+                threads == 1 ? "" : "s", seed);
+    }
+    bl_status st = bl_pretrain(ds, schema_text, &po, &m, &err);
+    if (ps.printed) fputc('\n', stderr);
+    if (st == BL_OK) {
+        file_stem(data, stem, sizeof stem);
+        char *nm = malloc(strlen(name ? name : stem) + 1);
+        if (!nm) {
+            st = BL_ENOMEM;
+            snprintf(err.message, sizeof err.message, "out of memory");
+        } else {
+            strcpy(nm, name ? name : stem);
+            free(m->name);
+            m->name = nm;
+            st = bl_model_save(m, out, &err);
+        }
+    }
+    if (st == BL_OK) {
+        char el[32];
+        fmt_duration(now_s() - ps.t0, el, sizeof el);
+        printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g after %lld epochs "
+               "(dropout %g, learning rate %g, weight decay %g); saved to %s\n",
+               m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->epochs, m->dropout, m->lr,
+               m->weight_decay, out);
+    }
+    bl_model_free(m);
+    bl_dataset_free(ds);
+    free(schema_text);
+    if (st != BL_OK) return bl_cli_fail(prog, &err);
+    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+}
+
+/* ---- finetune ------------------------------------------------------------------------------------ */
+
+static int cmd_finetune(const char *prog, int argc, char **argv) {
+    const char *model = NULL, *name = NULL, *data = NULL, *schema = NULL, *out = NULL, *out_name = NULL;
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    long max_epochs = to.max_epochs, patience = to.patience, seed = (long)to.seed;
+    double stop_mae = to.stop_mae_s, stop_rel = to.stop_rel;
+    bl_cli_option opts[] = {
+        { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file to start from", NULL, 1, NULL, 0 },
+        { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
+        { "data", BL_OPT_STRING, &data, "RUNS", "runs of the new context (.tsv or .csv, same format as the training data)",
+          NULL, 1, NULL, 0 },
+        { "schema", BL_OPT_STRING, &schema, "FILE", "schema of RUNS", "the schema stored in the model", 0, NULL, 0 },
+        { "out", BL_OPT_STRING, &out, "NEW.h5", "model file to write (may be MODEL.h5 itself)", NULL, 1, NULL, 0 },
+        { "out-name", BL_OPT_STRING, &out_name, "NAME", "name of the fine-tuned model in NEW.h5", "the model's name", 0,
+          NULL, 0 },
+        { "max-epochs", BL_OPT_INT, &max_epochs, "N", "most fine-tuning epochs", "2500", 0, NULL, 0 },
+        { "patience", BL_OPT_INT, &patience, "N", "stop after N epochs without improvement", "1000", 0, NULL, 0 },
+        { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "stop when the training mean absolute error <= S seconds", "5", 0,
+          NULL, 0 },
+        { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "F", "if > 0: stop when the MAE <= F x mean runtime instead", "0", 0, NULL,
+          0 },
+        { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog,
+                          "bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5\n"
+                          "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]",
+                          argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (max_epochs < 1) { bl_cli_error(prog, "--max-epochs %ld: must be >= 1", max_epochs); return BL_EXIT_USAGE; }
+    if (patience < 1) { bl_cli_error(prog, "--patience %ld: must be >= 1", patience); return BL_EXIT_USAGE; }
+    if (stop_mae < 0) { bl_cli_error(prog, "--stop-mae %g: must be >= 0", stop_mae); return BL_EXIT_USAGE; }
+    if (stop_rel < 0) { bl_cli_error(prog, "--stop-rel %g: must be >= 0", stop_rel); return BL_EXIT_USAGE; }
+    if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
+    to.max_epochs = max_epochs;
+    to.patience = patience;
+    to.stop_mae_s = stop_mae;
+    to.stop_rel = stop_rel;
+    to.seed = (unsigned long long)seed;
+
+    bl_error err = { 0 };
+    bl_predictor *base = NULL, *tuned = NULL;
+    double t0 = now_s();
+    bl_status st = bl_predictor_load(model, name, &base, &err);
+    if (st == BL_OK) st = bl_predictor_finetune_file(base, data, schema, &to, &tuned, &err);
+    if (st == BL_OK) st = bl_predictor_save(tuned, out, out_name, &err);
+    if (st == BL_OK) {
+        bl_model_info mi;
+        bl_predictor_info(tuned, &mi);
+        printf("fine-tuned '%s' on %lld run%s in %lld epochs (%.3f s): training MAE %.4g s; saved to %s as '%s'\n",
+               bl_predictor_name(base), mi.finetune_runs, mi.finetune_runs == 1 ? "" : "s", mi.finetune_epochs,
+               now_s() - t0, mi.finetune_mae_s, out, out_name ? out_name : bl_predictor_name(tuned));
+    }
+    bl_predictor_free(tuned);
+    bl_predictor_free(base);
+    if (st != BL_OK) return bl_cli_fail(prog, &err);
+    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+}
+
+/* ---- evaluate ------------------------------------------------------------------------------------ */
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmd_evaluate(const char *prog, int argc, char **argv) {
+    const char *model = NULL, *name = NULL, *data = NULL, *schema = NULL;
+    bl_cli_option opts[] = {
+        { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
+        { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
+        { "data", BL_OPT_STRING, &data, "RUNS", "runs to predict (.tsv or .csv)", NULL, 1, NULL, 0 },
+        { "schema", BL_OPT_STRING, &schema, "FILE", "schema of RUNS", "the schema stored in the model", 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog, "bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]", argc,
+                          argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+
+    bl_error err = { 0 };
+    bl_model *m = NULL;
+    bl_schema *sc = NULL;
+    bl_dataset *ds = NULL;
+    double *pred = NULL, *xs = NULL;
+    bl_status st = bl_model_load(model, name, &m, &err);
+    if (st == BL_OK) {
+        if (schema) st = bl_schema_load(schema, &sc, &err);
+        else if (m->schema_text) st = bl_schema_parse("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
+        else { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "the model stores no schema: give --schema"); }
+    }
+    if (st == BL_OK) st = bl_dataset_load_schema(data, sc, 0, &m->enc, &ds, &err);
+    if (st == BL_OK && ds->n_rows == 0) { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "%s: no runs", data); }
+    if (st == BL_OK) {
+        pred = malloc(ds->n_rows * sizeof *pred);
+        xs = malloc(ds->n_rows * sizeof *xs);
+        if (!pred || !xs) { st = BL_ENOMEM; snprintf(err.message, sizeof err.message, "out of memory"); }
+    }
+    double ctx[BL_BNET_DIM_MAX];
+    for (size_t r = 0; st == BL_OK && r < ds->n_rows; r++) {
+        /* Each row's own context (its cluster totals included), as in training. */
+        st = bl_model_context_row(m, ds, r, ctx, &err);
+        if (st == BL_OK) st = bl_model_predict(m, ctx, &ds->scale_out[r], 1, &pred[r], &err);
+    }
+    if (st == BL_OK) {
+        memcpy(xs, ds->scale_out, ds->n_rows * sizeof *xs);
+        qsort(xs, ds->n_rows, sizeof *xs, cmp_dbl);
+        printf("scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
+        double sum_rel = 0;
+        size_t n_x = 0;
+        for (size_t i = 0; i < ds->n_rows; i++) {
+            if (i > 0 && xs[i] == xs[i - 1]) continue;
+            double sm = 0, sp = 0;
+            size_t k = 0;
+            for (size_t r = 0; r < ds->n_rows; r++)
+                if (ds->scale_out[r] == xs[i]) { sm += ds->runtime_s[r]; sp += pred[r]; k++; }
+            double mean_m = sm / (double)k, mean_p = sp / (double)k, rel = fabs(mean_p - mean_m) / mean_m;
+            printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", xs[i], k, mean_m, mean_p, 100 * rel);
+            sum_rel += rel;
+            n_x++;
+        }
+        printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x, 100 * sum_rel / (double)n_x);
+    }
+    free(pred);
+    free(xs);
+    bl_dataset_free(ds);
+    bl_schema_free(sc);
+    bl_model_free(m);
+    if (st != BL_OK) return bl_cli_fail(prog, &err);
+    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+}
+
+/* ---- split --------------------------------------------------------------------------------------- */
+
+/* Writes header + the data rows whose mark matches `want` (mark[i] & want) to path. Data rows are the
+ * file's non-blank lines after the header, numbered as bl_dataset's src_row numbers them. */
+static int write_rows(const char *prog, const char *in, const char *path, const unsigned char *mark, size_t n_mark,
+                      unsigned char want) {
+    FILE *f = fopen(in, "rb");
+    if (!f) { bl_cli_error(prog, "%s: cannot open", in); return BL_EXIT_FAIL; }
+    FILE *o = fopen(path, "wb");
+    if (!o) { fclose(f); bl_cli_error(prog, "%s: cannot create", path); return BL_EXIT_FAIL; }
+    char *line = NULL;
+    size_t cap = 0, row = 0;
+    ssize_t len;
+    int header = 1;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        size_t l = (size_t)len;
+        while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r')) l--;
+        if (header) {
+            fwrite(line, 1, l, o);
+            fputc('\n', o);
+            header = 0;
+            continue;
+        }
+        if (l == 0) continue;
+        if (row < n_mark && (mark[row] & want)) {
+            fwrite(line, 1, l, o);
+            fputc('\n', o);
+        }
+        row++;
+    }
+    free(line);
+    int bad = ferror(f);
+    fclose(f);
+    if (fclose(o) != 0 || bad) { bl_cli_error(prog, "%s: write error", path); return BL_EXIT_FAIL; }
+    return BL_EXIT_OK;
+}
+
+static int cmd_split(const char *prog, int argc, char **argv) {
+    const char *data = NULL, *schema = NULL, *held = NULL, *rest = NULL, *sample_out = NULL, *delim = NULL;
+    size_t context = 0, sample = 0;
+    int list = 0;
+    bl_cli_option opts[] = {
+        { "data", BL_OPT_STRING, &data, "FILE", "data file (.tsv or .csv)", NULL, 1, NULL, 0 },
+        { "schema", BL_OPT_STRING, &schema, "FILE", "its schema", NULL, 1, NULL, 0 },
+        { "context", BL_OPT_SIZE, &context, "K", "the context to hold out (0-based, in order of first appearance)", "0", 0,
+          NULL, 0 },
+        { "held-out", BL_OPT_STRING, &held, "FILE", "write the header and the context's rows here", "not written", 0, NULL,
+          0 },
+        { "rest", BL_OPT_STRING, &rest, "FILE", "write the header and every other row here", "not written", 0, NULL, 0 },
+        { "sample", BL_OPT_SIZE, &sample, "N", "also pick N runs of the context at evenly spread distinct scale-outs", "0",
+          0, NULL, 0 },
+        { "sample-out", BL_OPT_STRING, &sample_out, "FILE", "write the header and the sampled runs here", "not written", 0,
+          NULL, 0 },
+        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
+          "tab|comma", 0 },
+        { "list", BL_OPT_FLAG, &list, NULL, "list the contexts (index, rows, label) and exit", NULL, 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog,
+                          "bellamy-train split --data FILE --schema FILE [--context K] [--held-out FILE] [--rest FILE]\n"
+                          "         [--sample N --sample-out FILE] [--delimiter tab|comma] [--list]\n"
+                          "Prints the held-out context's property values as name=value lines (cluster totals per machine),\n"
+                          "ready for bellamy-predict --set.",
+                          argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if ((sample > 0) != (sample_out != NULL)) {
+        bl_cli_error(prog, "--sample and --sample-out go together");
+        return BL_EXIT_USAGE;
+    }
+    bl_error err = { 0 };
+    bl_dataset *ds = NULL;
+    if (bl_dataset_load(data, schema, bl_cli_delim(delim), NULL, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    if (list) {
+        for (size_t c = 0; c < ds->n_contexts; c++) printf("%zu\t%zu\t%s\n", c, ds->contexts[c].n_rows, ds->contexts[c].label);
+        bl_dataset_free(ds);
+        return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    }
+    if (context >= ds->n_contexts) {
+        bl_cli_error(prog, "--context %zu: %s has %zu contexts (0..%zu)", context, data, ds->n_contexts, ds->n_contexts - 1);
+        bl_dataset_free(ds);
+        return BL_EXIT_FAIL;
+    }
+    const bl_context *cx = &ds->contexts[context];
+    size_t n_mark = 0;
+    for (size_t r = 0; r < ds->n_rows; r++)
+        if (ds->src_row[r] + 1 > n_mark) n_mark = ds->src_row[r] + 1;
+    unsigned char *mark = calloc(n_mark ? n_mark : 1, 1);
+    double *xs = malloc((cx->n_rows ? cx->n_rows : 1) * sizeof *xs);
+    if (!mark || !xs) {
+        free(mark);
+        free(xs);
+        bl_dataset_free(ds);
+        bl_cli_error(prog, "out of memory");
+        return BL_EXIT_FAIL;
+    }
+    /* marks: 1 rest, 2 held out, 4 sampled */
+    for (size_t r = 0; r < ds->n_rows; r++) mark[ds->src_row[r]] = ds->context[r] == context ? 2 : 1;
+    size_t k = 0;
+    for (size_t i = 0; i < cx->n_rows; i++) xs[k++] = ds->scale_out[cx->rows[i]];
+    qsort(xs, k, sizeof *xs, cmp_dbl);
+    size_t nd = 0;
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || xs[i] != xs[nd - 1]) xs[nd++] = xs[i];
+    rc = BL_EXIT_OK;
+    if (sample > nd) {
+        bl_cli_error(prog, "--sample %zu: context %zu has only %zu distinct scale-outs", sample, context, nd);
+        rc = BL_EXIT_FAIL;
+    }
+    char picked[256] = "";
+    for (size_t j = 0; rc == BL_EXIT_OK && j < sample; j++) {
+        /* evenly spread over the sorted distinct scale-outs; the first run (file order) at each */
+        size_t idx = sample == 1 ? nd / 2 : (size_t)floor((double)j * (double)(nd - 1) / (double)(sample - 1) + 0.5);
+        for (size_t i = 0; i < cx->n_rows; i++)
+            if (ds->scale_out[cx->rows[i]] == xs[idx]) {
+                mark[ds->src_row[cx->rows[i]]] |= 4;
+                size_t pl = strlen(picked);
+                snprintf(picked + pl, sizeof picked - pl, "%s%g", j ? ", " : "", xs[idx]);
+                break;
+            }
+    }
+    if (rc == BL_EXIT_OK && held) rc = write_rows(prog, data, held, mark, n_mark, 2);
+    if (rc == BL_EXIT_OK && rest) rc = write_rows(prog, data, rest, mark, n_mark, 1);
+    if (rc == BL_EXIT_OK && sample_out) rc = write_rows(prog, data, sample_out, mark, n_mark, 4);
+    if (rc == BL_EXIT_OK) {
+        fprintf(stderr, "%s: context %zu of %zu held out: %s (%zu rows)%s%s\n", prog, context, ds->n_contexts, cx->label,
+                cx->n_rows, sample ? "; sampled runs at scale-outs " : "", picked);
+        /* The context's values, as bellamy-predict --set takes them. */
+        size_t r0 = cx->rows[0];
+        for (size_t p = 0; p < ds->n_props; p++) {
+            const bl_dataset_prop *pr = &ds->props[p];
+            const char *v = pr->values[pr->row_value[r0]];
+            if (pr->cluster_total && pr->kind == BL_PROP_NUMBER)
+                printf("%s=%.0f\n", pr->name, floor(strtod(v, NULL) / ds->scale_out[r0] + 0.5));
+            else
+                printf("%s=%s\n", pr->name, v);
+        }
+        if (fflush(stdout) != 0) rc = BL_EXIT_FAIL;
+    }
+    free(mark);
+    free(xs);
+    bl_dataset_free(ds);
+    return rc;
+}
+
+/* ---- synth --------------------------------------------------------------------------------------- */
+
+static int cmd_synth(const char *prog, int argc, char **argv) {
+    const char *dir = NULL, *stem = "synth";
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    size_t contexts = c.n_contexts, reps = c.reps;
+    long seed = (long)c.seed;
+    double noise = c.noise;
+    bl_cli_option opts[] = {
+        { "out-dir", BL_OPT_STRING, &dir, "DIR", "folder to write STEM.tsv and STEM.schema into (must exist)", NULL, 1,
+          NULL, 0 },
+        { "stem", BL_OPT_STRING, &stem, "STEM", "file name stem", "synth", 0, NULL, 0 },
+        { "contexts", BL_OPT_SIZE, &contexts, "N", "contexts (1..60)", "12", 0, NULL, 0 },
+        { "reps", BL_OPT_SIZE, &reps, "N", "repetitions per scale-out", "3", 0, NULL, 0 },
+        { "noise", BL_OPT_DOUBLE, &noise, "F", "relative noise (standard deviation)", "0.03", 0, NULL, 0 },
+        { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog,
+                          "bellamy-train synth --out-dir DIR [--stem STEM] [--contexts N] [--reps N] [--noise F] [--seed S]\n"
+                          "Writes the synthetic corpus (Ernest-form runtime curves, scale-outs 2..12) and its schema.",
+                          argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (contexts < 1 || contexts > BL_SYNTH_MAX_CONTEXTS) {
+        bl_cli_error(prog, "--contexts %zu: must be 1..%d", contexts, BL_SYNTH_MAX_CONTEXTS);
+        return BL_EXIT_USAGE;
+    }
+    if (reps < 1) { bl_cli_error(prog, "--reps: must be >= 1"); return BL_EXIT_USAGE; }
+    if (noise < 0) { bl_cli_error(prog, "--noise %g: must be >= 0", noise); return BL_EXIT_USAGE; }
+    if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
+    c.n_contexts = contexts;
+    c.reps = reps;
+    c.noise = noise;
+    c.seed = (uint64_t)seed;
+    bl_error err = { 0 };
+    bl_synth_corpus *corp = NULL;
+    bl_status st = bl_synth_generate(&c, &corp, &err);
+    if (st == BL_OK) st = bl_synth_write(corp, dir, stem, &err);
+    if (st == BL_OK) printf("%s/%s.tsv (%zu rows, %zu contexts) and %s/%s.schema\n", dir, stem, corp->n_rows,
+                            corp->n_contexts, dir, stem);
+    bl_synth_free(corp);
+    if (st != BL_OK) return bl_cli_fail(prog, &err);
+    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------------------- */
 
 typedef int (*command_fn)(const char *prog, int argc, char **argv);
@@ -115,6 +662,12 @@ static const struct command {
 } commands[] = {
     { "inspect", "load a data file through a schema; show rows, contexts, properties and one row's encoding",
       cmd_inspect },
+    { "pretrain", "pre-train a model (hyper-parameter search) on a data file and save it", cmd_pretrain },
+    { "finetune", "fine-tune a saved model on a few runs of a new context and save the result", cmd_finetune },
+    { "evaluate", "predict every run of a data file; measured vs. predicted per scale-out", cmd_evaluate },
+    { "split", "hold one context of a data file out: write its rows and the other rows to two files",
+      cmd_split },
+    { "synth", "write the synthetic corpus (known runtime curves) and its schema", cmd_synth },
 };
 
 static void usage(FILE *f) {

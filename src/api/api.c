@@ -1,0 +1,620 @@
+/* api.c — the public C API of libbellamy (include/bellamy/bellamy.h): model files, predictors,
+ * prediction for a context given as name/value pairs, choosing a scale-out, fine-tuning on runs
+ * given as arrays or read from a data file, and saving.
+ *
+ * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
+ * cluster totals (from the schema stored in the model), so that such values can be given per
+ * machine and scaled by each scale-out. A predictor is never modified after it is built, which is
+ * what makes concurrent predictions safe: every call works on its own stack or heap buffers and
+ * reads the model through const pointers only.
+ *
+ * Not here: the network, training loops and the HDF5 layout (src/model, src/modelfile); printing.
+ */
+#include "bellamy/bellamy.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "data/dataset.h"
+#include "data/schema.h"
+#include "model/model.h"
+#include "modelfile/modelfile.h"
+
+struct bl_model_file {
+    char   *path;
+    char  **names;   /* [n] */
+    size_t  n;
+};
+
+struct bl_predictor {
+    bl_model      *m;
+    unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
+    int            any_total; /* some property is a cluster total */
+};
+
+static char *api_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* ---- model files ------------------------------------------------------------------------------- */
+
+bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_model_file_open: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(path && *path, err, "bl_model_file_open: no path");
+    bl_model_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = api_strdup(path))) {
+        free(f);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    bl_status st = bl_modelfile_list(path, &f->names, &f->n, err);
+    if (st != BL_OK) {
+        free(f->path);
+        free(f);
+        return st;
+    }
+    *out = f;
+    return BL_OK;
+}
+
+void bl_model_file_free(bl_model_file *f) {
+    if (!f) return;
+    bl_modelfile_names_free(f->names, f->n);
+    free(f->path);
+    free(f);
+}
+
+size_t bl_model_file_count(const bl_model_file *f) { return f ? f->n : 0; }
+
+const char *bl_model_file_name(const bl_model_file *f, size_t i) {
+    return f && i < f->n ? f->names[i] : NULL;
+}
+
+bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(f && out, err, "bl_model_file_load: NULL argument");
+    return bl_predictor_load(f->path, name, out, err);
+}
+
+/* ---- predictors ---------------------------------------------------------------------------------- */
+
+/* Marks the model's cluster-total properties the way the data-set loader does: a per_machine source,
+ * or a source reading a column listed in cluster_totals. A model without a (parsable) schema has none:
+ * its values are then taken as given. */
+static void mark_totals(bl_predictor *p) {
+    const bl_model *m = p->m;
+    if (!m->schema_text) return;
+    bl_schema *sc = NULL;
+    if (bl_schema_parse(m->name ? m->name : "model", m->schema_text, strlen(m->schema_text), &sc, NULL) != BL_OK)
+        return;
+    for (size_t i = 0; i < sc->n_props; i++) {
+        const bl_schema_prop *sp = &sc->props[i];
+        long k = bl_model_find_prop(m, sp->name);
+        if (k < 0) continue;
+        int t = sp->source == BL_SRC_PER_MACHINE;
+        for (size_t c = 0; c < sp->n_cols && !t; c++)
+            for (size_t j = 0; j < sc->n_totals; j++)
+                if (strcmp(sc->totals[j].name, sp->cols[c].name) == 0) t = 1;
+        /* Only a number can be multiplied by the scale-out. */
+        if (t && m->props[k].kind == BL_PROP_NUMBER) {
+            p->total[k] = 1;
+            p->any_total = 1;
+        }
+    }
+    bl_schema_free(sc);
+}
+
+/* Takes ownership of m (freed on failure). */
+static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) {
+    bl_predictor *p = calloc(1, sizeof *p);
+    if (p) p->total = calloc(m->n_props ? m->n_props : 1, 1);
+    if (!p || !p->total) {
+        if (p) free(p->total);
+        free(p);
+        bl_model_free(m);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    p->m = m;
+    mark_totals(p);
+    *out = p;
+    return BL_OK;
+}
+
+bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_load: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(path && *path, err, "bl_predictor_load: no path");
+    bl_model *m = NULL;
+    bl_status st = bl_model_load(path, name, &m, err);
+    if (st != BL_OK) return st;
+    return predictor_wrap(m, out, err);
+}
+
+void bl_predictor_free(bl_predictor *p) {
+    if (!p) return;
+    bl_model_free(p->m);
+    free(p->total);
+    free(p);
+}
+
+const char *bl_predictor_name(const bl_predictor *p) { return p && p->m->name ? p->m->name : ""; }
+
+size_t bl_predictor_prop_count(const bl_predictor *p) { return p ? p->m->n_props : 0; }
+
+bl_status bl_predictor_prop(const bl_predictor *p, size_t i, bl_prop_info *info) {
+    if (!p || !info) return BL_EINVAL;
+    if (i >= p->m->n_props) return BL_ERANGE;
+    info->name = p->m->props[i].name;
+    info->essential = p->m->props[i].essential;
+    info->number = p->m->props[i].kind == BL_PROP_NUMBER;
+    info->cluster_total = p->total[i];
+    return BL_OK;
+}
+
+bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info) {
+    if (!p || !info) return BL_EINVAL;
+    const bl_model *m = p->m;
+    info->pretrained = m->pretrained;
+    info->rows = m->rows;
+    info->contexts = m->contexts;
+    info->epochs = m->epochs;
+    info->finetune_runs = m->finetune_runs;
+    info->finetune_epochs = m->finetune_epochs;
+    info->best_val_loss = m->best_val_loss;
+    info->finetune_mae_s = m->finetune_mae;
+    info->dropout = m->dropout;
+    info->learning_rate = m->lr;
+    info->weight_decay = m->weight_decay;
+    info->created = m->created;
+    return BL_OK;
+}
+
+/* ---- contexts ------------------------------------------------------------------------------------ */
+
+/* A context resolved to the model's property order: vals[i] the text of property i or NULL. */
+typedef struct resolved {
+    size_t       n;
+    const char **vals;        /* [n] points into the caller's pairs */
+    double      *per_machine; /* [n] parsed value of a given cluster total; −1 for any other */
+    char       (*buf)[32];    /* [n] text of a cluster total at one scale-out */
+    const char **at;          /* [n] values at one scale-out */
+    int          scaled;      /* some given value is a cluster total */
+} resolved;
+
+static void resolved_free(resolved *r) {
+    free(r->vals);
+    free(r->per_machine);
+    free(r->buf);
+    free(r->at);
+}
+
+/* Writes "a, b, c" (the model's property names) into buf. */
+static void prop_list(const bl_model *m, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < m->n_props && len + 1 < cap; i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", m->props[i].name);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+/* need_all: every property must be given (fine-tuning a model needs the optional ones too). */
+static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, int need_all,
+                         resolved *r, bl_error *err) {
+    const bl_model *m = p->m;
+    memset(r, 0, sizeof *r);
+    r->n = m->n_props;
+    size_t n = r->n ? r->n : 1;
+    r->vals = calloc(n, sizeof *r->vals);
+    r->per_machine = calloc(n, sizeof *r->per_machine);
+    r->buf = calloc(n, sizeof *r->buf);
+    r->at = calloc(n, sizeof *r->at);
+    if (!r->vals || !r->per_machine || !r->buf || !r->at) {
+        resolved_free(r);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < r->n; i++) r->per_machine[i] = -1;
+    bl_status st = BL_OK;
+    char list[400];
+    if (n_ctx && !ctx) { st = bl_seterr(err, BL_EINVAL, "context: NULL array of %zu values", n_ctx); goto fail; }
+    for (size_t j = 0; j < n_ctx; j++) {
+        if (!ctx[j].name || !ctx[j].name[0]) {
+            st = bl_seterr(err, BL_EINVAL, "context value %zu has no property name", j);
+            goto fail;
+        }
+        long k = bl_model_find_prop(m, ctx[j].name);
+        if (k < 0) {
+            prop_list(m, list, sizeof list);
+            st = bl_seterr(err, BL_EINVAL, "unknown property '%.80s' (model '%.60s' has: %s)", ctx[j].name,
+                           bl_predictor_name(p), list);
+            goto fail;
+        }
+        if (!ctx[j].value) {
+            st = bl_seterr(err, BL_EINVAL, "property '%.80s' has no value", ctx[j].name);
+            goto fail;
+        }
+        if (r->vals[k]) {
+            st = bl_seterr(err, BL_EINVAL, "property '%.80s' is given twice", ctx[j].name);
+            goto fail;
+        }
+        r->vals[k] = ctx[j].value;
+        if (p->total[k]) {
+            /* Checked here so that the message says "per machine"; the encoder checks the rest. */
+            const char *v = ctx[j].value;
+            char *end;
+            double d = strtod(v, &end);
+            if (!*v || *end || !isfinite(d) || d < 0 || d != floor(d) || d >= 9007199254740992.0) {
+                st = bl_seterr(err, BL_EFORMAT,
+                               "property '%.80s' is a number per machine: '%.40s' is not a natural number",
+                               ctx[j].name, v);
+                goto fail;
+            }
+            r->per_machine[k] = d;
+            r->scaled = 1;
+        }
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->vals[i]) continue;
+        if (m->props[i].essential) {
+            st = bl_seterr(err, BL_EINVAL, "essential property '%.80s' is missing", m->props[i].name);
+            goto fail;
+        }
+        if (need_all) {
+            st = bl_seterr(err, BL_EINVAL, "optional property '%.80s' is missing (fine-tuning needs every property)",
+                           m->props[i].name);
+            goto fail;
+        }
+    }
+    return BL_OK;
+fail:
+    resolved_free(r);
+    return st;
+}
+
+/* The values at scale-out x: cluster totals become per-machine value × x (rounded to a whole number,
+ * as the data sets record them). */
+static const char *const *values_at(resolved *r, double x) {
+    for (size_t i = 0; i < r->n; i++) {
+        r->at[i] = r->vals[i];
+        if (r->vals[i] && r->per_machine[i] >= 0) {
+            snprintf(r->buf[i], sizeof r->buf[i], "%.0f", nearbyint(r->per_machine[i] * x));
+            r->at[i] = r->buf[i];
+        }
+    }
+    return r->at;
+}
+
+static bl_status check_scale_outs(const double *x, size_t n, bl_error *err) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || !(x[i] > 0))
+            return bl_seterr(err, BL_ERANGE, "scale-out %g is not a positive number", x[i]);
+    return BL_OK;
+}
+
+bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                     bl_error *err) {
+    BL_CHECK_ARG(p, err, "bl_predictor_check_context: NULL predictor");
+    resolved r;
+    bl_status st = resolve(p, ctx, n_ctx, 0, &r, err);
+    if (st != BL_OK) return st;
+    double c[BL_BNET_DIM_MAX];
+    st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
+    resolved_free(&r);
+    return st;
+}
+
+bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                     size_t n, double *runtimes_s, bl_error *err) {
+    BL_CHECK_ARG(p, err, "bl_predict: NULL predictor");
+    BL_CHECK_ARG(n == 0 || (scale_outs && runtimes_s), err, "bl_predict: NULL array");
+    BL_CHECK_ARG(p->m->net.d.z_hidden <= BL_BNET_DIM_MAX, err, "bl_predict: model too wide");
+    bl_status st = check_scale_outs(scale_outs, n, err);
+    if (st != BL_OK) return st;
+    resolved r;
+    st = resolve(p, ctx, n_ctx, 0, &r, err);
+    if (st != BL_OK) return st;
+    double c[BL_BNET_DIM_MAX];
+    if (!r.scaled) {
+        /* The common case: one context term serves every scale-out. */
+        st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
+        if (st == BL_OK) st = bl_model_predict(p->m, c, scale_outs, n, runtimes_s, err);
+    } else {
+        for (size_t i = 0; i < n && st == BL_OK; i++) {
+            st = bl_model_context(p->m, values_at(&r, scale_outs[i]), c, err);
+            if (st == BL_OK) st = bl_model_predict(p->m, c, scale_outs + i, 1, runtimes_s + i, err);
+        }
+    }
+    resolved_free(&r);
+    return st;
+}
+
+bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, int first, int last,
+                           double *runtimes_s, bl_error *err) {
+    BL_CHECK_ARG(p && runtimes_s, err, "bl_predict_range: NULL argument");
+    if (first < 1 || last < first)
+        return bl_seterr(err, BL_ERANGE, "scale-out range %d..%d: need 1 <= first <= last", first, last);
+    size_t n = (size_t)last - (size_t)first + 1;
+    double *x = malloc(n * sizeof *x);
+    if (!x) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) x[i] = (double)first + (double)i;
+    bl_status st = bl_predict(p, ctx, n_ctx, x, n, runtimes_s, err);
+    free(x);
+    return st;
+}
+
+/* ---- choosing a scale-out -------------------------------------------------------------------------- */
+
+void bl_choice_opts_init(bl_choice_opts *o) {
+    if (!o) return;
+    o->goal = BL_GOAL_FASTEST;
+    o->target_runtime_s = 0;
+    o->price_per_hour = 0;
+}
+
+/* a better than b: lower key, ties to the smaller scale-out. */
+static int better(double key_a, double x_a, double key_b, double x_b) {
+    return key_a < key_b || (key_a == key_b && x_a < x_b);
+}
+
+bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_opts *o, bl_choice *out,
+                    bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_choose: NULL out");
+    memset(out, 0, sizeof *out);
+    BL_CHECK_ARG(n == 0 || (x && t), err, "bl_choose: NULL array");
+    bl_choice_opts def;
+    if (!o) {
+        bl_choice_opts_init(&def);
+        o = &def;
+    }
+    if (n == 0) return bl_seterr(err, BL_EINVAL, "no candidate scale-outs");
+    if (!isfinite(o->target_runtime_s) || o->target_runtime_s < 0)
+        return bl_seterr(err, BL_EINVAL, "runtime target %g s: must be a positive number (0: none)", o->target_runtime_s);
+    if (!isfinite(o->price_per_hour) || o->price_per_hour < 0)
+        return bl_seterr(err, BL_EINVAL, "price %g per machine-hour: must not be negative", o->price_per_hour);
+    if (o->goal != BL_GOAL_FASTEST && o->goal != BL_GOAL_SMALLEST && o->goal != BL_GOAL_CHEAPEST)
+        return bl_seterr(err, BL_EINVAL, "unknown goal %d", (int)o->goal);
+    if (o->goal == BL_GOAL_SMALLEST && !(o->target_runtime_s > 0))
+        return bl_seterr(err, BL_EINVAL, "the smallest scale-out meeting a target needs a runtime target");
+    if (o->goal == BL_GOAL_CHEAPEST && !(o->price_per_hour > 0))
+        return bl_seterr(err, BL_EINVAL, "the cheapest scale-out needs a price per machine-hour > 0");
+    bl_status st = check_scale_outs(x, n, err);
+    if (st != BL_OK) return st;
+
+    const double target = o->target_runtime_s, price = o->price_per_hour;
+    long fastest = -1, pick = -1;
+    size_t n_met = 0, n_ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(t[i])) continue; /* a model can overflow; such a candidate is never chosen */
+        n_ok++;
+        if (fastest < 0 || better(t[i], x[i], t[fastest], x[fastest])) fastest = (long)i;
+        int met = target > 0 ? t[i] <= target : 1;
+        if (!met) continue;
+        n_met++;
+        if (pick < 0) { pick = (long)i; continue; }
+        switch (o->goal) {
+        case BL_GOAL_FASTEST:
+            if (better(t[i], x[i], t[pick], x[pick])) pick = (long)i;
+            break;
+        case BL_GOAL_SMALLEST:
+            if (better(x[i], t[i], x[pick], t[pick])) pick = (long)i;
+            break;
+        case BL_GOAL_CHEAPEST:
+            if (better(x[i] * t[i], x[i], x[pick] * t[pick], x[pick])) pick = (long)i;
+            break;
+        }
+    }
+    if (fastest < 0) return bl_seterr(err, BL_ERANGE, "no candidate has a finite predicted runtime");
+    if (pick < 0) {
+        pick = fastest;
+        out->fallback = 1;
+    }
+    out->index = (size_t)pick;
+    out->scale_out = x[pick];
+    out->runtime_s = t[pick];
+    out->cost = price > 0 ? x[pick] * t[pick] / 3600.0 * price : 0.0;
+    out->met_target = target > 0 && t[pick] <= target;
+    if (out->fallback) {
+        snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target; fastest of %zu",
+                 target, n_ok);
+    } else if (o->goal == BL_GOAL_FASTEST) {
+        snprintf(out->reason, sizeof out->reason, "fastest of %zu candidates%s", n_ok,
+                 target > 0 ? " (meets the runtime target)" : "");
+    } else if (o->goal == BL_GOAL_SMALLEST) {
+        snprintf(out->reason, sizeof out->reason, "smallest scale-out predicted to finish within %g s (%zu of %zu do)",
+                 target, n_met, n_ok);
+    } else if (target > 0) {
+        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of the %zu candidates meeting %g s",
+                 out->cost, price, n_met, target);
+    } else {
+        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidates", out->cost,
+                 price, n_ok);
+    }
+    return BL_OK;
+}
+
+bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                              const double *scale_outs, size_t n, const bl_choice_opts *o, bl_choice *out,
+                              bl_error *err) {
+    BL_CHECK_ARG(p && out, err, "bl_choose_scale_out: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (n == 0) return bl_seterr(err, BL_EINVAL, "no candidate scale-outs");
+    BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
+    double *t = malloc(n * sizeof *t);
+    if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_status st = bl_predict(p, ctx, n_ctx, scale_outs, n, t, err);
+    if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
+    free(t);
+    return st;
+}
+
+/* ---- fine-tuning and saving ------------------------------------------------------------------------- */
+
+void bl_tune_opts_init(bl_tune_opts *o) {
+    if (!o) return;
+    bl_finetune_opts f;
+    bl_finetune_opts_default(&f);
+    o->max_epochs = f.max_epochs;
+    o->patience = f.patience;
+    o->stop_mae_s = f.stop_mae;
+    o->stop_rel = f.stop_rel;
+    o->seed = (unsigned long long)f.seed;
+}
+
+static bl_status tune_opts(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err) {
+    bl_finetune_opts_default(f);
+    if (!o) return BL_OK;
+    if (o->max_epochs < 1) return bl_seterr(err, BL_EINVAL, "fine-tuning: max_epochs %ld must be >= 1", o->max_epochs);
+    if (o->patience < 1) return bl_seterr(err, BL_EINVAL, "fine-tuning: patience %ld must be >= 1", o->patience);
+    if (!isfinite(o->stop_mae_s) || o->stop_mae_s < 0)
+        return bl_seterr(err, BL_EINVAL, "fine-tuning: stop_mae_s %g must be >= 0", o->stop_mae_s);
+    if (!isfinite(o->stop_rel) || o->stop_rel < 0)
+        return bl_seterr(err, BL_EINVAL, "fine-tuning: stop_rel %g must be >= 0", o->stop_rel);
+    f->max_epochs = o->max_epochs;
+    f->patience = o->patience;
+    f->stop_mae = o->stop_mae_s;
+    f->stop_rel = o->stop_rel;
+    f->seed = (uint64_t)o->seed;
+    return BL_OK;
+}
+
+/* Growable text for the in-memory runs table. */
+typedef struct tbuf { char *s; size_t len, cap; int oom; } tbuf;
+
+static void tput(tbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void tput(tbuf *b, const char *fmt, ...) {
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (w < 0) { b->oom = 1; return; }
+        if (b->s && (size_t)w < b->cap - b->len) { b->len += (size_t)w; return; }
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)w + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) { b->oom = 1; return; }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
+                                const double *scale_outs, const double *runtimes_s, size_t n_runs,
+                                const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_finetune: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(base, err, "bl_predictor_finetune: NULL predictor");
+    if (n_runs == 0) return bl_seterr(err, BL_EINVAL, "fine-tuning needs at least one run");
+    BL_CHECK_ARG(scale_outs && runtimes_s, err, "bl_predictor_finetune: NULL array");
+    bl_finetune_opts fo;
+    bl_status st = tune_opts(o, &fo, err);
+    if (st != BL_OK) return st;
+    st = check_scale_outs(scale_outs, n_runs, err);
+    if (st != BL_OK) return st;
+    for (size_t i = 0; i < n_runs; i++)
+        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0))
+            return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number", i, runtimes_s[i]);
+    resolved r;
+    st = resolve(base, ctx, n_ctx, 1, &r, err);
+    if (st != BL_OK) return st;
+    const bl_model *m = base->m;
+    for (size_t i = 0; i < r.n; i++)
+        if (strpbrk(r.vals[i], "\t\r\n")) {
+            resolved_free(&r);
+            return bl_seterr(err, BL_EINVAL, "property '%.80s': a value may not contain a tab or a line break",
+                             m->props[i].name);
+        }
+
+    /* The runs become a small table read through a generated schema, so they are encoded exactly as
+     * a data file would be (the model's encoder settings, the loader's checks). */
+    tbuf sch = { 0 }, tab = { 0 };
+    bl_schema *sc = NULL;
+    bl_dataset *ds = NULL;
+    bl_model *tuned = NULL;
+    tput(&sch, "bellamy-schema 1\nscale_out bl_scale_out\nruntime bl_runtime_s s\n");
+    tput(&tab, "bl_scale_out\tbl_runtime_s");
+    for (size_t i = 0; i < r.n; i++) {
+        tput(&sch, "property %s %s %s column %s\n", m->props[i].name, m->props[i].essential ? "essential" : "optional",
+             m->props[i].kind == BL_PROP_NUMBER ? "number" : "text", m->props[i].name);
+        tput(&tab, "\t%s", m->props[i].name);
+    }
+    tput(&tab, "\n");
+    for (size_t k = 0; k < n_runs; k++) {
+        tput(&tab, "%.17g\t%.17g", scale_outs[k], runtimes_s[k]);
+        const char *const *v = values_at(&r, scale_outs[k]);
+        for (size_t i = 0; i < r.n; i++) tput(&tab, "\t%s", v[i]);
+        tput(&tab, "\n");
+    }
+    if (sch.oom || tab.oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    st = bl_schema_parse("runs", sch.s, sch.len, &sc, err);
+    if (st == BL_OK) st = bl_dataset_load_mem("runs", tab.s, tab.len, '\t', sc, &m->enc, &ds, err);
+    if (st == BL_OK) st = bl_finetune(m, ds, NULL, 0, &fo, &tuned, err);
+    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
+done:
+    bl_dataset_free(ds);
+    bl_schema_free(sc);
+    free(sch.s);
+    free(tab.s);
+    resolved_free(&r);
+    return st;
+}
+
+bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                     const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_finetune_file: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(base && data_path, err, "bl_predictor_finetune_file: NULL argument");
+    const bl_model *m = base->m;
+    bl_finetune_opts fo;
+    bl_status st = tune_opts(o, &fo, err);
+    if (st != BL_OK) return st;
+    bl_schema *sc = NULL;
+    bl_dataset *ds = NULL;
+    bl_model *tuned = NULL;
+    if (schema_path) {
+        st = bl_schema_load(schema_path, &sc, err);
+    } else if (m->schema_text) {
+        st = bl_schema_parse("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, err);
+    } else {
+        st = bl_seterr(err, BL_EINVAL, "model '%.60s' stores no schema: give the runs' schema file", bl_predictor_name(base));
+    }
+    if (st == BL_OK) st = bl_dataset_load_schema(data_path, sc, 0, &m->enc, &ds, err);
+    if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", data_path);
+    if (st == BL_OK) st = bl_finetune(m, ds, NULL, 0, &fo, &tuned, err);
+    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
+    bl_dataset_free(ds);
+    bl_schema_free(sc);
+    return st;
+}
+
+bl_status bl_predictor_save(const bl_predictor *p, const char *path, const char *name, bl_error *err) {
+    BL_CHECK_ARG(p && path && *path, err, "bl_predictor_save: NULL argument");
+    if (!name || (p->m->name && strcmp(name, p->m->name) == 0)) return bl_model_save(p->m, path, err);
+    if (!*name) return bl_seterr(err, BL_EINVAL, "empty model name");
+    bl_model *c = NULL;
+    bl_status st = bl_model_clone(p->m, &c, err);
+    if (st != BL_OK) return st;
+    char *nm = api_strdup(name);
+    if (!nm) {
+        bl_model_free(c);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    free(c->name);
+    c->name = nm;
+    st = bl_model_save(c, path, err);
+    bl_model_free(c);
+    return st;
+}

@@ -1,0 +1,565 @@
+/* test_api.c — the public C API (include/bellamy/bellamy.h) on a tiny model pre-trained once on the
+ * synthetic corpus: model files, predictor properties, predictions (checked against the internal
+ * model), context errors, choosing a scale-out, fine-tuning from arrays and from a file, saving,
+ * concurrent predictions from several threads, and the example scheduler program run as a process.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "bellamy/bellamy.h"
+#include "data/synth.h"
+#include "model/model.h"
+
+static char g_model[4096], g_tsv[4096], g_schema[4096], g_runs[4096];
+static bl_synth_corpus *g_corpus;
+static bl_dataset *g_ds;
+
+/* Pre-trains the tiny model once, in the parent, before the tests fork. */
+static void setup(void) {
+    bl_error err;
+    const char *dir = bl_test_tmpdir();
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 8;
+    ck_assert_int_eq(bl_synth_generate(&c, &g_corpus, &err), BL_OK);
+    ck_assert_int_eq(bl_synth_write(g_corpus, dir, "synth", &err), BL_OK);
+    snprintf(g_tsv, sizeof g_tsv, "%s/synth.tsv", dir);
+    snprintf(g_schema, sizeof g_schema, "%s/synth.schema", dir);
+    snprintf(g_model, sizeof g_model, "%s/model.h5", dir);
+    snprintf(g_runs, sizeof g_runs, "%s/runs.tsv", dir);
+    ck_assert_int_eq(bl_dataset_load(g_tsv, g_schema, 0, NULL, &g_ds, &err), BL_OK);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 30;
+    o.grace = 30;
+    bl_model *m = NULL;
+    if (bl_pretrain(g_ds, bl_synth_schema_text(), &o, &m, &err) != BL_OK) ck_abort_msg("pretrain: %s", err.message);
+    free(m->name);
+    m->name = strdup("synth");
+    if (bl_model_save(m, g_model, &err) != BL_OK) ck_abort_msg("save: %s", err.message);
+    bl_model_free(m);
+
+    /* Three runs of context 0 (scale-outs 2, 6, 12), in the corpus's own file format. */
+    FILE *f = fopen(g_tsv, "r");
+    FILE *o2 = fopen(g_runs, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(o2);
+    char line[1024];
+    size_t row = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (row == 0) fputs(line, o2);
+        else {
+            size_t r = row - 1;
+            if (g_ds->context[r] == 0 && (r % 3) == 0 && (g_ds->scale_out[r] == 2 || g_ds->scale_out[r] == 6 ||
+                                                        g_ds->scale_out[r] == 12))
+                fputs(line, o2);
+        }
+        row++;
+    }
+    fclose(f);
+    fclose(o2);
+}
+
+static void teardown(void) {
+    bl_dataset_free(g_ds);
+    bl_synth_free(g_corpus);
+}
+
+/* The context of data-set row r as name/value pairs (cluster totals per machine). */
+static size_t row_context(size_t r, bl_prop_value *ctx, char bufs[][64]) {
+    size_t n = 0;
+    for (size_t p = 0; p < g_ds->n_props; p++) {
+        const bl_dataset_prop *pr = &g_ds->props[p];
+        const char *v = pr->values[pr->row_value[r]];
+        if (pr->cluster_total) {
+            snprintf(bufs[n], 64, "%.0f", strtod(v, NULL) / g_ds->scale_out[r]);
+            v = bufs[n];
+        }
+        ctx[n].name = pr->name;
+        ctx[n].value = v;
+        n++;
+    }
+    return n;
+}
+
+static bl_predictor *load(void) {
+    bl_error err;
+    bl_predictor *p = NULL;
+    if (bl_predictor_load(g_model, "synth", &p, &err) != BL_OK) ck_abort_msg("load: %s", err.message);
+    return p;
+}
+
+START_TEST(test_model_file) {
+    bl_error err;
+    bl_model_file *f = NULL;
+    ck_assert_int_eq(bl_model_file_open(g_model, &f, &err), BL_OK);
+    ck_assert_uint_eq(bl_model_file_count(f), 1);
+    ck_assert_str_eq(bl_model_file_name(f, 0), "synth");
+    ck_assert_ptr_null(bl_model_file_name(f, 1));
+    bl_predictor *p = NULL;
+    ck_assert_int_eq(bl_model_file_load(f, NULL, &p, &err), BL_OK);
+    ck_assert_str_eq(bl_predictor_name(p), "synth");
+    bl_predictor_free(p);
+    ck_assert_int_eq(bl_model_file_load(f, "nope", &p, &err), BL_ENOTFOUND);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.message, "synth")); /* lists what is there */
+    bl_model_file_free(f);
+    bl_model_file_free(NULL);
+    bl_predictor_free(NULL);
+    ck_assert_uint_eq(bl_model_file_count(NULL), 0);
+}
+END_TEST
+
+START_TEST(test_bad_files) {
+    bl_error err;
+    bl_model_file *f = NULL;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/absent.h5", bl_test_tmpdir());
+    ck_assert_int_ne(bl_model_file_open(path, &f, &err), BL_OK);
+    ck_assert_ptr_null(f);
+    ck_assert_ptr_nonnull(strstr(err.message, "absent.h5"));
+    /* a text file is not a model file */
+    bl_predictor *p = NULL;
+    ck_assert_int_ne(bl_predictor_load(g_tsv, NULL, &p, &err), BL_OK);
+    ck_assert_ptr_null(p);
+    ck_assert(err.message[0] != '\0');
+    ck_assert_int_eq(bl_predictor_load(NULL, NULL, &p, &err), BL_EINVAL);
+}
+END_TEST
+
+START_TEST(test_props) {
+    bl_predictor *p = load();
+    ck_assert_uint_eq(bl_predictor_prop_count(p), 8);
+    int seen_total = 0, n_ess = 0;
+    for (size_t i = 0; i < 8; i++) {
+        bl_prop_info in;
+        ck_assert_int_eq(bl_predictor_prop(p, i, &in), BL_OK);
+        n_ess += in.essential;
+        if (strcmp(in.name, "memory") == 0 || strcmp(in.name, "slots") == 0) {
+            ck_assert_int_eq(in.cluster_total, 1);
+            ck_assert_int_eq(in.number, 1);
+            seen_total++;
+        } else {
+            ck_assert_int_eq(in.cluster_total, 0);
+        }
+        if (i < 5) ck_assert_int_eq(in.essential, 1); /* essential first */
+    }
+    ck_assert_int_eq(seen_total, 2);
+    ck_assert_int_eq(n_ess, 5);
+    bl_prop_info in;
+    ck_assert_int_eq(bl_predictor_prop(p, 8, &in), BL_ERANGE);
+    bl_model_info mi;
+    ck_assert_int_eq(bl_predictor_info(p, &mi), BL_OK);
+    ck_assert_int_eq(mi.pretrained, 1);
+    ck_assert_int_eq(mi.rows, (long long)g_ds->n_rows);
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* The public prediction for a row's context equals the internal one from the row itself. */
+START_TEST(test_predict_matches_internal) {
+    bl_error err;
+    bl_predictor *p = load();
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_model_load(g_model, "synth", &m, &err), BL_OK);
+    for (size_t r = 0; r < g_ds->n_rows; r += 7) {
+        bl_prop_value ctx[16];
+        char bufs[16][64];
+        size_t n = row_context(r, ctx, bufs);
+        double c[BL_BNET_DIM_MAX], want, got;
+        ck_assert_int_eq(bl_model_context_row(m, g_ds, r, c, &err), BL_OK);
+        ck_assert_int_eq(bl_model_predict(m, c, &g_ds->scale_out[r], 1, &want, &err), BL_OK);
+        ck_assert_int_eq(bl_predict(p, ctx, n, &g_ds->scale_out[r], 1, &got, &err), BL_OK);
+        ck_assert_double_eq_tol(got, want, 1e-9 * fabs(want) + 1e-12);
+        ck_assert(isfinite(got));
+    }
+    /* a range agrees with the array form; optional properties may be left out */
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    double a[11], b[11], x[11];
+    for (int i = 0; i < 11; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 2, 12, a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(p, ctx, n, x, 11, b, &err), BL_OK);
+    for (int i = 0; i < 11; i++) ck_assert_double_eq(a[i], b[i]);
+    ck_assert_int_eq(bl_predict(p, ctx, 5, x, 11, b, &err), BL_OK);
+    bl_model_free(m);
+    bl_predictor_free(p);
+}
+END_TEST
+
+START_TEST(test_context_errors) {
+    bl_error err;
+    bl_predictor *p = load();
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    double x = 4, t;
+    /* unknown property */
+    bl_prop_value bad[17];
+    memcpy(bad, ctx, n * sizeof *ctx);
+    bad[n].name = "colour";
+    bad[n].value = "blue";
+    ck_assert_int_eq(bl_predict(p, bad, n + 1, &x, 1, &t, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown property 'colour'"));
+    ck_assert_ptr_nonnull(strstr(err.message, "machine_type"));
+    /* repeated */
+    bad[n] = ctx[0];
+    ck_assert_int_eq(bl_predict(p, bad, n + 1, &x, 1, &t, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "twice"));
+    /* missing essential: drop machine_type (index 0) */
+    ck_assert_int_eq(bl_predict(p, ctx + 1, n - 1, &x, 1, &t, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "essential property 'machine_type' is missing"));
+    ck_assert_int_eq(bl_predictor_check_context(p, ctx + 1, n - 1, &err), BL_EINVAL);
+    /* text for a number */
+    memcpy(bad, ctx, n * sizeof *ctx);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(bad[i].name, "data_size_MB") == 0) bad[i].value = "lots";
+    ck_assert_int_eq(bl_predict(p, bad, n, &x, 1, &t, &err), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "data_size_MB"));
+    memcpy(bad, ctx, n * sizeof *ctx);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(bad[i].name, "memory") == 0) bad[i].value = "-3";
+    ck_assert_int_eq(bl_predict(p, bad, n, &x, 1, &t, &err), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "memory"));
+    /* bad scale-outs */
+    double xs[2] = { 4, 0 }, ts[2];
+    ck_assert_int_eq(bl_predict(p, ctx, n, xs, 2, ts, &err), BL_ERANGE);
+    xs[1] = NAN;
+    ck_assert_int_eq(bl_predict(p, ctx, n, xs, 2, ts, &err), BL_ERANGE);
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 12, 2, ts, &err), BL_ERANGE);
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 0, 2, ts, &err), BL_ERANGE);
+    ck_assert_int_eq(bl_predict(NULL, ctx, n, xs, 1, ts, &err), BL_EINVAL);
+    bl_predictor_free(p);
+}
+END_TEST
+
+START_TEST(test_choose) {
+    bl_error err;
+    bl_choice c;
+    bl_choice_opts o;
+    const double x[5] = { 2, 4, 6, 8, 10 };
+    const double t[5] = { 1000, 520, 400, 390, 390 };
+    bl_choice_opts_init(&o);
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 8); /* tie 390 → smaller scale-out */
+    ck_assert_uint_eq(c.index, 3);
+    ck_assert_int_eq(c.fallback, 0);
+    ck_assert(c.reason[0]);
+    ck_assert_int_eq(bl_choose(x, t, 5, NULL, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 8);
+
+    o.goal = BL_GOAL_SMALLEST;
+    o.target_runtime_s = 600;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 4);
+    ck_assert_int_eq(c.met_target, 1);
+    o.target_runtime_s = 100; /* nobody makes it: the fastest, flagged */
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 8);
+    ck_assert_int_eq(c.fallback, 1);
+    ck_assert_int_eq(c.met_target, 0);
+    ck_assert_ptr_nonnull(strstr(c.reason, "no candidate"));
+
+    /* machine-seconds: 2000, 2080, 2400, 3120, 3900 */
+    o.goal = BL_GOAL_CHEAPEST;
+    o.target_runtime_s = 0;
+    o.price_per_hour = 0.4;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 2);
+    ck_assert_double_eq_tol(c.cost, 2000 / 3600.0 * 0.4, 1e-12);
+    o.target_runtime_s = 450; /* cheapest among 6, 8, 10 */
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 6);
+    ck_assert_double_eq_tol(c.cost, 2400 / 3600.0 * 0.4, 1e-12);
+
+    /* invalid options */
+    o.price_per_hour = -1;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "price"));
+    o.price_per_hour = 0.4;
+    o.target_runtime_s = -5;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_EINVAL);
+    o.target_runtime_s = 0;
+    o.goal = BL_GOAL_SMALLEST;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_EINVAL);
+    o.goal = BL_GOAL_CHEAPEST;
+    o.price_per_hour = 0;
+    ck_assert_int_eq(bl_choose(x, t, 5, &o, &c, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_choose(x, t, 0, NULL, &c, &err), BL_EINVAL);
+    /* a non-finite prediction is never chosen */
+    const double t2[3] = { NAN, 500, INFINITY };
+    ck_assert_int_eq(bl_choose(x, t2, 3, NULL, &c, &err), BL_OK);
+    ck_assert_double_eq(c.scale_out, 4);
+}
+END_TEST
+
+START_TEST(test_choose_scale_out) {
+    bl_error err;
+    bl_predictor *p = load();
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    double x[11], t[11];
+    for (int i = 0; i < 11; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_predict(p, ctx, n, x, 11, t, &err), BL_OK);
+    bl_choice a, b;
+    bl_choice_opts o;
+    bl_choice_opts_init(&o);
+    o.goal = BL_GOAL_CHEAPEST;
+    o.price_per_hour = 1.5;
+    ck_assert_int_eq(bl_choose(x, t, 11, &o, &a, &err), BL_OK);
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, n, x, 11, &o, &b, &err), BL_OK);
+    ck_assert_uint_eq(a.index, b.index);
+    ck_assert_double_eq(a.runtime_s, b.runtime_s);
+    bl_predictor_free(p);
+}
+END_TEST
+
+static double mean_abs_err(const bl_predictor *p, size_t context) {
+    bl_error err;
+    double s = 0;
+    size_t k = 0;
+    for (size_t r = 0; r < g_ds->n_rows; r++) {
+        if (g_ds->context[r] != context) continue;
+        bl_prop_value ctx[16];
+        char bufs[16][64];
+        size_t n = row_context(r, ctx, bufs);
+        double t;
+        ck_assert_int_eq(bl_predict(p, ctx, n, &g_ds->scale_out[r], 1, &t, &err), BL_OK);
+        s += fabs(t - g_ds->runtime_s[r]);
+        k++;
+    }
+    return s / (double)k;
+}
+
+START_TEST(test_finetune_arrays) {
+    bl_error err;
+    bl_predictor *p = load(), *q = NULL;
+    /* context 1: its runs at scale-outs 2, 6, 12 */
+    double x[3], t[3];
+    size_t k = 0, r0 = 0;
+    for (size_t r = 0; r < g_ds->n_rows && k < 3; r++) {
+        if (g_ds->context[r] != 1) continue;
+        if (k == 0) r0 = r;
+        double s = g_ds->scale_out[r];
+        if ((s == 2 || s == 6 || s == 12) && (k == 0 || x[k - 1] != s)) {
+            x[k] = s;
+            t[k] = g_ds->runtime_s[r];
+            k++;
+        }
+    }
+    ck_assert_uint_eq(k, 3);
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(r0, ctx, bufs);
+    double before = mean_abs_err(p, 1);
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    ck_assert_int_eq(to.max_epochs, 2500);
+    to.max_epochs = 300;
+    if (bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &q, &err) != BL_OK) ck_abort_msg("finetune: %s", err.message);
+    bl_model_info mi;
+    ck_assert_int_eq(bl_predictor_info(q, &mi), BL_OK);
+    ck_assert_int_eq(mi.finetune_runs, 3);
+    ck_assert_int_ge(mi.finetune_epochs, 1);
+    double after = mean_abs_err(q, 1);
+    ck_assert_double_eq(mean_abs_err(p, 1), before); /* the base is unchanged */
+    ck_assert_msg(after < before, "fine-tuning did not help: %g -> %g", before, after);
+
+    /* errors: an optional property missing, a bad runtime, no runs, bad options */
+    bl_predictor *z = NULL;
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, 5, x, t, 3, NULL, &z, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "optional property"));
+    double tb[3] = { t[0], -1, t[2] };
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, tb, 3, NULL, &z, &err), BL_ERANGE);
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 0, NULL, &z, &err), BL_EINVAL);
+    to.max_epochs = 0;
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &z, &err), BL_EINVAL);
+    ck_assert_ptr_null(z);
+    bl_predictor_free(q);
+    bl_predictor_free(p);
+}
+END_TEST
+
+START_TEST(test_finetune_file_and_save) {
+    bl_error err;
+    bl_predictor *p = load(), *q = NULL, *q2 = NULL, *back = NULL;
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 200;
+    if (bl_predictor_finetune_file(p, g_runs, NULL, &to, &q, &err) != BL_OK) ck_abort_msg("finetune: %s", err.message);
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, g_schema, &to, &q2, &err), BL_OK);
+    bl_model_info mi;
+    bl_predictor_info(q, &mi);
+    ck_assert_int_eq(mi.finetune_runs, 3);
+    /* the stored schema and the explicit one give the same model */
+    double x[4] = { 2, 5, 9, 12 }, a[4], b[4], c[4];
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    ck_assert_int_eq(bl_predict(q, ctx, n, x, 4, a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(q2, ctx, n, x, 4, b, &err), BL_OK);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq(a[i], b[i]);
+    /* save under a new name; load gives identical predictions */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/tuned.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_predictor_save(q, path, "synth-ctx0", &err), BL_OK);
+    bl_model_file *f = NULL;
+    ck_assert_int_eq(bl_model_file_open(path, &f, &err), BL_OK);
+    ck_assert_uint_eq(bl_model_file_count(f), 1);
+    ck_assert_int_eq(bl_model_file_load(f, "synth-ctx0", &back, &err), BL_OK);
+    ck_assert_str_eq(bl_predictor_name(back), "synth-ctx0");
+    ck_assert_int_eq(bl_predict(back, ctx, n, x, 4, c, &err), BL_OK);
+    for (int i = 0; i < 4; i++) ck_assert_double_eq(a[i], c[i]);
+    bl_model_file_free(f);
+    /* bad inputs */
+    bl_predictor *z = NULL;
+    ck_assert_int_ne(bl_predictor_finetune_file(p, "/nonexistent/runs.tsv", NULL, NULL, &z, &err), BL_OK);
+    ck_assert_ptr_nonnull(strstr(err.message, "runs.tsv"));
+    ck_assert_int_ne(bl_predictor_finetune_file(p, g_runs, "/nonexistent/x.schema", NULL, &z, &err), BL_OK);
+    ck_assert_ptr_null(z);
+    bl_predictor_free(back);
+    bl_predictor_free(q2);
+    bl_predictor_free(q);
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* Two models in one file: the fine-tuned one saved next to its base. */
+START_TEST(test_multi_model_file) {
+    bl_error err;
+    bl_predictor *p = load(), *back = NULL;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/two.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_predictor_save(p, path, NULL, &err), BL_OK);
+    if (bl_predictor_save(p, path, "copy", &err) != BL_OK) ck_abort_msg("second save: %s", err.message);
+    bl_model_file *f = NULL;
+    ck_assert_int_eq(bl_model_file_open(path, &f, &err), BL_OK);
+    ck_assert_uint_eq(bl_model_file_count(f), 2);
+    ck_assert_str_eq(bl_model_file_name(f, 0), "synth");
+    ck_assert_str_eq(bl_model_file_name(f, 1), "copy");
+    ck_assert_int_eq(bl_model_file_load(f, NULL, &back, &err), BL_EINVAL); /* which one? */
+    ck_assert_int_eq(bl_model_file_load(f, "copy", &back, &err), BL_OK);
+    double x = 7, a, b;
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    ck_assert_int_eq(bl_predict(p, ctx, n, &x, 1, &a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(back, ctx, n, &x, 1, &b, &err), BL_OK);
+    ck_assert_double_eq(a, b);
+    bl_model_file_free(f);
+    bl_predictor_free(back);
+    bl_predictor_free(p);
+}
+END_TEST
+
+typedef struct thr_arg {
+    const bl_predictor *p;
+    const bl_prop_value *ctx;
+    size_t n_ctx;
+    const double *want;
+    int bad;
+} thr_arg;
+
+static void *thr_main(void *v) {
+    thr_arg *a = v;
+    double t[11];
+    bl_error err;
+    for (int it = 0; it < 300; it++) {
+        if (bl_predict_range(a->p, a->ctx, a->n_ctx, 2, 12, t, &err) != BL_OK) { a->bad = 1; break; }
+        if (memcmp(t, a->want, sizeof t) != 0) { a->bad = 1; break; }
+    }
+    return NULL;
+}
+
+START_TEST(test_threads) {
+    bl_error err;
+    bl_predictor *p = load();
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(3, ctx, bufs);
+    double want[11];
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 2, 12, want, &err), BL_OK);
+    pthread_t th[4];
+    thr_arg a[4];
+    for (int i = 0; i < 4; i++) {
+        a[i] = (thr_arg){ p, ctx, n, want, 0 };
+        ck_assert_int_eq(pthread_create(&th[i], NULL, thr_main, &a[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_int_eq(a[i].bad, 0);
+    }
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* The example scheduler, built against the shared library, runs and decides. */
+START_TEST(test_example_program) {
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    ck_assert_ptr_nonnull(root);
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    char cmd[8192];
+    int len = snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth", root, g_model);
+    for (size_t i = 0; i < n; i++) len += snprintf(cmd + len, sizeof cmd - (size_t)len, " '%s=%s'", ctx[i].name, ctx[i].value);
+    snprintf(cmd + len, sizeof cmd - (size_t)len, " run=2:%g run=12:%g 2>&1", g_ds->runtime_s[0], g_ds->runtime_s[15]);
+    FILE *f = popen(cmd, "r");
+    ck_assert_ptr_nonnull(f);
+    char out[16384];
+    size_t got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    int status = pclose(f);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "example failed: %s", out);
+    ck_assert_ptr_nonnull(strstr(out, "holds 1 model(s): synth"));
+    ck_assert_ptr_nonnull(strstr(out, "fine-tuned on 2 run(s)"));
+    ck_assert_ptr_nonnull(strstr(out, "fastest: "));
+    ck_assert_ptr_nonnull(strstr(out, "deadline "));
+    ck_assert_ptr_nonnull(strstr(out, "cheapest: "));
+    /* a bad context is reported, not crashed on */
+    snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth colour=blue 2>&1", root, g_model);
+    f = popen(cmd, "r");
+    got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    status = pclose(f);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    ck_assert_ptr_nonnull(strstr(out, "unknown property 'colour'"));
+}
+END_TEST
+
+START_TEST(test_version_and_status) {
+    ck_assert_str_eq(bl_version(), "0.1.0");
+    ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("api");
+    tcase_add_unchecked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_version_and_status);
+    tcase_add_test(tc, test_model_file);
+    tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_props);
+    tcase_add_test(tc, test_predict_matches_internal);
+    tcase_add_test(tc, test_context_errors);
+    tcase_add_test(tc, test_choose);
+    tcase_add_test(tc, test_choose_scale_out);
+    tcase_add_test(tc, test_finetune_arrays);
+    tcase_add_test(tc, test_finetune_file_and_save);
+    tcase_add_test(tc, test_multi_model_file);
+    tcase_add_test(tc, test_threads);
+    tcase_add_test(tc, test_example_program);
+    suite_add_tcase(s, tc);
+    return s;
+}

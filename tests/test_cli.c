@@ -1,0 +1,273 @@
+/* test_cli.c — bellamy-train (pretrain, finetune, evaluate, split) and bellamy-predict run as
+ * processes: outputs, exit codes (0 ok, 1 failure, 2 usage) and one-line error messages for bad
+ * input. A tiny model (2 trials × 30 epochs) is pre-trained once on the synthetic corpus.
+ */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "data/synth.h"
+
+static char g_dir[4096], g_train[4200], g_predict[4200], g_sets[2048];
+
+/* Runs a shell command line (printf-style); stdout and stderr land in out/err; returns the exit code. */
+static char g_out[65536], g_err[65536];
+
+static void slurp(const char *path, char *buf, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...) {
+    char cmd[16384], full[32768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "cd '%s' && ( %s ) >'%s/out.txt' 2>'%s/err.txt' </dev/null", g_dir, cmd, g_dir, g_dir);
+    int st = system(full);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/out.txt", g_dir);
+    slurp(p, g_out, sizeof g_out);
+    snprintf(p, sizeof p, "%s/err.txt", g_dir);
+    slurp(p, g_err, sizeof g_err);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static size_t count(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+#define EXPECT(rc_want, ...)                                                                              \
+    do {                                                                                                  \
+        int rc_ = run(__VA_ARGS__);                                                                       \
+        ck_assert_msg(rc_ == (rc_want), "exit %d, expected %d\nstdout: %s\nstderr: %s", rc_, (rc_want), g_out, \
+                      g_err);                                                                             \
+    } while (0)
+
+/* An error: the wanted exit code, exactly one line on stderr, containing `what`. */
+#define EXPECT_ERR(rc_want, what, ...)                                                                    \
+    do {                                                                                                  \
+        EXPECT(rc_want, __VA_ARGS__);                                                                     \
+        ck_assert_msg(strstr(g_err, (what)) != NULL, "stderr lacks '%s': %s", (what), g_err);             \
+        ck_assert_msg(count(g_err, "\n") == 1, "not one line: %s", g_err);                                \
+    } while (0)
+
+static void setup(void) {
+    bl_error err;
+    snprintf(g_dir, sizeof g_dir, "%s", bl_test_tmpdir());
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    ck_assert_ptr_nonnull(root);
+    snprintf(g_train, sizeof g_train, "'%s/bellamy-train'", root);
+    snprintf(g_predict, sizeof g_predict, "'%s/bellamy-predict'", root);
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 8;
+    bl_synth_corpus *corp = NULL;
+    ck_assert_int_eq(bl_synth_generate(&c, &corp, &err), BL_OK);
+    ck_assert_int_eq(bl_synth_write(corp, g_dir, "synth", &err), BL_OK);
+    bl_synth_free(corp);
+    /* hold context 1 out; 3 of its runs become the history */
+    EXPECT(0, "%s split --data synth.tsv --schema synth.schema --context 1 --held-out held.tsv --rest rest.tsv "
+              "--sample 3 --sample-out runs.tsv", g_train);
+    /* its values as --set arguments */
+    size_t len = 0;
+    for (char *line = strtok(g_out, "\n"); line; line = strtok(NULL, "\n"))
+        len += (size_t)snprintf(g_sets + len, sizeof g_sets - len, " --set '%s'", line);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out model.h5 --name synth --trials 2 --epochs 30 "
+              "--grace 30 --threads 2 --quiet", g_train);
+}
+
+static void teardown(void) {}
+
+START_TEST(test_help_version) {
+    EXPECT(0, "%s --version", g_train);
+    ck_assert_str_eq(g_out, "bellamy-train 0.1.0\n");
+    EXPECT(0, "%s --version", g_predict);
+    ck_assert_str_eq(g_out, "bellamy-predict 0.1.0\n");
+    EXPECT(0, "%s --help", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "pretrain"));
+    ck_assert_ptr_nonnull(strstr(g_out, "finetune"));
+    EXPECT(2, "%s", g_train);
+    EXPECT_ERR(2, "unknown command", "%s frobnicate", g_train);
+    EXPECT(0, "%s pretrain --help", g_train);
+    const char *want[] = { "--data FILE", "--schema FILE", "--out MODEL.h5", "--name NAME", "--trials N", "(default: 12)",
+                           "--epochs N", "(default: 2500)", "--threads N", "--seed S", "--device cpu|cuda",
+                           "--target-scale seconds|mean", "--quiet" };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(g_out, want[i]), "pretrain --help lacks %s", want[i]);
+    EXPECT(0, "%s finetune --help", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "--model MODEL.h5"));
+    ck_assert_ptr_nonnull(strstr(g_out, "the schema stored in the model"));
+    EXPECT(0, "%s --help", g_predict);
+    const char *want2[] = { "--model", "--name", "--set", "--scale-out", "--history", "--target-runtime", "--price",
+                            "--goal", "--json", "(default:" };
+    for (size_t i = 0; i < sizeof want2 / sizeof *want2; i++)
+        ck_assert_msg(strstr(g_out, want2[i]), "bellamy-predict --help lacks %s", want2[i]);
+}
+END_TEST
+
+START_TEST(test_pretrain_progress_and_errors) {
+    /* stderr is a file here: plain lines (no \r), with trial, epoch, loss and ETA */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 10 --grace 10 --threads 1",
+           g_train);
+    ck_assert_ptr_nonnull(strstr(g_err, "trial "));
+    ck_assert_ptr_nonnull(strstr(g_err, "epoch "));
+    ck_assert_ptr_nonnull(strstr(g_err, "loss "));
+    ck_assert_ptr_nonnull(strstr(g_err, "ETA"));
+    ck_assert_ptr_null(strchr(g_err, '\r'));
+    ck_assert_ptr_nonnull(strstr(g_out, "pre-trained 'rest'")); /* the default name is the data file's stem */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 5 --grace 5 --quiet", g_train);
+    ck_assert_str_eq(g_err, "");
+
+    EXPECT_ERR(1, "no CUDA support", "%s pretrain --data rest.tsv --schema synth.schema --out c.h5 --device cuda", g_train);
+    EXPECT_ERR(2, "--data is required", "%s pretrain --schema synth.schema --out x.h5", g_train);
+    EXPECT_ERR(2, "--trials 0", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --trials 0", g_train);
+    EXPECT_ERR(2, "--epochs", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epochs many", g_train);
+    EXPECT_ERR(2, "--device", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device tpu", g_train);
+    EXPECT_ERR(2, "unknown option", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --bogus", g_train);
+    EXPECT_ERR(1, "nothere.tsv", "%s pretrain --data nothere.tsv --schema synth.schema --out x.h5", g_train);
+    EXPECT_ERR(1, "synth.tsv", "%s pretrain --data synth.tsv --schema synth.tsv --out x.h5", g_train);
+}
+END_TEST
+
+START_TEST(test_predict_table) {
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_msg(strncmp(g_out, "scale_out\tpredicted_runtime_s\n2\t", 32) == 0, "%s", g_out);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    ck_assert_ptr_nonnull(strstr(g_out, "\n12\t"));
+    ck_assert_ptr_nonnull(strstr(g_out, "# chosen: scale-out "));
+    ck_assert_ptr_nonnull(strstr(g_out, ": fastest of 11 candidates\n"));
+    ck_assert_str_eq(g_err, "");
+    /* single value and list */
+    EXPECT(0, "%s --model model.h5 --name synth %s --scale-out 4", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\n"), 3);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,4,8 --price 0.4", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "scale_out\tpredicted_runtime_s\tcost\n2\t"));
+    ck_assert_ptr_nonnull(strstr(g_out, "\n8\t"));
+    ck_assert_ptr_nonnull(strstr(g_out, ": cheapest ("));
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 100000", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "# chosen: scale-out 2,")); /* everyone meets it: the smallest */
+    ck_assert_ptr_nonnull(strstr(g_out, ": smallest scale-out predicted to finish within 100000 s"));
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 0.001", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "no candidate"));
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --price 0.4 --target-runtime 500 --json", g_predict, g_sets);
+    ck_assert(g_out[0] == '{');
+    ck_assert_ptr_nonnull(strstr(g_out, "\"model\":\"synth\""));
+    ck_assert_ptr_nonnull(strstr(g_out, "\"context\":{\"machine_type\":"));
+    ck_assert_uint_eq(count(g_out, "\"scale_out\":"), 11 + 1);
+    ck_assert_uint_eq(count(g_out, "\"cost\":"), 11 + 1);
+    ck_assert_ptr_nonnull(strstr(g_out, "\"choice\":{\"goal\":\"cheapest\""));
+    ck_assert_ptr_nonnull(strstr(g_out, "\"meets_target\":"));
+    ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":0"));
+    ck_assert_str_eq(g_out + strlen(g_out) - 2, "}\n");
+}
+END_TEST
+
+START_TEST(test_history_and_finetune) {
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --json", g_predict, g_sets);
+    char before[65536];
+    strcpy(before, g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --json --history runs.tsv", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":3"));
+    ck_assert_str_ne(before, g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --json --history runs.tsv --schema synth.schema", g_predict,
+           g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":3"));
+
+    /* finetune writes a model that predicts what --history predicted */
+    char hist[65536];
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --history runs.tsv", g_predict, g_sets);
+    strcpy(hist, g_out);
+    EXPECT(0, "%s finetune --model model.h5 --data runs.tsv --out tuned.h5", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "fine-tuned 'synth' on 3 runs"));
+    EXPECT(0, "%s --model tuned.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_str_eq(g_out, hist);
+    EXPECT(0, "%s finetune --model model.h5 --name synth --data runs.tsv --schema synth.schema --out ctx1.h5 "
+              "--out-name ctx1 --max-epochs 50", g_train);
+    EXPECT(0, "%s --model ctx1.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
+
+    /* evaluate: measured vs predicted per scale-out */
+    EXPECT(0, "%s evaluate --model ctx1.h5 --name ctx1 --data held.tsv", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n2\t3\t"));
+    ck_assert_ptr_nonnull(strstr(g_out, "# mean relative error over 6 scale-outs: "));
+
+    EXPECT_ERR(1, "nosuch", "%s finetune --model model.h5 --name nosuch --data runs.tsv --out t2.h5", g_train);
+    EXPECT_ERR(2, "--out is required", "%s finetune --model model.h5 --data runs.tsv", g_train);
+    EXPECT_ERR(1, "missing.tsv", "%s finetune --model model.h5 --data missing.tsv --out t2.h5", g_train);
+    EXPECT_ERR(1, "--history", "%s --model model.h5 %s --scale-out 2..4 --history missing.tsv", g_predict, g_sets);
+}
+END_TEST
+
+/* A fine-tuned model saved into the file that holds its base: two models, --name picks one. */
+START_TEST(test_multi_model_file) {
+    EXPECT(0, "cp model.h5 both.h5");
+    EXPECT(0, "%s finetune --model both.h5 --data runs.tsv --out both.h5 --out-name ctx1 --max-epochs 50", g_train);
+    EXPECT(0, "%s --model both.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
+    EXPECT(0, "%s --model both.h5 --name synth %s --scale-out 3", g_predict, g_sets);
+    EXPECT_ERR(1, "ctx1", "%s --model both.h5 %s --scale-out 3", g_predict, g_sets); /* which one? */
+}
+END_TEST
+
+START_TEST(test_predict_bad_input) {
+    EXPECT_ERR(1, "unknown property 'colour'", "%s --model model.h5 %s --set colour=blue --scale-out 2..4", g_predict,
+               g_sets);
+    EXPECT_ERR(1, "essential property 'machine_type' is missing",
+               "%s --model model.h5 --set data_size_MB=1000 --scale-out 2..4", g_predict);
+    EXPECT_ERR(1, "data_size_MB", "%s --model model.h5 %s --set data_size_MB=huge --scale-out 2..4", g_predict,
+               "--set machine_type=m1 --set job_args=3 --set data_characteristics= --set 'environment=synthetic corpus'");
+    EXPECT_ERR(1, "twice", "%s --model model.h5 %s --set machine_type=x --scale-out 2..4", g_predict, g_sets);
+    EXPECT_ERR(2, "reversed", "%s --model model.h5 %s --scale-out 12..2", g_predict, g_sets);
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0..4", g_predict, g_sets);
+    EXPECT_ERR(2, "must be > 0", "%s --model model.h5 %s --scale-out 2,-4", g_predict, g_sets);
+    EXPECT_ERR(2, "not a number", "%s --model model.h5 %s --scale-out 2,x", g_predict, g_sets);
+    EXPECT_ERR(2, "--scale-out is required", "%s --model model.h5 %s", g_predict, g_sets);
+    EXPECT_ERR(2, "--price -1", "%s --model model.h5 %s --scale-out 2..4 --price -1", g_predict, g_sets);
+    EXPECT_ERR(2, "--target-runtime -5", "%s --model model.h5 %s --scale-out 2..4 --target-runtime -5", g_predict,
+               g_sets);
+    EXPECT_ERR(2, "--goal smallest needs --target-runtime", "%s --model model.h5 %s --scale-out 2..4 --goal smallest",
+               g_predict, g_sets);
+    EXPECT_ERR(2, "PROP=VALUE", "%s --model model.h5 --set machine_type --scale-out 2..4", g_predict);
+    EXPECT_ERR(1, "not-there", "%s --model model.h5 --name not-there %s --scale-out 2..4", g_predict, g_sets);
+    EXPECT_ERR(1, "absent.h5", "%s --model absent.h5 %s --scale-out 2..4", g_predict, g_sets);
+    EXPECT_ERR(1, "synth.tsv", "%s --model synth.tsv %s --scale-out 2..4", g_predict, g_sets);
+    EXPECT_ERR(2, "unknown option", "%s --model model.h5 --frob", g_predict);
+}
+END_TEST
+
+START_TEST(test_split) {
+    EXPECT(0, "%s split --data synth.tsv --schema synth.schema --list", g_train);
+    ck_assert_uint_eq(count(g_out, "\n"), 8);
+    EXPECT(0, "wc -l < held.tsv; wc -l < rest.tsv; wc -l < runs.tsv");
+    ck_assert_str_eq(g_out, "19\n127\n4\n"); /* header + 18 rows; header + 7 × 18; header + 3 */
+    EXPECT_ERR(1, "--context 99", "%s split --data synth.tsv --schema synth.schema --context 99 --held-out a.tsv", g_train);
+    EXPECT_ERR(1, "distinct scale-outs",
+               "%s split --data synth.tsv --schema synth.schema --sample 7 --sample-out a.tsv", g_train);
+    EXPECT_ERR(2, "go together", "%s split --data synth.tsv --schema synth.schema --sample 2", g_train);
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_add_unchecked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_help_version);
+    tcase_add_test(tc, test_pretrain_progress_and_errors);
+    tcase_add_test(tc, test_predict_table);
+    tcase_add_test(tc, test_history_and_finetune);
+    tcase_add_test(tc, test_multi_model_file);
+    tcase_add_test(tc, test_predict_bad_input);
+    tcase_add_test(tc, test_split);
+    suite_add_tcase(s, tc);
+    return s;
+}
