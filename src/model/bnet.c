@@ -586,8 +586,13 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
     return BL_OK;
 }
 
-BL_CLONES bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
-                                 const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
+/* The cloned functions are static: an exported ifunc would escape -fvisibility=hidden. */
+static BL_CLONES bl_status pass_dispatch(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                                         const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss,
+                                         bl_error *err);
+
+bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
+                       bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
     if (!net || !v || !rows || !pass || !w || !loss) return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: NULL argument");
     if (B == 0 || B > w->max_batch) return bl_seterr(err, BL_EINVAL, "batch of %zu rows (workspace holds %zu)", B, w->max_batch);
     if (pass->training && pass->dropout > 0.0 && !pass->rng)
@@ -595,6 +600,12 @@ BL_CLONES bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *
     if (pass->dropout < 0.0 || pass->dropout >= 1.0)
         return bl_seterr(err, BL_EINVAL, "dropout %g outside [0, 1)", pass->dropout);
     if (pass->want_grad && !v->target) return bl_seterr(err, BL_EINVAL, "gradients need targets");
+    return pass_dispatch(net, v, rows, B, pass, w, pred, loss, err);
+}
+
+static BL_CLONES bl_status pass_dispatch(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                                         const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss,
+                                         bl_error *err) {
     const bl_bnet_dims *d = &net->d;
     /* The paper's dimensions get a copy of the pass with constant sizes, which the compiler unrolls
      * and vectorises; any other dimensions run the same code with sizes from the network. */
@@ -678,11 +689,15 @@ static BL_ALWAYS_INLINE void predict_impl(const bl_bnet *net, const double *ctx,
     }
 }
 
-BL_CLONES void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
-                                      double *out) {
+static BL_CLONES void predict_dispatch(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
+                                        double *out) {
     const bl_bnet_dims *d = &net->d;
     if (d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->z_hidden == 8)
         predict_impl(net, ctx, feat, n, out, 3, 16, 8, 8);
     else
         predict_impl(net, ctx, feat, n, out, d->f_in, d->f_hidden, d->f_out, d->z_hidden);
+}
+
+void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out) {
+    predict_dispatch(net, ctx, feat, n, out);
 }

@@ -1,7 +1,7 @@
 /* modelfile.c — saving and loading model records as HDF5 files (layout: models/README.md).
  *
  * Save = write a complete new file next to the target (mkstemp name), copy the other models into it
- * with H5Ocopy, flush + fsync, rename over the target, fsync the folder. Load = open, check the root
+ * by re-writing their records (not H5Ocopy, see rewrite()), flush + fsync, rename over the target, fsync the folder. Load = open, check the root
  * attributes (format name, major version), read one /models/<name> group into a bl_modelrec.
  *
  * Every HDF5 call runs under one mutex (bl_mf_lock) because Debian's libhdf5 is not thread-safe,
@@ -627,6 +627,8 @@ static int plists_make(wplists *pl) {
 /* The common body of save and remove: writes a new file holding the existing file's models, with
  * add written in place of (or after) the model of its name and the model called drop left out,
  * then renames it over path. Called with the lock held. */
+static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err);
+
 static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, bl_error *err) {
     bl_status st = BL_OK;
     hid_t src = -1, dst = -1, src_models = -1, dst_models = -1, fcpl = -1, fapl = -1;
@@ -726,9 +728,14 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
             written = 1;
         } else if (drop && strcmp(nm, drop) == 0) {
             continue;
-        } else if (H5Ocopy(src_models, nm, dst_models, nm, H5P_DEFAULT, pl.lcpl) < 0) {
-            st = h5fail(err, BL_EIO, path, "cannot copy model '%s' into the new file", nm);
-            goto cleanup;
+        } else {
+            /* Re-write the other model from its record rather than H5Ocopy: libhdf5 1.10.8 (Debian's)
+             * crashes copying groups whose string attributes are in dense storage (HDF5 issue 2414). */
+            bl_modelrec *other = NULL;
+            if ((st = load_locked(path, nm, &other, err)) != BL_OK) goto cleanup;
+            st = write_model(dst_models, other, &pl, path, err);
+            bl_modelrec_free(other);
+            if (st != BL_OK) goto cleanup;
         }
     }
     if (add && !written && (st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
