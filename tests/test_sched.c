@@ -1,7 +1,8 @@
 /* test_sched.c — DBMLSched simulator: event order, workload parsing and its errors, each policy's rules
  * on tiny hand-checked workloads (SRTF order, preemption, quota rotation, aging, observer, estimation,
  * interference), determinism, the event bound, the history predictor, the paper headline, and the CLI
- * run as a process. Expected times in comments are worked out by hand from the rules in sim.c. */
+ * run as a process; and the scheduler core driven directly (no simulator) through its pull API.
+ * Expected times in comments are worked out by hand from the rules in core.c and sim.c. */
 #include "testutil.h"
 #include "bellamy/sched.h"
 #include "sched/sched_internal.h"
@@ -502,6 +503,239 @@ START_TEST(paper_headline_and_oracle_bound) {
 }
 END_TEST
 
+
+/* ---- the scheduler core driven directly, as a real system would (pull mode, no simulator) ---- */
+
+static int iter_predict(void *ctx, const bl_sched_job_desc *job, const bl_sched_device_info *dev, double *seconds);
+
+static bl_sched_submit explicit_job(const char *kind, double iters) {
+    bl_sched_submit s;
+    memset(&s, 0, sizeof s);
+    s.job.kind = kind;
+    s.job.iterations = iters;
+    s.use_pct[0] = 50;
+    s.use_pct[1] = 50;
+    return s;
+}
+
+/* Takes the next action and checks it; job < 0 skips the job check. */
+static bl_sched_action expect_act(bl_sched_core *c, double now, bl_sched_action_type type, int job, int dev) {
+    bl_sched_action a;
+    ck_assert_int_eq(bl_sched_core_next_action(c, now, &a), BL_OK);
+    ck_assert_msg(a.type == type, "t=%g: action %d, expected %d", now, (int)a.type, (int)type);
+    if (job >= 0) ck_assert_uint_eq(a.job, (size_t)job);
+    if (type != BL_SCHED_ACT_NONE) ck_assert_int_eq(a.device, dev);
+    return a;
+}
+
+static bl_sched_core *new_core(bl_sched_policy p, int n_cpu, int n_gpu, const bl_sched_predictor *pred) {
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = p;
+    c.n_cpu = n_cpu;
+    c.n_gpu = n_gpu;
+    c.overhead_s = 0;
+    bl_sched_core *core = NULL;
+    bl_error err = { 0 };
+    ck_assert_msg(bl_sched_core_new(&c, pred, NULL, &core, &err) == BL_OK, "%s", err.message);
+    return core;
+}
+
+/* One GPU, exact predictions (1 s per iteration) so no estimation runs. A (30 s) starts at 0; B
+ * (10 s) arrives at 5, when A has 25 s left: A is paused at its next boundary and B runs. C (20 s)
+ * arrives at 6: B has 9 s left, so C queues. B ends at 15; SRST picks C (20 s) before A (25 s left);
+ * C ends at 35, then A resumes. */
+START_TEST(core_srst_order_and_preemption_on_arrival) {
+    bl_sched_predictor p = { NULL, iter_predict, NULL };
+    bl_sched_core *c = new_core(BL_SCHED_DBMLSCHED_PRED, 0, 1, &p);
+    bl_error err = { 0 };
+    size_t id;
+    bl_sched_submit a = explicit_job("nn", 30), b = explicit_job("nn", 10), cc = explicit_job("nn", 20);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &a, &id, &err), BL_OK);
+    ck_assert_uint_eq(id, 0);
+    bl_sched_action x = expect_act(c, 0, BL_SCHED_ACT_START, 0, 0);
+    ck_assert(isinf(x.seconds));
+    ck_assert_int_eq(x.estimation, 0);
+    x = expect_act(c, 0, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_double_eq_tol(x.at, 300, 1e-12);   /* A's (now stale) aging timer */
+    ck_assert_int_eq(bl_sched_core_iteration_end(c, 5, 0, 5, &err), BL_OK);
+    ck_assert_int_eq(bl_sched_core_submit(c, 5, &b, &id, &err), BL_OK);
+    ck_assert_uint_eq(id, 1);
+    x = expect_act(c, 5, BL_SCHED_ACT_PAUSE, 0, 0);
+    ck_assert_double_eq_tol(x.at, 5, 1e-12);
+    expect_act(c, 5, BL_SCHED_ACT_NONE, -1, -1);
+    double more;
+    ck_assert_int_eq(bl_sched_core_pause_point(c, 5, 0, &more), 0);   /* a requested pause is not skipped */
+    ck_assert_int_eq(bl_sched_core_paused(c, 5, 0, 5, 5, &err), BL_OK);
+    expect_act(c, 5, BL_SCHED_ACT_START, 1, 0);
+    bl_sched_core_job_info ji;
+    ck_assert_int_eq(bl_sched_core_job(c, 0, &ji), BL_OK);
+    ck_assert_int_eq(ji.state, 0);
+    ck_assert_double_eq_tol(ji.remaining_s, 25, 1e-9);
+    ck_assert_int_eq(ji.predicted, 1);
+    ck_assert_int_eq(ji.estimated, 0);
+    ck_assert_int_eq(bl_sched_core_iteration_end(c, 6, 1, 1, &err), BL_OK);
+    ck_assert_int_eq(bl_sched_core_submit(c, 6, &cc, &id, &err), BL_OK);
+    expect_act(c, 6, BL_SCHED_ACT_NONE, -1, -1);   /* 20 s > B's 9 s left: no preemption */
+    ck_assert_int_eq(bl_sched_core_finished(c, 15, 1, 10, 10, &err), BL_OK);
+    expect_act(c, 15, BL_SCHED_ACT_START, 2, 0);   /* SRST: C (20) before A (25) */
+    ck_assert_int_eq(bl_sched_core_finished(c, 35, 2, 20, 20, &err), BL_OK);
+    expect_act(c, 35, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_finished(c, 60, 0, 30, 25, &err), BL_OK);
+    expect_act(c, 60, BL_SCHED_ACT_NONE, -1, -1);
+    bl_sched_core_stats st;
+    bl_sched_core_stats_get(c, 60, &st);
+    ck_assert_uint_eq(st.submitted, 3);
+    ck_assert_uint_eq(st.finished, 3);
+    /* misuse is an error, not a crash */
+    ck_assert_int_eq(bl_sched_core_paused(c, 61, 0, 30, 1, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_sched_core_submit(c, 10, &a, &id, &err), BL_EINVAL);   /* time went backwards */
+    bl_sched_core_free(c);
+}
+END_TEST
+
+/* One CPU, database at 0 % when the job starts (baseline 0). A rise to 20 % (not more than the 20
+ * point threshold) changes nothing; 30 % at t=12 pauses the CPU job; 8 % at 20 is not below
+ * baseline + 5, 4 % at 30 is: the job resumes. Held 12..30 = 18 s. */
+START_TEST(core_observer_pauses_and_resumes_below_baseline_plus_5) {
+    bl_sched_predictor p = { NULL, iter_predict, NULL };
+    bl_sched_core *c = new_core(BL_SCHED_DBMLSCHED_PRED, 1, 0, &p);
+    bl_error err = { 0 };
+    size_t id;
+    bl_sched_submit j = explicit_job("nn", 100);
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 0, 0, &err), BL_OK);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &j, &id, &err), BL_OK);
+    expect_act(c, 0, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 10, 20, &err), BL_OK);
+    expect_act(c, 10, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 12, 30, &err), BL_OK);
+    bl_sched_action a = expect_act(c, 12, BL_SCHED_ACT_PAUSE, 0, 0);
+    ck_assert_double_eq_tol(a.at, 12, 1e-12);
+    ck_assert_int_eq(bl_sched_core_pause_point(c, 12, 0, NULL), 0);
+    ck_assert_int_eq(bl_sched_core_paused(c, 12, 0, 12, 12, &err), BL_OK);
+    expect_act(c, 12, BL_SCHED_ACT_NONE, -1, -1);   /* held: the CPU starts nothing */
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 20, 8, &err), BL_OK);
+    expect_act(c, 20, BL_SCHED_ACT_NONE, -1, -1);
+    bl_sched_core_stats st;
+    bl_sched_core_stats_get(c, 25, &st);
+    ck_assert_double_eq_tol(st.held_s, 13, 1e-9);   /* an open hold counts up to now */
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 30, 4, &err), BL_OK);
+    expect_act(c, 30, BL_SCHED_ACT_START, 0, 0);
+    bl_sched_core_stats_get(c, 40, &st);
+    ck_assert_double_eq_tol(st.held_s, 18, 1e-9);
+    ck_assert_int_eq(bl_sched_core_cpu_utilisation(c, 31, 101, &err), BL_EINVAL);
+    bl_sched_core_free(c);
+}
+END_TEST
+
+/* One CPU + one GPU, interference measured rather than configured. Job 0 goes to the CPU (equal
+ * predictions: the first device), job 1 (expected 50 % GPU use) to the GPU. A reading of 100 % is
+ * no drop; 20 % while the CPU job runs means factor 2.5, a 30 point drop > 20: the CPU job is paused
+ * and the CPU stays held until the GPU job is done. */
+START_TEST(core_gpu_drop_pauses_cpu_job) {
+    bl_sched_predictor p = { NULL, iter_predict, NULL };
+    bl_sched_core *c = new_core(BL_SCHED_DBMLSCHED_PRED, 1, 1, &p);
+    bl_error err = { 0 };
+    size_t id;
+    bl_sched_submit g = explicit_job("kmeans", 10), k = explicit_job("nn", 10);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &g, &id, &err), BL_OK);
+    expect_act(c, 0, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &k, &id, &err), BL_OK);
+    expect_act(c, 0, BL_SCHED_ACT_START, 1, 1);   /* the GPU is free */
+    expect_act(c, 0, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_int_eq(bl_sched_core_gpu_utilisation(c, 1, 1, 100, &err), BL_OK);   /* no drop */
+    expect_act(c, 1, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_int_eq(bl_sched_core_gpu_utilisation(c, 2, 1, 20, &err), BL_OK);    /* expected 50, reads 20 */
+    expect_act(c, 2, BL_SCHED_ACT_PAUSE, 0, 0);
+    bl_sched_core_stats st;
+    bl_sched_core_stats_get(c, 2, &st);
+    ck_assert_double_eq_tol(st.interference, 2.5, 1e-12);
+    ck_assert_int_eq(bl_sched_core_paused(c, 2, 0, 2, 2, &err), BL_OK);
+    expect_act(c, 2, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_int_eq(bl_sched_core_finished(c, 10, 1, 10, 10, &err), BL_OK);   /* GPU job done: CPU free */
+    expect_act(c, 10, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_gpu_utilisation(c, 10, 0, 50, &err), BL_EINVAL);   /* device 0 is a CPU */
+    bl_sched_core_free(c);
+}
+END_TEST
+
+/* Two implicit jobs on one GPU, no predictor, quota 10. X is estimated 0-1 (1 s window), then placed
+ * and started, but Y's estimation preempts it at once; Y is estimated 1-2; then the quotas rotate:
+ * X 2-12, Y 12-22, X 22-... With one implicit job left, its slice simply goes on. */
+START_TEST(core_quota_rotation_for_implicit_jobs) {
+    bl_sched_core *c = new_core(BL_SCHED_DBMLSCHED, 0, 1, NULL);
+    bl_error err = { 0 };
+    size_t id;
+    bl_sched_submit x = explicit_job("kmeans", 0);
+    x.job.implicit = 1;
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &x, &id, &err), BL_OK);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &x, &id, &err), BL_OK);
+    bl_sched_action a = expect_act(c, 0, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(a.estimation, 1);
+    ck_assert_double_eq_tol(a.seconds, 1, 1e-12);
+    expect_act(c, 0, BL_SCHED_ACT_NONE, -1, -1);   /* Y waits for its estimation */
+    ck_assert_int_eq(bl_sched_core_pause_point(c, 1, 0, NULL), 0);
+    ck_assert_int_eq(bl_sched_core_paused(c, 1, 0, 1, 1, &err), BL_OK);
+    a = expect_act(c, 1, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(a.estimation, 0);
+    expect_act(c, 1, BL_SCHED_ACT_PAUSE, 0, 0);   /* Y's estimation needs the GPU */
+    ck_assert_int_eq(bl_sched_core_paused(c, 1, 0, 1, 0, &err), BL_OK);
+    a = expect_act(c, 1, BL_SCHED_ACT_START, 1, 0);
+    ck_assert_int_eq(a.estimation, 1);
+    ck_assert_int_eq(bl_sched_core_paused(c, 2, 1, 1, 1, &err), BL_OK);
+    const int order[4] = { 0, 1, 0, 1 };
+    double k[2] = { 1, 1 };
+    for (int i = 0; i < 4; i++) {
+        double t = 2 + 10.0 * i;
+        a = expect_act(c, t, BL_SCHED_ACT_START, order[i], 0);
+        ck_assert_double_eq_tol(a.seconds, 10, 1e-12);   /* one quota */
+        double more = 0;
+        ck_assert_int_eq(bl_sched_core_pause_point(c, t + 10, (size_t)order[i], &more), 0);   /* the other waits */
+        k[order[i]] += 10;
+        ck_assert_int_eq(bl_sched_core_paused(c, t + 10, (size_t)order[i], k[order[i]], 10, &err), BL_OK);
+    }
+    a = expect_act(c, 42, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_finished(c, 45, 0, k[0] + 3, 3, &err), BL_OK);
+    a = expect_act(c, 45, BL_SCHED_ACT_START, 1, 0);
+    ck_assert(isinf(a.seconds));   /* alone now: no quota */
+    bl_sched_core_job_info ji;
+    ck_assert_int_eq(bl_sched_core_job(c, 0, &ji), BL_OK);
+    ck_assert_int_eq(ji.state, 3);
+    ck_assert_int_eq(ji.estimated, 1);
+    bl_sched_core_free(c);
+}
+END_TEST
+
+/* Aging through the pull API: the core's own timer fires inside next_action once its time has come. */
+START_TEST(core_aging_timer_fires_in_next_action) {
+    bl_sched_predictor p = { NULL, iter_predict, NULL };
+    bl_sched_config cfg;
+    bl_sched_config_default(&cfg);
+    cfg.policy = BL_SCHED_DBMLSCHED_PRED;
+    cfg.n_cpu = 0;
+    cfg.overhead_s = 0;
+    cfg.aging_s = 15;
+    bl_sched_core *c = NULL;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_core_new(&cfg, &p, NULL, &c, &err), BL_OK);
+    size_t id;
+    bl_sched_submit big = explicit_job("nn", 100), small = explicit_job("nn", 50);
+    ck_assert_int_eq(bl_sched_core_submit(c, 0, &small, &id, &err), BL_OK);
+    expect_act(c, 0, BL_SCHED_ACT_START, 0, 0);
+    ck_assert_int_eq(bl_sched_core_submit(c, 1, &big, &id, &err), BL_OK);
+    bl_sched_action a = expect_act(c, 1, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_double_eq_tol(a.at, 15, 1e-12);   /* job 0's stale timer comes first */
+    a = expect_act(c, 15, BL_SCHED_ACT_NONE, -1, -1);
+    ck_assert_double_eq_tol(a.at, 16, 1e-12);   /* job 1 has waited 15 s at t=16 */
+    a = expect_act(c, 16, BL_SCHED_ACT_PAUSE, 0, 0);   /* aged: the running job keeps one quota */
+    ck_assert_double_eq_tol(a.at, 26, 1e-12);
+    bl_sched_core_job_info ji;
+    bl_sched_core_job(c, 1, &ji);
+    ck_assert_int_eq(ji.aged, 1);
+    bl_sched_core_free(c);
+}
+END_TEST
+
 /* ---- the CLI as a process ---- */
 
 static int run_cli(const char *args, char *out, size_t cap) {
@@ -587,6 +821,11 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, event_limit_is_an_error);
     tcase_add_test(t, paper_headline_and_oracle_bound);
     tcase_add_test(t, cli_json_errors_and_plots);
+    tcase_add_test(t, core_srst_order_and_preemption_on_arrival);
+    tcase_add_test(t, core_observer_pauses_and_resumes_below_baseline_plus_5);
+    tcase_add_test(t, core_gpu_drop_pauses_cpu_job);
+    tcase_add_test(t, core_quota_rotation_for_implicit_jobs);
+    tcase_add_test(t, core_aging_timer_fires_in_next_action);
     suite_add_tcase(s, t);
     return s;
 }

@@ -3,11 +3,17 @@
  *
  * Zheng, Tian, D'silva, Kemme: "DBMLSched: Scheduling In-database Machine Learning Jobs" (AIDB @ VLDB 2023).
  *
- * What it is: a workload (jobs + database load profile, loaded from TSV or generated), a policy
- * (FIFO-GPU, round robin, DBMLSched, DBMLSched driven by a runtime predictor, Oracle SRPT) and a
- * simulation that returns per-job results, summary figures, a Gantt trace and the jobs-in-system curve.
- * What it is not: it does not launch real processes; a real system would call the same policies with
- * measured iteration times in place of simulated ones.
+ * Two layers:
+ *  - the scheduler core (bl_sched_core_*): the policies (FIFO-GPU, round robin, DBMLSched, DBMLSched
+ *    driven by a runtime predictor, Oracle SRPT) as an event-driven library. A host (a real system, or
+ *    the simulator) tells it what happens -- a job arrives, a job reaches an iteration boundary or
+ *    finishes, the database's CPU use or a GPU's utilisation changes -- and the core answers with
+ *    actions: start a job on a device for up to T seconds (or an estimation run), pause a job at an
+ *    iteration boundary, or nothing until time T. The core never reads a clock and never runs anything.
+ *  - the simulator (bl_sched_simulate): a workload (jobs + database load profile, loaded from TSV or
+ *    generated) run through the core. The simulator owns the clock, the (time, seq) event heap, the
+ *    job progress model, database load and interference, and returns per-job results, summary figures,
+ *    a Gantt trace and the jobs-in-system curve.
  *
  * Runtime predictions come through bl_sched_predictor, a pair of callbacks. A built-in predictor that
  * learns per-kind, per-device seconds per iteration from finished jobs (bl_sched_history) ships here;
@@ -80,12 +86,16 @@ typedef struct bl_sched_predictor {
                     double iterations, double seconds);
 } bl_sched_predictor;
 
-/* Parameters. Fill with bl_sched_config_default() and change what you need. */
+/* Parameters. Fill with bl_sched_config_default() and change what you need. The scheduler core reads
+ * the policy, device and threshold fields, seed and est_noise; query_slowdown, max_events and
+ * record_trace are the simulator's. */
 typedef struct bl_sched_config {
     bl_sched_policy policy;
     int      n_cpu, n_gpu;            /* device counts (default 1 and 1) */
     int      cpu_cores, gpu_cores;    /* scale-out passed to predictors (default 1, 1) */
-    double   overhead_s;              /* pause and resume cost each; < 0: take the workload's (default -1) */
+    double   overhead_s;              /* pause and resume cost each; < 0: take the workload's (default -1).
+                                       * For the core: > 0 means a paused device stays busy until
+                                       * bl_sched_core_device_ready(); otherwise it is free at once */
     double   quota_s;                 /* round-robin quota for implicit jobs and RR (default 10) */
     double   est_fraction;            /* estimation window: fraction of the running job's estimate (0.1) */
     double   est_min_s;               /* ... but at least this long (default 1) */
@@ -96,7 +106,8 @@ typedef struct bl_sched_config {
     double   gpu_drop_pct;            /* pause CPU job when GPU use falls this far below its estimate (20) */
     double   query_slowdown;          /* query latency x (1 + this * CPU ML use/100) (default 1) */
     uint64_t seed;                    /* seeds measurement noise (default 1) */
-    double   est_noise;               /* relative noise of measured iteration times in estimation (0) */
+    double   est_noise;               /* relative noise of measured iteration times in estimation (0);
+                                       * a simulation knob: leave 0 in a real system */
     uint64_t max_events;              /* 0: 64 * jobs + 100000; exceeding it is BL_ERANGE */
     int      record_trace;            /* keep Gantt segments and the jobs-in-system curve (default 1) */
 } bl_sched_config;
@@ -138,6 +149,145 @@ BL_API bl_status bl_sched_history_new(bl_sched_history **out, bl_error *err);
 BL_API void      bl_sched_history_free(bl_sched_history *h);
 BL_API bl_sched_predictor bl_sched_history_predictor(bl_sched_history *h);
 BL_API size_t    bl_sched_history_count(const bl_sched_history *h);   /* observations so far */
+
+
+/* ---- the scheduler core ----
+ * An event-driven DBMLSched scheduler (and its baselines) that a real system can call. The host
+ * reports events with the time they happened (non-decreasing `now`, seconds on any fixed origin) and
+ * carries out the actions the core decides. Devices are numbered 0 .. n_cpu-1 (CPUs), then the GPUs;
+ * job ids are 0, 1, 2, ... in submission order. At most one job runs per device.
+ *
+ * Rules the host follows:
+ *  - START: run a.job on a.device for up to a.seconds from now (resume overhead included; INFINITY:
+ *    to completion), then stop at the first iteration boundary after that. a.estimation marks an
+ *    estimation run. A job that was started before is being resumed.
+ *  - PAUSE: stop a.job at its first iteration boundary at or after time a.at (a.at <= now: the next
+ *    boundary). A later PAUSE or the end of its slice, whichever comes first, wins.
+ *  - When the job reaches a boundary where it was to stop, ask bl_sched_core_pause_point(): 1 means keep
+ *    it running (no pause) for up to *seconds more; 0 means pause it and report bl_sched_core_paused().
+ *  - When a job completes, report bl_sched_core_finished() (this reveals an implicit job's count).
+ *  - If cfg.overhead_s > 0, a device that paused a job is busy until bl_sched_core_device_ready().
+ *  - Report the database's CPU use (everything but the scheduled ML jobs) with
+ *    bl_sched_core_cpu_utilisation() when it changes, and GPU utilisation with
+ *    bl_sched_core_gpu_utilisation(); optionally iteration progress with bl_sched_core_iteration_end().
+ *  - Drain actions with bl_sched_core_next_action() after each report; BL_SCHED_ACT_NONE says
+ *    nothing is to be done until a.at (INFINITY: until the next report). Call it again at a.at:
+ *    timers (aging) fire inside next_action.
+ *
+ * Usage (one CPU, one GPU, DBMLSched):
+ *
+ *     bl_sched_config cfg;
+ *     bl_sched_config_default(&cfg);              // policy DBMLSCHED, 1 CPU + 1 GPU
+ *     cfg.overhead_s = 0;                         // pauses free the device at once
+ *     bl_sched_core *core = NULL;
+ *     if (bl_sched_core_new(&cfg, NULL, NULL, &core, &err)) ...;
+ *     bl_sched_submit sub = { { "kmeans", 500, 0, NULL, 0 }, { 10, 100 }, 0, { 0, 0 } };
+ *     size_t id;
+ *     bl_sched_core_submit(core, now, &sub, &id, &err);
+ *     bl_sched_action a;
+ *     while (bl_sched_core_next_action(core, now, &a) == BL_OK && a.type != BL_SCHED_ACT_NONE) {
+ *         if (a.type == BL_SCHED_ACT_START) launch_or_resume(a.job, a.device, a.seconds);
+ *         else if (a.type == BL_SCHED_ACT_PAUSE) pause_at_boundary_after(a.job, a.at);
+ *     }
+ *     // sleep until a.at or the next event; then, e.g. when job 0 hits its pause point:
+ *     double more;
+ *     if (!bl_sched_core_pause_point(core, now, 0, &more)) {
+ *         pause_it(0);
+ *         bl_sched_core_paused(core, now, 0, iterations_done, seconds_run, &err);
+ *     } else extend_slice(0, more);
+ *     ...
+ *     bl_sched_core_free(core);
+ *
+ * The simulator uses the same core with a bl_sched_host: actions are delivered to host.act the
+ * moment they are decided (so the simulator's (time, seq) event order is exactly that of the
+ * decisions), host.progress answers how far a running job has got, and host.interference gives the
+ * world's GPU slow-down (the simulator brings its GPUs' speeds up to date when asked).
+ */
+typedef struct bl_sched_core bl_sched_core;
+
+typedef enum bl_sched_action_type {
+    BL_SCHED_ACT_NONE = 0,   /* nothing to do until a.at (INFINITY: until the next report) */
+    BL_SCHED_ACT_START,      /* run a.job on a.device for up to a.seconds; a.estimation: estimation run */
+    BL_SCHED_ACT_PAUSE,      /* stop a.job on a.device at its first iteration boundary at or after a.at */
+    BL_SCHED_ACT_TIMER       /* host hooks only: call bl_sched_core_timer(core, a.at) at time a.at */
+} bl_sched_action_type;
+
+typedef struct bl_sched_action {
+    bl_sched_action_type type;
+    size_t job;
+    int    device;
+    int    estimation;
+    double seconds;
+    double at;
+} bl_sched_action;
+
+/* A job as submitted to the core: what the scheduler may know, plus the truth for the oracle. */
+typedef struct bl_sched_submit {
+    bl_sched_job_desc job;            /* kind, iterations (ignored when implicit), params */
+    double use_pct[2];                /* expected utilisation while it runs on [CPU], [GPU] (0..100) */
+    double true_iterations;           /* BL_SCHED_ORACLE only: the true count and seconds per iteration */
+    double true_s_per_iter[2];        /*   on [CPU], [GPU]; other policies ignore them */
+} bl_sched_submit;
+
+/* Optional host hooks (any may be NULL; none may call back into the core).
+ * act: receives each action as it is decided instead of queueing it for next_action; it must carry it
+ *   out at once.
+ * progress: iterations done (may be fractional) by the job running on device at time now; without it
+ *   the core uses the last bl_sched_core_iteration_end report (or the count at start).
+ * interference: the GPU slow-down factor (>= 1) a running CPU ML job causes, asked at every
+ *   interference check (after each start and each stop); without it the core uses the factor from
+ *   bl_sched_core_set_interference / bl_sched_core_gpu_utilisation. */
+typedef struct bl_sched_host {
+    void  *ctx;
+    void   (*act)(void *ctx, const bl_sched_action *a);
+    double (*progress)(void *ctx, int device, double now);
+    double (*interference)(void *ctx, double now);
+} bl_sched_host;
+
+typedef struct bl_sched_core_job_info {
+    int    state;          /* 0 queued, 1 in the estimation phase, 2 running, 3 done */
+    int    device;         /* device it runs on / is queued for / last ran on; -1 none yet */
+    double iterations;     /* iterations done at its last stop */
+    double remaining_s;    /* the scheduler's remaining-time estimate on that device (INFINITY: unknown) */
+    int    estimated, predicted, aged;
+} bl_sched_core_job_info;
+
+typedef struct bl_sched_core_stats {
+    size_t submitted, finished;
+    double held_s;         /* device-seconds CPUs were held back by the observer/interference, to now */
+    double interference;   /* the GPU slow-down factor the core currently assumes (1: none) */
+} bl_sched_core_stats;
+
+/* pred: used by BL_SCHED_DBMLSCHED_PRED (NULL: a fresh built-in history predictor); host may be NULL. */
+BL_API bl_status bl_sched_core_new(const bl_sched_config *cfg, const bl_sched_predictor *pred,
+                                   const bl_sched_host *host, bl_sched_core **out, bl_error *err);
+BL_API void      bl_sched_core_free(bl_sched_core *c);
+BL_API bl_status bl_sched_core_submit(bl_sched_core *c, double now, const bl_sched_submit *job, size_t *id,
+                                      bl_error *err);
+BL_API bl_status bl_sched_core_next_action(bl_sched_core *c, double now, bl_sched_action *out);
+/* 1: the job at its pause point keeps running for up to *seconds more; 0: pause it. Changes nothing. */
+BL_API int       bl_sched_core_pause_point(const bl_sched_core *c, double now, size_t job, double *seconds);
+/* The running job stopped at a boundary: iterations = its total done, seconds = run time of this run
+ * (resume overhead excluded). */
+BL_API bl_status bl_sched_core_paused(bl_sched_core *c, double now, size_t job, double iterations, double seconds,
+                                      bl_error *err);
+BL_API bl_status bl_sched_core_finished(bl_sched_core *c, double now, size_t job, double iterations, double seconds,
+                                        bl_error *err);
+BL_API bl_status bl_sched_core_device_ready(bl_sched_core *c, double now, int device, bl_error *err);
+BL_API bl_status bl_sched_core_iteration_end(bl_sched_core *c, double now, size_t job, double iterations,
+                                             bl_error *err);
+/* Database CPU use in percent (not counting the scheduled ML jobs): drives the observer. */
+BL_API bl_status bl_sched_core_cpu_utilisation(bl_sched_core *c, double now, double pct, bl_error *err);
+/* Utilisation of GPU device; taken while one of the core's CPU jobs runs, a drop below the GPU job's
+ * expected use sets the interference factor (expected / measured) the core assumes from then on. */
+BL_API bl_status bl_sched_core_gpu_utilisation(bl_sched_core *c, double now, int device, double pct,
+                                               bl_error *err);
+/* Sets the interference factor directly (known from earlier runs; >= 1). */
+BL_API bl_status bl_sched_core_set_interference(bl_sched_core *c, double now, double factor, bl_error *err);
+/* Host hooks: fires the earliest pending timer (announced by a BL_SCHED_ACT_TIMER action). */
+BL_API bl_status bl_sched_core_timer(bl_sched_core *c, double now, bl_error *err);
+BL_API bl_status bl_sched_core_job(const bl_sched_core *c, size_t job, bl_sched_core_job_info *out);
+BL_API void      bl_sched_core_stats_get(const bl_sched_core *c, double now, bl_sched_core_stats *out);
 
 /* ---- simulation ---- */
 typedef struct bl_sched_result bl_sched_result;

@@ -1,5 +1,5 @@
-/* sched_internal.h — internals of the DBMLSched simulator shared by its files and tests:
- * the workload representation, the (time, seq) event heap and a small seeded RNG.
+/* sched_internal.h — internals of the DBMLSched core and simulator shared by their files and tests:
+ * the workload representation, the (time, seq) event heap, a small seeded RNG, the config check.
  * Not installed; the public API is include/bellamy/sched.h. */
 #ifndef BL_SCHED_INTERNAL_H
 #define BL_SCHED_INTERNAL_H
@@ -69,5 +69,8 @@ void   bl_sched_rng_seed(bl_sched_rng *r, uint64_t seed);
 uint64_t bl_sched_rng_u64(bl_sched_rng *r);
 double bl_sched_rng_uniform(bl_sched_rng *r);     /* [0, 1) */
 double bl_sched_rng_normal(bl_sched_rng *r);      /* standard normal (Box-Muller) */
+
+/* Validates a config for the core and the simulator (messages name the field). */
+bl_status bl_sched_config_check(const bl_sched_config *cfg, bl_error *err);
 
 #endif
