@@ -105,16 +105,14 @@ static BL_ALWAYS_INLINE void mvt(const double *WT, int ldt, int out, int in, con
 static BL_ALWAYS_INLINE void mtv_add(const double *W, int ld, int out, int in, const double *dy, double *dx) {
     for (int o = 0; o < out; o++) {
         const double *w = W + (size_t)o * ld;
-        double g = dy[o];
-        if (g == 0.0) continue;
+        const double g = dy[o];
         for (int i = 0; i < in; i++) dx[i] += w[i] * g;
     }
 }
 /* G[o][i] += s · dy[o] · x[i] */
 static BL_ALWAYS_INLINE void outer_add(double *G, int ld, int out, int in, const double *dy, const double *x, double s) {
     for (int o = 0; o < out; o++) {
-        double g = dy[o] * s;
-        if (g == 0.0) continue;
+        const double g = dy[o] * s;
         double *row = G + (size_t)o * ld;
         for (int i = 0; i < in; i++) row[i] += g * x[i];
     }
