@@ -1,7 +1,8 @@
 /* test_sched.c — DBMLSched simulator: event order, workload parsing and its errors, each policy's rules
  * on tiny hand-checked workloads (SRTF order, preemption, quota rotation, aging, observer, estimation,
  * interference), determinism, the event bound, the history predictor, the paper headline, and the CLI
- * run as a process; and the scheduler core driven directly (no simulator) through its pull API.
+ * run as a process, the Bellamy predictor (fall-back, learning, the paper workload, determinism); and the
+ * scheduler core driven directly (no simulator) through its pull API.
  * Expected times in comments are worked out by hand from the rules in core.c and sim.c. */
 #include "testutil.h"
 #include "bellamy/sched.h"
@@ -504,6 +505,138 @@ START_TEST(paper_headline_and_oracle_bound) {
 END_TEST
 
 
+/* ---- the Bellamy predictor ---- */
+
+static void bp_obs(bl_sched_predictor *p, const char *kind, double iters, int implicit, double param, int dev,
+                   double seconds) {
+    bl_sched_job_desc d = { kind, iters, implicit, &param, 1 };
+    bl_sched_device_info di = { (bl_sched_device_kind)dev, dev, 1 };
+    p->observe(p->ctx, &d, &di, iters, seconds);
+}
+
+static int bp_pred(bl_sched_predictor *p, const char *kind, double iters, int implicit, double param, int dev,
+                   double *seconds) {
+    bl_sched_job_desc d = { kind, implicit ? 0 : iters, implicit, &param, 1 };
+    bl_sched_device_info di = { (bl_sched_device_kind)dev, dev, 1 };
+    *seconds = -1;
+    return p->predict(p->ctx, &d, &di, seconds);
+}
+
+/* No data: BL_ENOTFOUND. A few observations of two kinds on both devices (noise-free, like the paper's
+ * table): predictions within 5 % of the truth, explicit counts scale the prediction, an implicit kind
+ * stays unknown until one implicit job of it has finished, an unseen kind stays unknown. */
+START_TEST(bellamy_predictor_falls_back_then_learns) {
+    bl_sched_bellamy *b = NULL;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_bellamy_new(NULL, &b, &err), BL_OK);
+    bl_sched_predictor p = bl_sched_bellamy_predictor(b);
+    double y;
+    ck_assert_int_eq(bp_pred(&p, "kmeans", 500, 0, 50, BL_SCHED_CPU, &y), BL_ENOTFOUND);
+    for (int rep = 0; rep < 3; rep++) {
+        bp_obs(&p, "kmeans", 500, 0, 50, BL_SCHED_CPU, 50.0);
+        bp_obs(&p, "kmeans", 500, 0, 50, BL_SCHED_GPU, 10.0);
+        bp_obs(&p, "nn_large", 18000, 0, 100, BL_SCHED_CPU, 120.0);
+        bp_obs(&p, "nn_large", 18000, 0, 100, BL_SCHED_GPU, 30.0);
+    }
+    static const struct { const char *kind; double iters, param; int dev; double truth; } cases[] = {
+        { "kmeans", 500, 50, BL_SCHED_CPU, 50 },       { "kmeans", 500, 50, BL_SCHED_GPU, 10 },
+        { "nn_large", 18000, 100, BL_SCHED_CPU, 120 }, { "nn_large", 18000, 100, BL_SCHED_GPU, 30 },
+        { "kmeans", 1000, 50, BL_SCHED_GPU, 20 },      /* twice the reference count: twice the time */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(bp_pred(&p, cases[i].kind, cases[i].iters, 0, cases[i].param, cases[i].dev, &y), BL_OK);
+        ck_assert_msg(fabs(y / cases[i].truth - 1) < 0.05, "%s on %d: %g, truth %g", cases[i].kind, cases[i].dev, y,
+                      cases[i].truth);
+    }
+    ck_assert_int_eq(bp_pred(&p, "kmeans", 0, 1, 50, BL_SCHED_CPU, &y), BL_ENOTFOUND);     /* implicit: unseen */
+    ck_assert_int_eq(bp_pred(&p, "regression", 100, 0, 5, BL_SCHED_CPU, &y), BL_ENOTFOUND);  /* kind: unseen */
+    /* one implicit kmeans finishes (its count, 700, is revealed): implicit kmeans are predicted */
+    bp_obs(&p, "kmeans", 700, 1, 70, BL_SCHED_GPU, 14.0);
+    bp_obs(&p, "kmeans", 700, 1, 70, BL_SCHED_GPU, 14.0);
+    ck_assert_int_eq(bp_pred(&p, "kmeans", 0, 1, 70, BL_SCHED_GPU, &y), BL_OK);
+    ck_assert_msg(fabs(y / 14.0 - 1) < 0.1, "implicit kmeans: %g, truth 14", y);
+    ck_assert_int_eq(bp_pred(&p, "kmeans", 0, 1, 70, BL_SCHED_CPU, &y), BL_ENOTFOUND);     /* not on the CPU */
+    bl_sched_bellamy_stats st;
+    bl_sched_bellamy_stats_get(b, &st);
+    ck_assert_uint_eq(st.observations, 14);
+    ck_assert_uint_eq(st.failures, 0);
+    ck_assert_uint_ge(st.trainings, 5);
+    ck_assert_uint_ge(st.fallbacks, 4);
+    bl_sched_bellamy_free(b);
+    /* bad options */
+    bl_sched_bellamy_opts o;
+    bl_sched_bellamy_opts_default(&o);
+    o.growth = 1.0;
+    ck_assert_int_eq(bl_sched_bellamy_new(&o, &b, &err), BL_EINVAL);
+    ck_assert_ptr_null(b);
+    bl_sched_bellamy_opts_default(&o);
+    o.max_rows = 0;
+    ck_assert_int_eq(bl_sched_bellamy_new(&o, &b, &err), BL_EINVAL);
+    bl_sched_bellamy_free(NULL);
+}
+END_TEST
+
+static bl_sched_result *run_bellamy(const bl_sched_workload *w, bl_sched_bellamy_stats *st) {
+    bl_sched_bellamy *b = NULL;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_bellamy_new(NULL, &b, &err), BL_OK);
+    bl_sched_predictor p = bl_sched_bellamy_predictor(b);
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_DBMLSCHED_PRED;
+    bl_sched_result *r = NULL;
+    ck_assert_msg(bl_sched_simulate(w, &c, &p, &r, &err) == BL_OK, "%s", err.message);
+    bl_sched_bellamy_stats_get(b, st);
+    bl_sched_bellamy_free(b);
+    return r;
+}
+
+/* The paper workload with DBMLSched + Bellamy (a Bellamy model trained as the run goes): the headline
+ * ratio holds, it beats DBMLSched alone and lands within 5 % of the oracle; most jobs are predicted;
+ * two runs agree bit for bit. */
+START_TEST(bellamy_paper_workload_and_determinism) {
+    bl_sched_workload *w = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("paper", 1, &w, NULL), BL_OK);
+    double m[BL_SCHED_NPOLICIES];
+    for (int p = 0; p < BL_SCHED_NPOLICIES; p++) {
+        if (p == BL_SCHED_DBMLSCHED_PRED) continue;
+        bl_sched_config c;
+        bl_sched_config_default(&c);
+        c.policy = (bl_sched_policy)p;
+        bl_sched_result *r = run(w, &c);
+        bl_sched_summary s;
+        bl_sched_result_summary(r, &s);
+        m[p] = s.mean_service;
+        bl_sched_result_free(r);
+    }
+    bl_sched_bellamy_stats st1, st2;
+    bl_sched_result *a = run_bellamy(w, &st1), *b = run_bellamy(w, &st2);
+    bl_sched_summary s;
+    bl_sched_result_summary(a, &s);
+    m[BL_SCHED_DBMLSCHED_PRED] = s.mean_service;
+    ck_assert_double_ge(m[BL_SCHED_FIFO_GPU] / m[BL_SCHED_DBMLSCHED], 2.9);
+    ck_assert_double_lt(m[BL_SCHED_DBMLSCHED_PRED], m[BL_SCHED_DBMLSCHED]);
+    ck_assert_double_le(m[BL_SCHED_ORACLE], m[BL_SCHED_DBMLSCHED_PRED] + 1e-9);
+    ck_assert_msg(m[BL_SCHED_DBMLSCHED_PRED] <= 1.05 * m[BL_SCHED_ORACLE], "bellamy %g, oracle %g",
+                  m[BL_SCHED_DBMLSCHED_PRED], m[BL_SCHED_ORACLE]);
+    size_t predicted = 0, n = bl_sched_result_njobs(a);
+    ck_assert_uint_eq(n, bl_sched_result_njobs(b));
+    for (size_t i = 0; i < n; i++) {
+        bl_sched_job_result x = jr(a, i), y = jr(b, i);
+        ck_assert_msg(same_result(&x, &y), "job %zu differs between two runs", i);
+        predicted += (size_t)x.predicted;
+    }
+    ck_assert_uint_ge(predicted, 50);   /* the first set's kinds are estimated, later jobs predicted */
+    ck_assert_uint_gt(st1.trainings, 0);
+    ck_assert_uint_eq(st1.trainings, st2.trainings);
+    ck_assert_int_eq(st1.epochs_total, st2.epochs_total);
+    ck_assert(st1.last_mae == st2.last_mae);
+    bl_sched_result_free(a);
+    bl_sched_result_free(b);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
 /* ---- the scheduler core driven directly, as a real system would (pull mode, no simulator) ---- */
 
 static int iter_predict(void *ctx, const bl_sched_job_desc *job, const bl_sched_device_info *dev, double *seconds);
@@ -768,6 +901,13 @@ START_TEST(cli_json_errors_and_plots) {
     ck_assert_int_ne(run_cli("--workload paper --policy nosuch", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "unknown policy"));
     ck_assert_int_ne(run_cli("--policy oracle", out, sizeof out), 0);
+    /* dbmlsched-bellamy: the Bellamy predictor by default, the history one on request */
+    ck_assert_int_eq(run_cli("--workload paper --policy dbmlsched-bellamy --no-jobs", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "Bellamy predictor:"));
+    ck_assert_int_eq(run_cli("--workload paper --policy dbmlsched-bellamy --predictor history --no-jobs", out, sizeof out), 0);
+    ck_assert_ptr_null(strstr(out, "Bellamy predictor:"));
+    ck_assert_int_ne(run_cli("--workload paper --policy dbmlsched-bellamy --predictor nosuch", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "must be bellamy or history"));
     if (access("/usr/bin/gnuplot", X_OK) == 0) {
         snprintf(args, sizeof args, "--workload hybrid --policy fifo-gpu --policy dbmlsched --plot '%s/c.svg' --gantt '%s/g.png' --no-jobs",
                  bl_test_tmpdir(), bl_test_tmpdir());
@@ -820,6 +960,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, deterministic_bit_for_bit);
     tcase_add_test(t, event_limit_is_an_error);
     tcase_add_test(t, paper_headline_and_oracle_bound);
+    tcase_add_test(t, bellamy_predictor_falls_back_then_learns);
+    tcase_add_test(t, bellamy_paper_workload_and_determinism);
     tcase_add_test(t, cli_json_errors_and_plots);
     tcase_add_test(t, core_srst_order_and_preemption_on_arrival);
     tcase_add_test(t, core_observer_pauses_and_resumes_below_baseline_plus_5);

@@ -15,9 +15,11 @@
  *    job progress model, database load and interference, and returns per-job results, summary figures,
  *    a Gantt trace and the jobs-in-system curve.
  *
- * Runtime predictions come through bl_sched_predictor, a pair of callbacks. A built-in predictor that
- * learns per-kind, per-device seconds per iteration from finished jobs (bl_sched_history) ships here;
- * a Bellamy-model-backed predictor plugs into the same struct.
+ * Runtime predictions come through bl_sched_predictor, a pair of callbacks. Two ship here: the Bellamy
+ * predictor (bl_sched_bellamy: a Bellamy model trained on the history of finished runs and fine-tuned
+ * as it grows -- what "DBMLSched + Bellamy" means, and dbmlsched-sim's default) and a built-in one that
+ * learns per-kind, per-device seconds per iteration (bl_sched_history; the default when no predictor
+ * is passed to bl_sched_core_new / bl_sched_simulate).
  *
  * Workload TSV format (one job per line, tab separated, '#' starts a comment line):
  *   arrival_s  kind  iterations  mode  cpu_s_per_iter  gpu_s_per_iter  cpu_use_pct  gpu_use_pct  [params]
@@ -149,6 +151,57 @@ BL_API bl_status bl_sched_history_new(bl_sched_history **out, bl_error *err);
 BL_API void      bl_sched_history_free(bl_sched_history *h);
 BL_API bl_sched_predictor bl_sched_history_predictor(bl_sched_history *h);
 BL_API size_t    bl_sched_history_count(const bl_sched_history *h);   /* observations so far */
+
+/* ---- the Bellamy predictor ("DBMLSched + Bellamy") ----
+ * Keeps a history of finished runs and trains a Bellamy model on it: one row per finished job and
+ * device kind it ran on, with job kind, params and the known iteration count (0 for an implicit job)
+ * as context properties (job_type, job_args, x_iterations), the device kind as machine_type
+ * ("cpu"/"gpu"), the device's core count as the scale-out, and the whole job's seconds there
+ * (extrapolated from the iterations it ran there) as the runtime. The model is trained when the
+ * history reaches 1, 2, ..., every_until rows, then each time it has grown by `growth`, and at once
+ * when a (kind, device kind, mode) appears for the first time; each training reads at most the
+ * max_rows most recent rows and fine-tunes the previous model (warm_start) or a fresh seeded one.
+ * predict() answers BL_ENOTFOUND until the model has seen min_obs rows of the job's (kind, device
+ * kind, mode). Deterministic: the same observations in the same order give the same predictions. */
+typedef struct bl_sched_bellamy bl_sched_bellamy;
+
+typedef struct bl_sched_bellamy_opts {
+    uint64_t seed;          /* initialisation of the first model (default 1) */
+    size_t   min_obs;       /* rows of a (kind, device kind, mode) before it is predicted (1) */
+    size_t   every_until;   /* train after every observation while the history is below this (32) */
+    double   growth;        /* then train when the history has grown by this factor (> 1; default 2) */
+    size_t   max_rows;      /* train on at most this many most recent rows (256) */
+    long     max_epochs;    /* per training (1500) */
+    long     patience;      /* epochs without improvement before a training stops (300) */
+    double   stop_rel;      /* a training stops when its MAE <= stop_rel x mean runtime (0.005) */
+    double   lr_min, lr_max;/* fine-tuning learning-rate range (cyclical ramp, then cosine) */
+    double   weight_decay;  /* Adam's weight decay during training */
+    int      warm_start;    /* 1: fine-tune the previous model; 0: a fresh model each time (1) */
+    int      per_iteration; /* 1: explicit jobs are learned at a reference size (the first count seen
+                             * of their kind and device kind) and predictions scaled by count / reference;
+                             * 0: the count is only a context property (default 1) */
+} bl_sched_bellamy_opts;
+
+typedef struct bl_sched_bellamy_stats {
+    size_t observations;    /* rows observed in all */
+    size_t rows;            /* rows held for training now (<= max_rows) */
+    size_t trainings;       /* successful trainings */
+    size_t failures;        /* failed trainings (the previous model was kept) */
+    size_t predictions;     /* predict() calls answered */
+    size_t fallbacks;       /* predict() calls answered BL_ENOTFOUND */
+    size_t last_rows;       /* rows of the last training */
+    long   last_epochs;     /* epochs of the last training */
+    long   epochs_total;    /* epochs over all trainings */
+    double last_mae;        /* training MAE (seconds) of the last training */
+} bl_sched_bellamy_stats;
+
+BL_API void      bl_sched_bellamy_opts_default(bl_sched_bellamy_opts *o);
+/* opts NULL: the defaults. */
+BL_API bl_status bl_sched_bellamy_new(const bl_sched_bellamy_opts *opts, bl_sched_bellamy **out, bl_error *err);
+BL_API void      bl_sched_bellamy_free(bl_sched_bellamy *b);
+/* The predictor to pass to bl_sched_simulate / bl_sched_core_new; b must outlive their use of it. */
+BL_API bl_sched_predictor bl_sched_bellamy_predictor(bl_sched_bellamy *b);
+BL_API void      bl_sched_bellamy_stats_get(const bl_sched_bellamy *b, bl_sched_bellamy_stats *out);
 
 
 /* ---- the scheduler core ----

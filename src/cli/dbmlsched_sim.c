@@ -2,7 +2,10 @@
  *
  *   dbmlsched-sim --workload paper|hybrid|sql|poisson:N|FILE --policy P [--policy P ...] [--seed S]
  *                 [--json] [--plot FILE.svg|png] [--gantt FILE.svg|png] [--gantt-policy P] [--jobs|--no-jobs]
- *                 [--save-workload FILE] [--est-noise X]
+ *                 [--save-workload FILE] [--est-noise X] [--predictor bellamy|history]
+ *
+ * dbmlsched-bellamy takes its runtimes from a Bellamy model trained on the run's history as it goes
+ * (bl_sched_bellamy, the default) or from the built-in per-kind history predictor (--predictor history).
  *
  * Prints, per policy, mean/median/p95 service time, makespan, time lost to estimation and pauses, query
  * latency inflation and per-device utilisation, then a per-job table (by default for up to 200 jobs).
@@ -26,7 +29,10 @@ static void usage(FILE *f) {
             "usage: dbmlsched-sim --workload paper|hybrid|sql|poisson:N|FILE --policy P [--policy P ...]\n"
             "                     [--seed S] [--json] [--plot FILE] [--gantt FILE] [--gantt-policy P]\n"
             "                     [--jobs | --no-jobs] [--save-workload FILE] [--est-noise X]\n"
+            "                     [--predictor bellamy|history]\n"
             "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"
+            "dbmlsched-bellamy predicts runtimes with a Bellamy model trained on the finished jobs as the run\n"
+            "goes (--predictor bellamy, the default) or with the per-kind history predictor (history).\n"
             "plots (.svg or .png) are drawn with gnuplot: jobs in the system per policy (--plot), and the\n"
             "device timeline of one run (--gantt, of --gantt-policy or else the first policy).\n");
 }
@@ -230,7 +236,9 @@ static void print_text(const char *wname, const bl_sched_workload *w, bl_sched_r
 int main(int argc, char **argv) {
     const char *wspec = NULL, *plot = NULL, *gantt = NULL, *gantt_pol = NULL, *save = NULL;
     bl_sched_policy pols[MAXPOL];
-    int np = 0, json = 0, jobs = -1, rc = 1;
+    int np = 0, json = 0, jobs = -1, rc = 1, use_bellamy = 1;
+    bl_sched_bellamy_stats bstats[MAXPOL];
+    int have_bstats[MAXPOL] = { 0 };
     uint64_t seed = 1;
     double est_noise = 0;
     bl_error err = { 0 };
@@ -247,6 +255,12 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--gantt") == 0) gantt = argv[++i];
         else if (strcmp(a, "--gantt-policy") == 0) gantt_pol = argv[++i];
         else if (strcmp(a, "--save-workload") == 0) save = argv[++i];
+        else if (strcmp(a, "--predictor") == 0) {
+            const char *v = argv[++i];
+            if (strcmp(v, "bellamy") == 0) use_bellamy = 1;
+            else if (strcmp(v, "history") == 0) use_bellamy = 0;
+            else { fprintf(stderr, "dbmlsched-sim: --predictor '%s' must be bellamy or history\n", v); return 2; }
+        }
         else if (strcmp(a, "--seed") == 0 || strcmp(a, "--est-noise") == 0) {
             const char *v = argv[++i];
             char *end;
@@ -295,13 +309,36 @@ int main(int argc, char **argv) {
         cfg.seed = seed;
         cfg.est_noise = est_noise;
         cfg.record_trace = (plot || (gantt && p == gi)) ? 1 : 0;
-        if (bl_sched_simulate(w, &cfg, NULL, &res[p], &err)) {
+        /* dbmlsched-bellamy: a fresh Bellamy predictor per run, so every run starts without history */
+        bl_sched_bellamy *bp = NULL;
+        bl_sched_predictor pred;
+        if (cfg.policy == BL_SCHED_DBMLSCHED_PRED && use_bellamy) {
+            if (bl_sched_bellamy_new(NULL, &bp, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
+            pred = bl_sched_bellamy_predictor(bp);
+        }
+        bl_status sst = bl_sched_simulate(w, &cfg, bp ? &pred : NULL, &res[p], &err);
+        if (bp) {
+            bl_sched_bellamy_stats_get(bp, &bstats[p]);
+            have_bstats[p] = 1;
+            bl_sched_bellamy_free(bp);
+        }
+        if (sst) {
             fprintf(stderr, "dbmlsched-sim: %s: %s\n", wspec, err.message);
             goto done;
         }
     }
     if (json) print_json(wspec, w, res, pols, np, with_jobs);
-    else print_text(wspec, w, res, pols, np, with_jobs);
+    else {
+        print_text(wspec, w, res, pols, np, with_jobs);
+        for (int p = 0; p < np; p++) {
+            if (!have_bstats[p]) continue;
+            const bl_sched_bellamy_stats *b = &bstats[p];
+            printf("\n%s: Bellamy predictor: %zu observations, %zu trainings (%zu failed, %ld epochs in all; last on %zu "
+                   "rows, MAE %.3g s), %zu predictions, %zu fall-backs to estimation\n",
+                   bl_sched_policy_name(pols[p]), b->observations, b->trainings, b->failures, b->epochs_total, b->last_rows,
+                   b->last_mae, b->predictions, b->fallbacks);
+        }
+    }
     fflush(stdout);
     rc = 0;
     if (plot || gantt) {
