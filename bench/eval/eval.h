@@ -1,0 +1,126 @@
+/* eval.h — the evaluation harness behind `bellamy-eval`: the Bellamy authors' protocol (random
+ * few-run splits per context, interpolation and extrapolation test runs, k-fold pre-training over
+ * the other contexts) applied to Bellamy, Bellamy without pre-training, Ernest and Bell.
+ *
+ * Flow: bl_eval_init → bl_eval_add_algo (one per data file) → bl_eval_draw_splits or
+ * bl_eval_read_splits → bl_eval_pretrain → bl_eval_fit → bl_eval_report → bl_eval_free.
+ * Every step returns a bl_status and fills a bl_error; only the log stream (opts.log, may be NULL)
+ * and bl_eval_report's table are printed. Results depend on the seed only, never on --threads
+ * (each fit derives its own seed from the seed and its training rows).
+ *
+ * Not here: option parsing (eval_cli.c), the model itself (src/model), the baselines (src/baselines).
+ */
+#ifndef BL_BENCH_EVAL_H
+#define BL_BENCH_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bellamy/bellamy.h"
+#include "data/dataset.h"
+#include "model/model.h"
+
+enum { BL_EVAL_BELLAMY = 0, BL_EVAL_SCRATCH = 1, BL_EVAL_ERNEST = 2, BL_EVAL_BELL = 3, BL_EVAL_N_METHODS = 4 };
+enum { BL_EVAL_INTERP = 0, BL_EVAL_EXTRAP = 1 };
+
+#define BL_EVAL_MAX_N 16
+
+/* "bellamy", "bellamy-scratch", "ernest", "bell"; NULL when out of range. */
+const char *bl_eval_method_name(int m);
+/* -1 when unknown. */
+int bl_eval_method_index(const char *name);
+/* "interp" / "extrap". */
+const char *bl_eval_kind_name(int kind);
+
+typedef struct bl_eval_opts {
+    uint64_t seed;            /* splits, folds, context choice, fits (default 1) */
+    int      threads;         /* fits in parallel; also bl_pretrain_opts.threads (default 1) */
+    size_t   contexts;        /* contexts evaluated per data file; 0 = all (default 6) */
+    size_t   splits_per_cell; /* up to K splits per context × n × kind (default 24) */
+    int      max_n;           /* n = 1..max_n training runs (default 5) */
+    int      folds;           /* k-fold over contexts for pre-training (default 3) */
+    unsigned methods;         /* bit mask of 1u << BL_EVAL_* (default all) */
+    int      target_scaling;  /* for bellamy-scratch's fresh models (pre-training uses pre.target_scaling) */
+    bl_pretrain_opts pre;
+    bl_finetune_opts ft;
+    FILE    *log;             /* progress lines (NULL: silent) */
+} bl_eval_opts;
+
+void bl_eval_opts_default(bl_eval_opts *o);
+/* The CI smoke-test settings: 2 contexts, 2 splits per cell, pre-training 200 epochs × 2 trials
+ * (grace 100), fine-tuning at most 500 epochs (patience 200). */
+void bl_eval_opts_quick(bl_eval_opts *o);
+
+typedef struct bl_eval_algo {
+    char       *name;            /* the data file's stem, e.g. "grep" */
+    char       *data_path;
+    bl_dataset *ds;
+    size_t     *row_of_src;      /* [max_src + 1] data row → ds row, SIZE_MAX when absent */
+    size_t      n_src;           /* max_src + 1 */
+    /* Pre-training: either k-fold over ds's own contexts, or (cross-environment) one model
+     * pre-trained on every row of pre_ds. */
+    bl_dataset *pre_ds;          /* NULL: k-fold */
+    char       *pre_path;
+    int         n_folds;
+    int        *ctx_fold;        /* [ds->n_contexts] fold of each context (all 0 when cross) */
+    bl_model  **fold_model;      /* [n_folds], NULL until pre-trained (or when not needed) */
+    double     *fold_seconds;    /* [n_folds] pre-training wall time, NAN when not run */
+    size_t     *fold_rows;       /* [n_folds] pre-training rows */
+    size_t     *fold_contexts;   /* [n_folds] pre-training contexts */
+} bl_eval_algo;
+
+typedef struct bl_eval_split {
+    char   *id;
+    size_t  algo;
+    size_t  context;             /* ds context index (of the test row) */
+    int     n;                   /* training runs */
+    int     kind;                /* BL_EVAL_INTERP / BL_EVAL_EXTRAP */
+    size_t  train[BL_EVAL_MAX_N];/* ds row indices */
+    size_t  test;                /* ds row index */
+    size_t  group;               /* fit group: splits sharing algorithm and training rows */
+    double  pred[BL_EVAL_N_METHODS];   /* NAN when the method was not run */
+    double  fit_ms[BL_EVAL_N_METHODS]; /* wall time of the group's fit (same for its splits) */
+} bl_eval_split;
+
+typedef struct bl_eval {
+    bl_eval_opts   o;
+    size_t         n_algos;
+    bl_eval_algo  *algos;
+    size_t         n_splits, cap_splits;
+    bl_eval_split *splits;
+    size_t         n_groups;
+    size_t        *group_first;  /* [n_groups + 1] offsets into group_split */
+    size_t        *group_split;  /* [n_splits] split indices grouped */
+    double         fit_wall_s;   /* wall time of bl_eval_fit */
+} bl_eval;
+
+bl_status bl_eval_init(bl_eval *ev, const bl_eval_opts *o, bl_error *err);
+void bl_eval_free(bl_eval *ev);
+
+/* Loads data_path through schema_path as algorithm `name`. With pre_data/pre_schema (both or
+ * neither), Bellamy is pre-trained once on that file (cross-environment case) instead of k-fold over
+ * the data file's own contexts. */
+bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path, const char *schema_path,
+                           const char *pre_data, const char *pre_schema, bl_error *err);
+
+/* Draws the splits (seeded; see bench/README.md for the protocol). */
+bl_status bl_eval_draw_splits(bl_eval *ev, bl_error *err);
+/* Reads a split file (format in bench/README.md); every bad field is "FILE:LINE: message". */
+bl_status bl_eval_read_splits(bl_eval *ev, const char *path, bl_error *err);
+bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *err);
+
+/* Pre-trains every fold model that some split needs (only when bellamy is among the methods). */
+bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err);
+/* Fits every method on every split group, on opts.threads threads. */
+bl_status bl_eval_fit(bl_eval *ev, bl_error *err);
+
+/* Writes predictions.tsv, summary.tsv, pretrain.tsv, plot.dat, plot.gp into out_dir (which must
+ * exist), runs gnuplot for mre.svg (absent gnuplot: a note on `table`, still BL_OK), and prints the
+ * readable table to `table` (may be NULL). */
+bl_status bl_eval_report(const bl_eval *ev, const char *out_dir, FILE *table, bl_error *err);
+
+/* The command line (argv[0] is the program name); returns the exit code. */
+int bl_eval_main(int argc, char **argv);
+
+#endif /* BL_BENCH_EVAL_H */

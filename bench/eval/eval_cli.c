@@ -1,0 +1,283 @@
+/* eval_cli.c — the `bellamy-eval` command line: options, finding the data files, and the run
+ * (load → splits → pre-training → fits → report). bl_eval_main is also what tests/test_eval.c calls.
+ *
+ *   bellamy-eval --data DIR --schemas DIR --out DIR [options]      every DIR/NAME.{tsv,csv} with SCHEMAS/NAME.schema
+ *   bellamy-eval --data FILE --schema S --out DIR [options]         one data file, k-fold over its contexts
+ *   bellamy-eval --pretrain-data FILE --pretrain-schema S --data FILE --schema S --out DIR [options]
+ *                                                                    cross-environment: pre-train on one, evaluate on the other
+ *
+ * Not here: the protocol (eval.c), the fits (fit.c), the statistics (report.c).
+ */
+#include "eval.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bl_config.h"
+#include "cli/cli_util.h"
+#include "common/error.h"
+
+static const char usage[] =
+    "bellamy-eval --data DIR --schemas DIR --out DIR [--splits FILE] [--algorithms a,b] [--quick] [--seed S] [--threads N]\n"
+    "       bellamy-eval --data FILE --schema S --out DIR [options]\n"
+    "       bellamy-eval --pretrain-data FILE --pretrain-schema S --data FILE --schema S --out DIR [options]";
+
+/* "dir/grep.tsv" → "grep" (malloc'd). */
+static char *stem_of(const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+    char *s = malloc(n + 1);
+    if (s) { memcpy(s, b, n); s[n] = '\0'; }
+    return s;
+}
+
+static int mkdir_p(const char *path) {
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+        buf[i] = c;
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+static int opt_seen(const bl_cli_option *opts, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(opts[i].name, name) == 0) return opts[i].seen;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Is name in the comma-separated list? */
+static int in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        if (!c) break;
+        p = c + 1;
+    }
+    return 0;
+}
+
+/* Adds every DIR/NAME.tsv|csv that has SCHEMAS/NAME.schema (sorted by name; filtered by --algorithms). */
+static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *schemas, const char *algos) {
+    DIR *d = opendir(dir);
+    if (!d) { bl_cli_error(prog, "%s: %s", dir, strerror(errno)); return BL_EXIT_FAIL; }
+    char **files = NULL;
+    size_t nf = 0, cap = 0;
+    struct dirent *e;
+    int rc = BL_EXIT_OK;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || (strcmp(e->d_name + len - 4, ".tsv") != 0 && strcmp(e->d_name + len - 4, ".csv") != 0)) continue;
+        if (nf == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **g = realloc(files, cap * sizeof *g);
+            if (!g) { rc = BL_EXIT_FAIL; break; }
+            files = g;
+        }
+        if (!(files[nf] = malloc(len + 1))) { rc = BL_EXIT_FAIL; break; }
+        memcpy(files[nf++], e->d_name, len + 1);
+    }
+    closedir(d);
+    if (files) qsort(files, nf, sizeof *files, cmp_str);
+    for (size_t i = 0; i < nf && rc == BL_EXIT_OK; i++) {
+        char *name = stem_of(files[i]);
+        char data[4096], schema[4096];
+        snprintf(data, sizeof data, "%s/%s", dir, files[i]);
+        snprintf(schema, sizeof schema, "%s/%s.schema", schemas, name ? name : "");
+        if (name && access(schema, R_OK) == 0 && (!algos || in_list(algos, name))) {
+            bl_error err;
+            if (ev->o.log) { fprintf(ev->o.log, "loading %s (schema %s)\n", data, schema); fflush(ev->o.log); }
+            if (bl_eval_add_algo(ev, name, data, schema, NULL, NULL, &err) != BL_OK) rc = bl_cli_fail(prog, &err);
+        }
+        free(name);
+    }
+    for (size_t i = 0; i < nf; i++) free(files[i]);
+    free(files);
+    if (rc != BL_EXIT_OK) return rc;
+    if (algos) { /* every requested algorithm must have been found */
+        for (const char *p = algos; *p;) {
+            const char *c = strchr(p, ',');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            int found = 0;
+            for (size_t i = 0; i < ev->n_algos; i++)
+                found |= strlen(ev->algos[i].name) == len && strncmp(ev->algos[i].name, p, len) == 0;
+            if (!found) {
+                bl_cli_error(prog, "--algorithms: no data file '%.*s.tsv' or '.csv' with a schema '%.*s.schema' in %s / %s",
+                             (int)len, p, (int)len, p, dir, schemas);
+                return BL_EXIT_USAGE;
+            }
+            if (!c) break;
+            p = c + 1;
+        }
+    }
+    if (ev->n_algos == 0) {
+        bl_cli_error(prog, "%s: no data file (.tsv/.csv) with a schema of the same name in %s", dir, schemas);
+        return BL_EXIT_FAIL;
+    }
+    return BL_EXIT_OK;
+}
+
+int bl_eval_main(int argc, char **argv) {
+    const char *prog = "bellamy-eval";
+    const char *data = NULL, *schemas = NULL, *schema = NULL, *pre_data = NULL, *pre_schema = NULL, *out = NULL;
+    const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL;
+    int quick = 0, quiet = 0;
+    size_t seed = 1, contexts = 0, spc = 0;
+    long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
+    double stop_mae = 0, stop_rel = 0;
+    bl_cli_option opts[] = {
+        { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
+        { "schemas", BL_OPT_STRING, &schemas, "DIR", "folder with NAME.schema for each data file NAME.tsv/.csv", NULL, 0, NULL, 0 },
+        { "schema", BL_OPT_STRING, &schema, "FILE", "schema of a single --data FILE", NULL, 0, NULL, 0 },
+        { "pretrain-data", BL_OPT_STRING, &pre_data, "FILE", "cross-environment: pre-train Bellamy on this file instead of k-fold", NULL, 0, NULL, 0 },
+        { "pretrain-schema", BL_OPT_STRING, &pre_schema, "FILE", "schema of --pretrain-data", NULL, 0, NULL, 0 },
+        { "out", BL_OPT_STRING, &out, "DIR", "output folder (created): splits.tsv, predictions.tsv, summary.tsv, pretrain.tsv, mre.svg", NULL, 1, NULL, 0 },
+        { "splits", BL_OPT_STRING, &splits, "FILE", "read the splits from FILE (format of splits.tsv) instead of drawing", NULL, 0, NULL, 0 },
+        { "algorithms", BL_OPT_STRING, &algos, "a,b", "only these data files (by name without extension)", "all", 0, NULL, 0 },
+        { "methods", BL_OPT_STRING, &methods, "a,b", "bellamy, bellamy-scratch, ernest, bell", "all", 0, NULL, 0 },
+        { "quick", BL_OPT_FLAG, &quick, NULL, "smoke test: 2 contexts, 2 splits per cell, pre-training 200 epochs x 2 trials, fine-tuning <= 500 epochs", NULL, 0, NULL, 0 },
+        { "seed", BL_OPT_SIZE, &seed, "S", "seed of splits, folds, context choice, pre-training and fits", "1", 0, NULL, 0 },
+        { "threads", BL_OPT_INT, &threads, "N", "threads for the fits and for pre-training", "1", 0, NULL, 0 },
+        { "contexts", BL_OPT_SIZE, &contexts, "K", "contexts evaluated per data file (0 = all)", "6 (quick: 2)", 0, NULL, 0 },
+        { "splits-per-cell", BL_OPT_SIZE, &spc, "K", "up to K splits per context, n and kind", "24 (quick: 2)", 0, NULL, 0 },
+        { "max-n", BL_OPT_INT, &max_n, "N", "training runs n = 1..N", "5", 0, NULL, 0 },
+        { "folds", BL_OPT_INT, &folds, "K", "k-fold over contexts for pre-training", "3", 0, NULL, 0 },
+        { "epochs", BL_OPT_INT, &epochs, "N", "pre-training: maximum epochs per trial", "model default (quick: 200)", 0, NULL, 0 },
+        { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched", "model default (quick: 2)", 0, NULL, 0 },
+        { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period", "model default (quick: 100)", 0, NULL, 0 },
+        { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs", "model default (quick: 500)", 0, NULL, 0 },
+        { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping", "model default (quick: 200)", 0, NULL, 0 },
+        { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds", "model default", 0, NULL, 0 },
+        { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (> 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
+        { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds or divided by the mean runtime", "model default", 0, "seconds|mean", 0 },
+        { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog, usage, argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+#define SEEN(name) opt_seen(opts, nopts, name)
+    bl_eval_opts o;
+    bl_eval_opts_default(&o);
+    if (quick) bl_eval_opts_quick(&o);
+    o.log = quiet ? NULL : stderr;
+    o.seed = seed;
+    o.pre.seed = seed;
+    if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads must be 1..256"); return BL_EXIT_USAGE; }
+    o.threads = (int)threads;
+    o.pre.threads = (int)threads;
+    if (SEEN("contexts")) o.contexts = contexts;
+    if (SEEN("splits-per-cell")) o.splits_per_cell = spc;
+    if (max_n < 1 || max_n > BL_EVAL_MAX_N) { bl_cli_error(prog, "--max-n must be 1..%d", BL_EVAL_MAX_N); return BL_EXIT_USAGE; }
+    o.max_n = (int)max_n;
+    if (folds < 2 || folds > 1000) { bl_cli_error(prog, "--folds must be 2..1000"); return BL_EXIT_USAGE; }
+    o.folds = (int)folds;
+    struct { const char *name; long v; } positive[] = { { "epochs", epochs }, { "trials", trials }, { "grace", grace },
+                                                         { "ft-epochs", ft_epochs }, { "ft-patience", ft_patience } };
+    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
+        if (SEEN(positive[i].name) && positive[i].v < 1) {
+            bl_cli_error(prog, "--%s must be at least 1", positive[i].name);
+            return BL_EXIT_USAGE;
+        }
+    if (SEEN("epochs")) o.pre.epochs = epochs;
+    if (SEEN("trials")) o.pre.trials = (int)trials;
+    if (SEEN("grace")) o.pre.grace = grace;
+    if (SEEN("ft-epochs")) o.ft.max_epochs = ft_epochs;
+    if (SEEN("ft-patience")) o.ft.patience = ft_patience;
+    if (SEEN("stop-mae")) o.ft.stop_mae = stop_mae;
+    if (SEEN("stop-rel")) o.ft.stop_rel = stop_rel;
+    if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0 ? BL_TARGET_MEAN : BL_TARGET_SECONDS;
+    o.target_scaling = o.pre.target_scaling;
+    if (methods) {
+        o.methods = 0;
+        for (const char *p = methods; *p;) {
+            const char *c = strchr(p, ',');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            char name[32];
+            snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
+            int m = bl_eval_method_index(name);
+            if (m < 0) { bl_cli_error(prog, "--methods: unknown method '%s' (bellamy, bellamy-scratch, ernest, bell)", name); return BL_EXIT_USAGE; }
+            o.methods |= 1u << m;
+            if (!c) break;
+            p = c + 1;
+        }
+    }
+    if (pre_data && (!pre_schema || !schema)) {
+        bl_cli_error(prog, "--pretrain-data needs --pretrain-schema and a single --data FILE with --schema");
+        return BL_EXIT_USAGE;
+    }
+    if (pre_schema && !pre_data) { bl_cli_error(prog, "--pretrain-schema needs --pretrain-data"); return BL_EXIT_USAGE; }
+    if (!schema && !schemas) { bl_cli_error(prog, "give --schemas DIR (with --data DIR) or --schema FILE (with --data FILE)"); return BL_EXIT_USAGE; }
+    if (schema && schemas) { bl_cli_error(prog, "--schema and --schemas exclude each other"); return BL_EXIT_USAGE; }
+    if (schema && algos) { bl_cli_error(prog, "--algorithms goes with --data DIR --schemas DIR"); return BL_EXIT_USAGE; }
+
+#undef SEEN
+    bl_eval ev;
+    bl_error err;
+    if (bl_eval_init(&ev, &o, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    if (schema) {
+        char *name = stem_of(data);
+        bl_status st = name ? bl_eval_add_algo(&ev, name, data, schema, pre_data, pre_schema, &err)
+                            : bl_seterr(&err, BL_ENOMEM, "out of memory");
+        free(name);
+        if (st != BL_OK) { bl_eval_free(&ev); return bl_cli_fail(prog, &err); }
+    } else if ((rc = add_dir(prog, &ev, data, schemas, algos)) != BL_EXIT_OK) {
+        bl_eval_free(&ev);
+        return rc;
+    }
+    if (mkdir_p(out) != 0) {
+        bl_cli_error(prog, "%s: cannot create the output folder (%s)", out, strerror(errno));
+        bl_eval_free(&ev);
+        return BL_EXIT_FAIL;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/splits.tsv", out);
+    bl_status st = splits ? bl_eval_read_splits(&ev, splits, &err) : bl_eval_draw_splits(&ev, &err);
+    if (st == BL_OK) st = bl_eval_write_splits(&ev, path, &err);
+    if (st == BL_OK) {
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+        printf("bellamy-eval %s, %s\n", BL_VERSION, when);
+        printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
+               "target %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g)\n",
+               (unsigned long long)o.seed, o.threads, splits ? "splits from file" : "drawn splits", o.max_n, o.folds,
+               o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.target_scaling == BL_TARGET_MEAN ? "mean-scaled" : "seconds",
+               o.ft.max_epochs, o.ft.patience, o.ft.stop_rel > 0 ? "rel" : "mae",
+               o.ft.stop_rel > 0 ? o.ft.stop_rel : o.ft.stop_mae);
+        if (!splits) printf("splits: up to %zu per context x n x kind, %zu contexts per data file (0 = all)\n",
+                            o.splits_per_cell, o.contexts);
+        for (size_t a = 0; a < ev.n_algos; a++) {
+            size_t k = 0;
+            for (size_t i = 0; i < ev.n_splits; i++) k += ev.splits[i].algo == a;
+            printf("  %s: %zu rows, %zu contexts, %zu splits%s%s\n", ev.algos[a].name, ev.algos[a].ds->n_rows,
+                   ev.algos[a].ds->n_contexts, k, ev.algos[a].pre_ds ? ", pre-trained on " : "",
+                   ev.algos[a].pre_ds ? ev.algos[a].pre_path : "");
+        }
+        fflush(stdout);
+        st = bl_eval_pretrain(&ev, &err);
+    }
+    if (st == BL_OK) st = bl_eval_fit(&ev, &err);
+    if (st == BL_OK) st = bl_eval_report(&ev, out, stdout, &err);
+    bl_eval_free(&ev);
+    if (st != BL_OK) return bl_cli_fail(prog, &err);
+    printf("wrote %s/{splits,predictions,summary,pretrain}.tsv\n", out);
+    return BL_EXIT_OK;
+}

@@ -1,0 +1,240 @@
+/* fit.c — the harness's work: pre-training one Bellamy model per fold (on the other contexts only,
+ * or on the pre-training file in the cross-environment case), then, on a pool of threads, fitting
+ * every method on every fit group's training runs and predicting each of its splits' test runs.
+ *
+ * Threads: each worker takes the next fit group from a shared counter and writes only that group's
+ * splits, so the results do not depend on the thread count; fine-tuning copies the shared, const
+ * fold model (bl_finetune), so workers never write shared state. A fit's seed is derived from the
+ * seed and its training rows, so a split file read back gives the same predictions.
+ *
+ * Not here: drawing splits (eval.c), statistics (report.c).
+ */
+#include "eval.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baselines/baselines.h"
+#include "common/error.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* ---- pre-training ------------------------------------------------------------------------------ */
+
+bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
+    if (!(ev->o.methods & (1u << BL_EVAL_BELLAMY))) return BL_OK;
+    for (size_t ai = 0; ai < ev->n_algos; ai++) {
+        bl_eval_algo *a = &ev->algos[ai];
+        for (int f = 0; f < a->n_folds; f++) {
+            int needed = 0;
+            for (size_t i = 0; i < ev->n_splits && !needed; i++)
+                needed = ev->splits[i].algo == ai && a->ctx_fold[ev->splits[i].context] == f;
+            if (!needed || a->fold_model[f]) continue;
+            bl_dataset *train = NULL;
+            const bl_dataset *src = a->pre_ds;
+            bl_status st = BL_OK;
+            if (!src) { /* every row of the contexts outside fold f */
+                size_t *rows = malloc(a->ds->n_rows * sizeof *rows), nr = 0;
+                if (!rows) return bl_seterr(err, BL_ENOMEM, "out of memory");
+                for (size_t r = 0; r < a->ds->n_rows; r++)
+                    if (a->ctx_fold[a->ds->context[r]] != f) rows[nr++] = r;
+                st = nr ? bl_dataset_subset(a->ds, rows, nr, &train, err)
+                        : bl_seterr(err, BL_EINVAL, "%s: fold %d leaves no other context to pre-train on", a->name, f + 1);
+                free(rows);
+                if (st != BL_OK) return st;
+                src = train;
+            }
+            a->fold_rows[f] = src->n_rows;
+            a->fold_contexts[f] = src->n_contexts;
+            if (ev->o.log) {
+                fprintf(ev->o.log, "%s: pre-training fold %d/%d on %zu rows of %zu contexts (%d trials, %ld epochs, %d threads)...\n",
+                        a->name, f + 1, a->n_folds, src->n_rows, src->n_contexts, ev->o.pre.trials, ev->o.pre.epochs,
+                        ev->o.pre.threads);
+                fflush(ev->o.log);
+            }
+            double t0 = now_s();
+            st = bl_pretrain(src, NULL, &ev->o.pre, &a->fold_model[f], err);
+            a->fold_seconds[f] = now_s() - t0;
+            bl_dataset_free(train);
+            if (st != BL_OK) return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
+            if (ev->o.log) {
+                const bl_model *m = a->fold_model[f];
+                fprintf(ev->o.log, "%s: fold %d/%d pre-trained in %.1f s (lr %g, dropout %g, wd %g, %lld epochs, val loss %.4g)\n",
+                        a->name, f + 1, a->n_folds, a->fold_seconds[f], m->lr, m->dropout, m->weight_decay,
+                        (long long)m->epochs, m->best_val_loss);
+                fflush(ev->o.log);
+            }
+        }
+    }
+    return BL_OK;
+}
+
+/* ---- fitting ----------------------------------------------------------------------------------- */
+
+typedef struct pool {
+    bl_eval        *ev;
+    pthread_mutex_t lock;
+    size_t          next, done;
+    int             failed;
+    bl_error        err;       /* the first failure */
+    double          t0;
+} pool;
+
+/* Predicts each split of group g with a fine-tuned model. */
+static bl_status predict_model(bl_eval *ev, size_t g, int method, const bl_model *m, bl_error *err) {
+    double ctx[64];
+    if (m->net.d.z_hidden > 64) return bl_seterr(err, BL_EUNSUPPORTED, "z_hidden %d > 64", m->net.d.z_hidden);
+    for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
+        bl_eval_split *s = &ev->splits[ev->group_split[k]];
+        const bl_dataset *ds = ev->algos[s->algo].ds;
+        bl_status st = bl_model_context_row(m, ds, s->test, ctx, err);
+        if (st == BL_OK) st = bl_model_predict(m, ctx, &ds->scale_out[s->test], 1, &s->pred[method], err);
+        if (st != BL_OK) return bl_prefixerr(err, "split %s, %s", s->id, bl_eval_method_name(method));
+    }
+    return BL_OK;
+}
+
+static void set_fit_ms(bl_eval *ev, size_t g, int method, double ms) {
+    for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) ev->splits[ev->group_split[k]].fit_ms[method] = ms;
+}
+
+static bl_status fit_group(bl_eval *ev, size_t g, bl_error *err) {
+    const bl_eval_split *s0 = &ev->splits[ev->group_split[ev->group_first[g]]];
+    const bl_eval_algo *a = &ev->algos[s0->algo];
+    const bl_dataset *ds = a->ds;
+    int n = s0->n;
+    double x[BL_EVAL_MAX_N], y[BL_EVAL_MAX_N];
+    uint64_t seed = mix64(ev->o.seed ^ 0xf17f17f1ull);
+    for (int i = 0; i < n; i++) {
+        x[i] = ds->scale_out[s0->train[i]];
+        y[i] = ds->runtime_s[s0->train[i]];
+        seed = mix64(seed ^ (uint64_t)ds->src_row[s0->train[i]]);
+    }
+    unsigned methods = ev->o.methods;
+    bl_status st = BL_OK;
+    double t0;
+
+    if (methods & (1u << BL_EVAL_ERNEST)) {
+        bl_ernest em;
+        t0 = now_s();
+        st = bl_ernest_fit(x, y, n, &em, err);
+        set_fit_ms(ev, g, BL_EVAL_ERNEST, 1e3 * (now_s() - t0));
+        if (st != BL_OK) return bl_prefixerr(err, "split %s, ernest", s0->id);
+        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
+            bl_eval_split *s = &ev->splits[ev->group_split[k]];
+            s->pred[BL_EVAL_ERNEST] = bl_ernest_predict(&em, ds->scale_out[s->test]);
+        }
+    }
+    if (methods & (1u << BL_EVAL_BELL)) {
+        bl_bell bm;
+        t0 = now_s();
+        st = bl_bell_fit(x, y, n, &bm, err);
+        set_fit_ms(ev, g, BL_EVAL_BELL, 1e3 * (now_s() - t0));
+        if (st != BL_OK) return bl_prefixerr(err, "split %s, bell", s0->id);
+        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
+            bl_eval_split *s = &ev->splits[ev->group_split[k]];
+            s->pred[BL_EVAL_BELL] = bl_bell_predict(&bm, ds->scale_out[s->test]);
+        }
+        bl_bell_free(&bm);
+    }
+    bl_finetune_opts ft = ev->o.ft;
+    ft.seed = seed;
+    if (methods & (1u << BL_EVAL_BELLAMY)) {
+        const bl_model *pre = a->fold_model[a->ctx_fold[s0->context]];
+        if (!pre) return bl_seterr(err, BL_EINTERNAL, "split %s: fold model missing", s0->id);
+        bl_model *m = NULL;
+        t0 = now_s();
+        st = bl_finetune(pre, ds, s0->train, (size_t)n, &ft, &m, err);
+        set_fit_ms(ev, g, BL_EVAL_BELLAMY, 1e3 * (now_s() - t0));
+        if (st != BL_OK) return bl_prefixerr(err, "split %s, bellamy", s0->id);
+        st = predict_model(ev, g, BL_EVAL_BELLAMY, m, err);
+        bl_model_free(m);
+        if (st != BL_OK) return st;
+    }
+    if (methods & (1u << BL_EVAL_SCRATCH)) {
+        bl_dataset *runs = NULL;
+        bl_model *fresh = NULL, *m = NULL;
+        t0 = now_s();
+        /* a fresh model sees only the n runs: its scaler and target scale come from them */
+        st = bl_dataset_subset(ds, s0->train, (size_t)n, &runs, err);
+        if (st == BL_OK) st = bl_model_new_untrained(runs, NULL, ev->o.target_scaling, seed, &fresh, err);
+        if (st == BL_OK) st = bl_finetune(fresh, runs, NULL, runs->n_rows, &ft, &m, err);
+        set_fit_ms(ev, g, BL_EVAL_SCRATCH, 1e3 * (now_s() - t0));
+        if (st == BL_OK) st = predict_model(ev, g, BL_EVAL_SCRATCH, m, err);
+        else bl_prefixerr(err, "split %s, bellamy-scratch", s0->id);
+        bl_model_free(m);
+        bl_model_free(fresh);
+        bl_dataset_free(runs);
+        if (st != BL_OK) return st;
+    }
+    return BL_OK;
+}
+
+static void *worker(void *arg) {
+    pool *p = arg;
+    bl_eval *ev = p->ev;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t g = p->next++;
+        int stop = p->failed || g >= ev->n_groups;
+        pthread_mutex_unlock(&p->lock);
+        if (stop) break;
+        bl_error e;
+        bl_clearerr(&e);
+        bl_status st = fit_group(ev, g, &e);
+        pthread_mutex_lock(&p->lock);
+        if (st != BL_OK && !p->failed) {
+            p->failed = 1;
+            p->err = e;
+        }
+        p->done++;
+        /* about twenty progress lines per run */
+        size_t step = ev->n_groups / 20 ? ev->n_groups / 20 : 1;
+        if (ev->o.log && (p->done % step == 0 || p->done == ev->n_groups)) {
+            fprintf(ev->o.log, "fitting: %zu/%zu split groups (%.1f s)\n", p->done, ev->n_groups, now_s() - p->t0);
+            fflush(ev->o.log);
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+bl_status bl_eval_fit(bl_eval *ev, bl_error *err) {
+    BL_CHECK_ARG(ev && ev->n_splits > 0, err, "no splits to fit");
+    pool p;
+    memset(&p, 0, sizeof p);
+    p.ev = ev;
+    p.t0 = now_s();
+    if (pthread_mutex_init(&p.lock, NULL) != 0) return bl_seterr(err, BL_EINTERNAL, "pthread_mutex_init failed");
+    int nt = ev->o.threads;
+    if ((size_t)nt > ev->n_groups) nt = (int)ev->n_groups;
+    pthread_t *th = malloc((size_t)nt * sizeof *th);
+    if (!th) { pthread_mutex_destroy(&p.lock); return bl_seterr(err, BL_ENOMEM, "out of memory"); }
+    int started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&th[started], NULL, worker, &p) != 0) break;
+    if (started == 0) worker(&p); /* no thread could start: work on this one */
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&p.lock);
+    ev->fit_wall_s = now_s() - p.t0;
+    if (p.failed) {
+        if (err) *err = p.err;
+        return p.err.status;
+    }
+    return BL_OK;
+}

@@ -1,0 +1,366 @@
+/* report.c — the harness's results: every prediction (predictions.tsv), the statistics per method ×
+ * algorithm × n × kind (summary.tsv), the pre-training folds (pretrain.tsv), a readable table, and
+ * the plot (plot.dat + plot.gp, rendered to mre.svg by gnuplot when it is installed).
+ *
+ * Statistics of a cell: relative error |pred − actual| / actual over its splits: mean (MRE), median
+ * and 90th percentile (linear interpolation between order statistics), MAE in seconds, and the mean
+ * fit time per split. Rows with algorithm "ALL" are the unweighted mean of each statistic over the
+ * algorithms that have the cell ("averaged over the algorithms", each algorithm counting once);
+ * rows with n "2-N" average the per-n values over n = 2..N (the headline figure of the protocol).
+ * A prediction that is not finite counts as a failure (column `failed`) and is left out of the
+ * statistics.
+ *
+ * Not here: fitting (fit.c), splits (eval.c).
+ */
+#include "eval.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/error.h"
+
+typedef struct cell {
+    size_t count, failed;
+    double mre, median, p90, mae, fit_ms;
+} cell;
+
+enum { N_STATS = 5 };
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* q-quantile of sorted v[0..n) by linear interpolation (numpy's default). */
+static double quantile(const double *v, size_t n, double q) {
+    if (n == 0) return NAN;
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n) return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+static void cell_stats(const bl_eval *ev, size_t algo, int method, int n, int kind, double *buf, cell *c) {
+    memset(c, 0, sizeof *c);
+    double sum = 0, sum_abs = 0, sum_ms = 0;
+    for (size_t i = 0; i < ev->n_splits; i++) {
+        const bl_eval_split *s = &ev->splits[i];
+        if (s->algo != algo || s->n != n || s->kind != kind) continue;
+        double actual = ev->algos[algo].ds->runtime_s[s->test], p = s->pred[method];
+        if (!isfinite(p)) { c->failed++; continue; }
+        double ae = fabs(p - actual);
+        buf[c->count++] = ae / actual;
+        sum += ae / actual;
+        sum_abs += ae;
+        sum_ms += s->fit_ms[method];
+    }
+    if (c->count == 0) {
+        c->mre = c->median = c->p90 = c->mae = c->fit_ms = NAN;
+        return;
+    }
+    qsort(buf, c->count, sizeof *buf, cmp_double);
+    c->mre = sum / (double)c->count;
+    c->median = quantile(buf, c->count, 0.5);
+    c->p90 = quantile(buf, c->count, 0.9);
+    c->mae = sum_abs / (double)c->count;
+    c->fit_ms = sum_ms / (double)c->count;
+}
+
+/* The statistics, computed once: stats[((a·M + m)·(max_n + 1) + n)·2 + kind] for a < n_algos, and
+ * a = n_algos for ALL; n = 0 holds the 2..max_n average. */
+typedef struct table {
+    size_t n_panels; /* n_algos + 1 */
+    int    max_n;
+    cell  *c;
+} table;
+
+static cell *at(const table *t, size_t a, int m, int n, int kind) {
+    return &t->c[(((a * BL_EVAL_N_METHODS + (size_t)m) * (size_t)(t->max_n + 1) + (size_t)n) * 2) + (size_t)kind];
+}
+
+static void stat_get(const cell *c, double v[N_STATS]) {
+    v[0] = c->mre; v[1] = c->median; v[2] = c->p90; v[3] = c->mae; v[4] = c->fit_ms;
+}
+static void stat_set(cell *c, const double v[N_STATS]) {
+    c->mre = v[0]; c->median = v[1]; c->p90 = v[2]; c->mae = v[3]; c->fit_ms = v[4];
+}
+
+/* Average of cells (only those with splits) into out. */
+static void average(cell *out, cell *const *in, size_t k) {
+    double acc[N_STATS] = { 0 }, v[N_STATS];
+    size_t used = 0, count = 0, failed = 0;
+    for (size_t i = 0; i < k; i++) {
+        count += in[i]->count;
+        failed += in[i]->failed;
+        if (in[i]->count == 0) continue;
+        stat_get(in[i], v);
+        for (int j = 0; j < N_STATS; j++) acc[j] += v[j];
+        used++;
+    }
+    for (int j = 0; j < N_STATS; j++) acc[j] = used ? acc[j] / (double)used : NAN;
+    stat_set(out, acc);
+    out->count = count;
+    out->failed = failed;
+}
+
+static bl_status table_make(const bl_eval *ev, table *t, bl_error *err) {
+    t->n_panels = ev->n_algos + 1;
+    t->max_n = ev->o.max_n;
+    size_t ncell = t->n_panels * BL_EVAL_N_METHODS * (size_t)(t->max_n + 1) * 2;
+    t->c = calloc(ncell, sizeof *t->c);
+    double *buf = malloc((ev->n_splits ? ev->n_splits : 1) * sizeof *buf);
+    cell **in = malloc((t->n_panels + (size_t)t->max_n) * sizeof *in);
+    if (!t->c || !buf || !in) {
+        free(t->c); free(buf); free(in);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    for (int m = 0; m < BL_EVAL_N_METHODS; m++)
+        for (int kind = 0; kind < 2; kind++) {
+            for (int n = 1; n <= t->max_n; n++) {
+                for (size_t a = 0; a < ev->n_algos; a++) {
+                    cell_stats(ev, a, m, n, kind, buf, at(t, a, m, n, kind));
+                    in[a] = at(t, a, m, n, kind);
+                }
+                average(at(t, ev->n_algos, m, n, kind), in, ev->n_algos);
+            }
+            for (size_t a = 0; a < t->n_panels; a++) {
+                size_t k = 0;
+                for (int n = 2; n <= t->max_n; n++) in[k++] = at(t, a, m, n, kind);
+                average(at(t, a, m, 0, kind), in, k);
+            }
+        }
+    free(buf);
+    free(in);
+    return BL_OK;
+}
+
+static void put_num(FILE *f, double v) {
+    if (isnan(v)) fputs("NaN", f);
+    else fprintf(f, "%.6g", v);
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t cap, bl_error *err) {
+    snprintf(path, cap, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+    return f;
+}
+
+static bl_status close_out(FILE *f, const char *path, bl_error *err) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return bl_seterr(err, BL_EIO, "%s: write failed", path);
+    return BL_OK;
+}
+
+static bl_status write_predictions(const bl_eval *ev, const char *dir, bl_error *err) {
+    char path[4096];
+    FILE *f = open_out(dir, "predictions.tsv", path, sizeof path, err);
+    if (!f) return err ? err->status : BL_EIO;
+    fputs("split_id\tmethod\tpredicted\tactual\n", f);
+    for (size_t i = 0; i < ev->n_splits; i++) {
+        const bl_eval_split *s = &ev->splits[i];
+        double actual = ev->algos[s->algo].ds->runtime_s[s->test];
+        for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+            if (!(ev->o.methods & (1u << m))) continue;
+            fprintf(f, "%s\t%s\t", s->id, bl_eval_method_name(m));
+            if (isfinite(s->pred[m])) fprintf(f, "%.17g", s->pred[m]);
+            else fputs("NaN", f);
+            fprintf(f, "\t%.17g\n", actual);
+        }
+    }
+    return close_out(f, path, err);
+}
+
+static void n_label(char *buf, size_t cap, int n, int max_n) {
+    if (n == 0) snprintf(buf, cap, "2-%d", max_n);
+    else snprintf(buf, cap, "%d", n);
+}
+
+static const char *panel_name(const bl_eval *ev, size_t a) { return a < ev->n_algos ? ev->algos[a].name : "ALL"; }
+
+static bl_status write_summary(const bl_eval *ev, const table *t, const char *dir, bl_error *err) {
+    char path[4096], nl[32];
+    FILE *f = open_out(dir, "summary.tsv", path, sizeof path, err);
+    if (!f) return err ? err->status : BL_EIO;
+    fputs("algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean\n", f);
+    for (size_t a = 0; a < t->n_panels; a++)
+        for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+            if (!(ev->o.methods & (1u << m))) continue;
+            for (int kind = 0; kind < 2; kind++)
+                for (int n = 1; n <= t->max_n + (t->max_n >= 2); n++) {
+                    int nn = n > t->max_n ? 0 : n;
+                    const cell *c = at(t, a, m, nn, kind);
+                    n_label(nl, sizeof nl, nn, t->max_n);
+                    fprintf(f, "%s\t%s\t%s\t%s\t%zu\t%zu\t", panel_name(ev, a), bl_eval_method_name(m), nl,
+                            bl_eval_kind_name(kind), c->count, c->failed);
+                    double v[N_STATS];
+                    stat_get(c, v);
+                    for (int j = 0; j < N_STATS; j++) { put_num(f, v[j]); fputc(j + 1 < N_STATS ? '\t' : '\n', f); }
+                }
+        }
+    bl_status st = close_out(f, path, err);
+    if (st != BL_OK) return st;
+
+    f = open_out(dir, "pretrain.tsv", path, sizeof path, err);
+    if (!f) return err ? err->status : BL_EIO;
+    fputs("algorithm\tfold\tsource\tcontexts\trows\tseconds\ttrials\tepochs\tlr\tdropout\tweight_decay\tbest_val_loss\n", f);
+    for (size_t a = 0; a < ev->n_algos; a++) {
+        const bl_eval_algo *al = &ev->algos[a];
+        for (int fo = 0; fo < al->n_folds; fo++) {
+            const bl_model *m = al->fold_model[fo];
+            if (!m) continue;
+            fprintf(f, "%s\t%d\t%s\t%zu\t%zu\t%.3f\t%d\t%lld\t%g\t%g\t%g\t%.6g\n", al->name, fo + 1,
+                    al->pre_ds ? al->pre_path : "other-contexts", al->fold_contexts[fo], al->fold_rows[fo],
+                    al->fold_seconds[fo], ev->o.pre.trials, (long long)m->epochs, m->lr, m->dropout, m->weight_decay,
+                    m->best_val_loss);
+        }
+    }
+    return close_out(f, path, err);
+}
+
+static void print_block(const bl_eval *ev, const table *t, size_t a, FILE *out) {
+    char nl[32];
+    fprintf(out, "  %-7s %-5s", "kind", "n");
+    for (int m = 0; m < BL_EVAL_N_METHODS; m++)
+        if (ev->o.methods & (1u << m)) fprintf(out, " %16s", bl_eval_method_name(m));
+    fputc('\n', out);
+    for (int kind = 0; kind < 2; kind++)
+        for (int n = 1; n <= t->max_n + (t->max_n >= 2); n++) {
+            int nn = n > t->max_n ? 0 : n;
+            if (at(t, a, BL_EVAL_ERNEST, nn, kind)->count + at(t, a, BL_EVAL_BELLAMY, nn, kind)->count +
+                    at(t, a, BL_EVAL_BELL, nn, kind)->count + at(t, a, BL_EVAL_SCRATCH, nn, kind)->count == 0)
+                continue;
+            n_label(nl, sizeof nl, nn, t->max_n);
+            fprintf(out, "  %-7s %-5s", bl_eval_kind_name(kind), nl);
+            for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+                if (!(ev->o.methods & (1u << m))) continue;
+                const cell *c = at(t, a, m, nn, kind);
+                if (c->count == 0) fprintf(out, " %16s", "-");
+                else fprintf(out, " %9.4f (%4zu)", c->mre, c->count);
+            }
+            fputc('\n', out);
+        }
+}
+
+static void print_table(const bl_eval *ev, const table *t, FILE *out) {
+    fprintf(out, "\nMean relative error (splits in parentheses; 'ALL' = mean over the %zu algorithm%s)\n", ev->n_algos,
+            ev->n_algos == 1 ? "" : "s");
+    fprintf(out, "\nALL\n");
+    print_block(ev, t, ev->n_algos, out);
+    for (size_t a = 0; a < ev->n_algos; a++) {
+        fprintf(out, "\n%s (%zu contexts in the data)\n", ev->algos[a].name, ev->algos[a].ds->n_contexts);
+        print_block(ev, t, a, out);
+    }
+    fprintf(out, "\nFit time per split, ms (mean over all splits):");
+    for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+        if (!(ev->o.methods & (1u << m))) continue;
+        double sum = 0;
+        size_t k = 0;
+        for (size_t i = 0; i < ev->n_splits; i++)
+            if (isfinite(ev->splits[i].fit_ms[m])) { sum += ev->splits[i].fit_ms[m]; k++; }
+        fprintf(out, "  %s %.3g", bl_eval_method_name(m), k ? sum / (double)k : NAN);
+    }
+    fprintf(out, "\nFitting: %zu splits in %zu groups, %.1f s wall on %d thread%s\n", ev->n_splits, ev->n_groups,
+            ev->fit_wall_s, ev->o.threads, ev->o.threads == 1 ? "" : "s");
+    for (size_t a = 0; a < ev->n_algos; a++)
+        for (int f = 0; f < ev->algos[a].n_folds; f++)
+            if (ev->algos[a].fold_model[f])
+                fprintf(out, "Pre-training %s fold %d: %.1f s (%zu rows, %zu contexts)\n", ev->algos[a].name, f + 1,
+                        ev->algos[a].fold_seconds[f], ev->algos[a].fold_rows[f], ev->algos[a].fold_contexts[f]);
+}
+
+/* ---- plot -------------------------------------------------------------------------------------- */
+
+static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, FILE *note, bl_error *err) {
+    char path[4096];
+    FILE *f = open_out(dir, "plot.dat", path, sizeof path, err);
+    if (!f) return err ? err->status : BL_EIO;
+    /* block index = panel·2 + kind; columns: n, then one column per method (NaN when absent) */
+    for (size_t a = 0; a < t->n_panels; a++)
+        for (int kind = 0; kind < 2; kind++) {
+            fprintf(f, "# %s %s\n", panel_name(ev, a), bl_eval_kind_name(kind));
+            for (int n = 1; n <= t->max_n; n++) {
+                fprintf(f, "%d", n);
+                for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+                    fputc('\t', f);
+                    put_num(f, at(t, a, m, n, kind)->mre);
+                }
+                fputc('\n', f);
+            }
+            fputs("\n\n", f);
+        }
+    bl_status st = close_out(f, path, err);
+    if (st != BL_OK) return st;
+
+    f = open_out(dir, "plot.gp", path, sizeof path, err);
+    if (!f) return err ? err->status : BL_EIO;
+    size_t cols = t->n_panels;
+    fprintf(f, "# MRE against n: one panel per algorithm (and ALL), interpolation above, extrapolation below.\n"
+               "set terminal svg size %zu,700 dynamic enhanced font 'sans,11'\n"
+               "set output 'mre.svg'\n"
+               "set datafile missing 'NaN'\n"
+               "set multiplot layout 2,%zu title 'Mean relative error against the number of training runs n'\n"
+               "set logscale y\nset xrange [0.5:%d.5]\nset xtics 1\nset grid\nset key top right font ',9'\n"
+               "set xlabel 'n'\nset ylabel 'MRE'\n",
+            cols * 330 + 40, cols, t->max_n);
+    static const char *const style[BL_EVAL_N_METHODS] = { "lc rgb '#d62728' pt 7", "lc rgb '#ff7f0e' pt 5 dt 2",
+                                                          "lc rgb '#1f77b4' pt 9", "lc rgb '#2ca02c' pt 11" };
+    for (int kind = 0; kind < 2; kind++)
+        for (size_t a = 0; a < cols; a++) {
+            size_t idx = a * 2 + (size_t)kind;
+            int any = 0;
+            for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
+                int finite = 0;
+                for (int n = 1; n <= t->max_n; n++) finite |= at(t, a, m, n, kind)->count > 0;
+                if (!finite || !(ev->o.methods & (1u << m))) continue;
+                if (!any) fprintf(f, "set title '%s (%s)'\nplot ", panel_name(ev, a), kind ? "extrapolation" : "interpolation");
+                /* one legend, in the first panel, so the others stay readable */
+                fprintf(f, "%s'plot.dat' index %zu using 1:%d with linespoints %s lw 2 ", any ? ", \\\n     " : "", idx, m + 2,
+                        style[m]);
+                if (kind == 0 && a == 0) fprintf(f, "title '%s'", bl_eval_method_name(m));
+                else fputs("notitle", f);
+                any = 1;
+            }
+            fputs(any ? "\n" : "set multiplot next\n", f);
+        }
+    fputs("unset multiplot\n", f);
+    if ((st = close_out(f, path, err)) != BL_OK) return st;
+
+    /* gnuplot runs in the output folder so the script's paths stay relative */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return bl_seterr(err, BL_EIO, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(dir) == 0) execlp("gnuplot", "gnuplot", "plot.gp", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return bl_seterr(err, BL_EIO, "waitpid: %s", strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        if (note) fprintf(note, "note: gnuplot was not found on PATH: no mre.svg (the TSVs, plot.dat and plot.gp are written)\n");
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (note) fprintf(note, "note: gnuplot failed (status %d): mre.svg may be missing\n", status);
+    } else if (note) {
+        fprintf(note, "plot: %s/mre.svg\n", dir);
+    }
+    return BL_OK;
+}
+
+bl_status bl_eval_report(const bl_eval *ev, const char *out_dir, FILE *out, bl_error *err) {
+    BL_CHECK_ARG(ev && out_dir, err, "bl_eval_report: NULL argument");
+    table t;
+    bl_status st = table_make(ev, &t, err);
+    if (st != BL_OK) return st;
+    if ((st = write_predictions(ev, out_dir, err)) == BL_OK && (st = write_summary(ev, &t, out_dir, err)) == BL_OK) {
+        if (out) print_table(ev, &t, out);
+        st = write_plot(ev, &t, out_dir, out, err);
+    }
+    free(t.c);
+    return st;
+}

@@ -1,0 +1,336 @@
+/* test_eval.c — the evaluation harness (bench/eval/): a tiny run on the synthetic corpus writes
+ * well-formed splits/predictions/summary files with finite predictions; reading its splits.tsv back
+ * (on another thread count) reproduces the predictions exactly; bad split files fail with FILE:LINE
+ * messages; bad command lines are usage errors. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/eval/eval.h"
+#include "common/error.h"
+#include "data/synth.h"
+
+/* The synthetic corpus as DIR/synth.tsv + DIR/synth.schema (6 contexts × 6 scale-outs × 3 reps). */
+static const char *corpus_dir(void) {
+    static char dir[4096];
+    if (dir[0]) return dir;
+    snprintf(dir, sizeof dir, "%s/corpus", bl_test_tmpdir());
+    mkdir(dir, 0777);
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 6;
+    c.seed = 3;
+    bl_synth_corpus *corpus = NULL;
+    bl_error err;
+    ck_assert_int_eq(bl_synth_generate(&c, &corpus, &err), BL_OK);
+    ck_assert_int_eq(bl_synth_write(corpus, dir, "synth", &err), BL_OK);
+    bl_synth_free(corpus);
+    return dir;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq((long)fread(buf, 1, (size_t)n, f), n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Splits text into lines in place (no trailing empty line); returns the count. */
+static size_t lines_of(char *text, char **lines, size_t cap) {
+    size_t n = 0;
+    for (char *p = text; *p && n < cap;) {
+        char *nl = strchr(p, '\n');
+        lines[n++] = p;
+        if (!nl) break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    return n;
+}
+
+static int count_fields(const char *line) {
+    int n = 1;
+    for (; *line; line++) n += *line == '\t';
+    return n;
+}
+
+/* Runs bellamy-eval on the corpus with tiny settings; extra (NULL-terminated) arguments appended. */
+static int run_eval(const char *out, const char *threads, const char *splits) {
+    const char *argv[64] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out, "--quiet",
+                             "--contexts", "3", "--splits-per-cell", "2", "--max-n", "3", "--epochs", "20", "--grace", "10",
+                             "--trials", "2", "--ft-epochs", "40", "--ft-patience", "20", "--seed", "7", "--threads", threads };
+    int argc = 28;
+    if (splits) { argv[argc++] = "--splits"; argv[argc++] = splits; }
+    return bl_eval_main(argc, (char **)argv);
+}
+
+#define MAXL 4096
+
+START_TEST(eval_writes_well_formed_files) {
+    char out[4096], path[8192];
+    snprintf(out, sizeof out, "%s/run1", bl_test_tmpdir());
+    ck_assert_int_eq(run_eval(out, "2", NULL), 0);
+
+    static char *lines[MAXL];
+    snprintf(path, sizeof path, "%s/splits.tsv", out);
+    char *sp = slurp(path);
+    size_t ns = lines_of(sp, lines, MAXL);
+    ck_assert_str_eq(lines[0], "split_id\talgorithm\tcontext\tn\tkind\ttrain_rows\ttest_row");
+    ck_assert_uint_gt(ns, 10);
+    size_t n_interp = 0, n_extrap = 0;
+    for (size_t i = 1; i < ns; i++) {
+        ck_assert_int_eq(count_fields(lines[i]), 7);
+        char id[128], algo[64], kind[16], train[256];
+        int n;
+        unsigned long test;
+        char *ctx_end = strchr(strchr(lines[i], '\t') + 1, '\t'); /* skip id, algorithm */
+        ck_assert_int_eq(sscanf(lines[i], "%127[^\t]\t%63[^\t]", id, algo), 2);
+        ck_assert_str_eq(algo, "synth");
+        ck_assert_int_eq(sscanf(strchr(ctx_end + 1, '\t') + 1, "%d\t%15[^\t]\t%255[^\t]\t%lu", &n, kind, train, &test), 4);
+        ck_assert(n >= 1 && n <= 3);
+        ck_assert(strcmp(kind, "interp") == 0 || strcmp(kind, "extrap") == 0);
+        if (kind[0] == 'i') { n_interp++; ck_assert_int_ge(n, 2); } else n_extrap++;
+        int commas = 0;
+        for (char *c = train; *c; c++) commas += *c == ',';
+        ck_assert_int_eq(commas + 1, n);
+        ck_assert_uint_lt(test, 6 * 6 * 3);
+    }
+    /* 3 contexts × (n=1: extrap; n=2,3: both) × 2 splits; 6 scale-outs leave room for every cell */
+    ck_assert_uint_eq(n_extrap, 3 * 3 * 2);
+    ck_assert_uint_eq(n_interp, 3 * 2 * 2);
+
+    snprintf(path, sizeof path, "%s/predictions.tsv", out);
+    char *pr = slurp(path);
+    static char *pl[4 * MAXL];
+    size_t np = lines_of(pr, pl, 4 * MAXL);
+    ck_assert_str_eq(pl[0], "split_id\tmethod\tpredicted\tactual");
+    ck_assert_uint_eq(np - 1, 4 * (ns - 1));
+    for (size_t i = 1; i < np; i++) {
+        char id[128], method[32];
+        double pred, actual;
+        ck_assert_int_eq(count_fields(pl[i]), 4);
+        ck_assert_int_eq(sscanf(pl[i], "%127[^\t]\t%31[^\t]\t%lf\t%lf", id, method, &pred, &actual), 4);
+        ck_assert_msg(isfinite(pred), "prediction %s %s not finite", id, method);
+        ck_assert(actual > 0);
+        ck_assert_int_ge(bl_eval_method_index(method), 0);
+    }
+
+    snprintf(path, sizeof path, "%s/summary.tsv", out);
+    char *su = slurp(path);
+    size_t nsu = lines_of(su, lines, MAXL);
+    ck_assert_str_eq(lines[0], "algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean");
+    /* (synth + ALL) × 4 methods × 2 kinds × (n = 1..3 and "2-3") */
+    ck_assert_uint_eq(nsu - 1, 2 * 4 * 2 * 4);
+    int saw_all_ernest = 0;
+    for (size_t i = 1; i < nsu; i++) {
+        ck_assert_int_eq(count_fields(lines[i]), 11);
+        char algo[32], method[32], n[8], kind[8];
+        unsigned long count, failed;
+        double mre;
+        ck_assert_int_eq(sscanf(lines[i], "%31s %31s %7s %7s %lu %lu %lf", algo, method, n, kind, &count, &failed, &mre), 7);
+        ck_assert_uint_eq(failed, 0);
+        if (strcmp(algo, "ALL") == 0 && strcmp(method, "ernest") == 0 && strcmp(n, "3") == 0 && kind[0] == 'e') {
+            saw_all_ernest = 1;
+            ck_assert_uint_eq(count, 6);
+            ck_assert(mre >= 0 && mre < 1); /* Ernest's own model family: small error on 3 runs */
+        }
+    }
+    ck_assert(saw_all_ernest);
+
+    snprintf(path, sizeof path, "%s/pretrain.tsv", out);
+    char *pt = slurp(path);
+    ck_assert_uint_ge(lines_of(pt, lines, MAXL), 2);
+    snprintf(path, sizeof path, "%s/plot.gp", out);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    if (access("/usr/bin/gnuplot", X_OK) == 0) {
+        snprintf(path, sizeof path, "%s/mre.svg", out);
+        ck_assert_int_eq(access(path, R_OK), 0);
+    }
+    free(sp); free(pr); free(su); free(pt);
+}
+END_TEST
+
+/* Predictions of one method, in file order, as text lines joined. */
+static char *method_lines(const char *pred_path, const char *method) {
+    char *text = slurp(pred_path);
+    size_t cap = strlen(text) + 1, used = 0;
+    char *out = calloc(cap, 1);
+    ck_assert_ptr_nonnull(out);
+    static char *l[4 * MAXL];
+    size_t n = lines_of(text, l, 4 * MAXL);
+    for (size_t i = 1; i < n; i++) {
+        const char *m = strchr(l[i], '\t') + 1;
+        if (strncmp(m, method, strlen(method)) == 0 && m[strlen(method)] == '\t') {
+            size_t len = strlen(l[i]);
+            memcpy(out + used, l[i], len);
+            used += len;
+            out[used++] = '\n';
+        }
+    }
+    free(text);
+    return out;
+}
+
+START_TEST(eval_split_file_reproduces_predictions) {
+    char out1[4096], out2[4096], splits[8192], p1[8192], p2[8192];
+    snprintf(out1, sizeof out1, "%s/rt1", bl_test_tmpdir());
+    snprintf(out2, sizeof out2, "%s/rt2", bl_test_tmpdir());
+    ck_assert_int_eq(run_eval(out1, "2", NULL), 0);
+    snprintf(splits, sizeof splits, "%s/splits.tsv", out1);
+    ck_assert_int_eq(run_eval(out2, "1", splits), 0); /* another thread count, too */
+    snprintf(p1, sizeof p1, "%s/splits.tsv", out2);
+    char *a = slurp(splits), *b = slurp(p1);
+    ck_assert_str_eq(a, b); /* written back unchanged */
+    free(a); free(b);
+    snprintf(p1, sizeof p1, "%s/predictions.tsv", out1);
+    snprintf(p2, sizeof p2, "%s/predictions.tsv", out2);
+    const char *methods[] = { "ernest", "bell", "bellamy", "bellamy-scratch" };
+    for (int m = 0; m < 4; m++) {
+        char *x = method_lines(p1, methods[m]), *y = method_lines(p2, methods[m]);
+        ck_assert_uint_gt(strlen(x), 0);
+        ck_assert_msg(strcmp(x, y) == 0, "%s predictions differ after reading the splits back", methods[m]);
+        free(x); free(y);
+    }
+}
+END_TEST
+
+/* Loads the corpus into a fresh harness. */
+static void load(bl_eval *ev) {
+    bl_eval_opts o;
+    bl_eval_opts_default(&o);
+    bl_error err;
+    ck_assert_int_eq(bl_eval_init(ev, &o, &err), BL_OK);
+    char data[8192], schema[8192];
+    snprintf(data, sizeof data, "%s/synth.tsv", corpus_dir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", corpus_dir());
+    ck_assert_int_eq(bl_eval_add_algo(ev, "synth", data, schema, NULL, NULL, &err), BL_OK);
+    /* the layout the cases below rely on: context 0 is rows 0..17, scale-outs 2,4,…,12 × 3 reps */
+    const bl_dataset *ds = ev->algos[0].ds;
+    ck_assert_double_eq(ds->scale_out[0], 2);
+    ck_assert_double_eq(ds->scale_out[3], 4);
+    ck_assert_double_eq(ds->scale_out[9], 8);
+    ck_assert_double_eq(ds->scale_out[15], 12);
+    ck_assert_uint_eq(ds->context[17], 0);
+    ck_assert_uint_eq(ds->context[18], 1);
+}
+
+static const char HDR[] = "split_id\talgorithm\tcontext\tn\tkind\ttrain_rows\ttest_row\n";
+
+/* Writes text to a split file, reads it, expects failure whose message contains want. */
+static void expect_bad(const char *text, const char *want) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/bad.tsv", bl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    bl_eval ev;
+    load(&ev);
+    bl_error err;
+    bl_clearerr(&err);
+    bl_status st = bl_eval_read_splits(&ev, path, &err);
+    ck_assert_int_ne(st, BL_OK);
+    ck_assert_msg(strstr(err.message, want) != NULL, "message '%s' lacks '%s'", err.message, want);
+    ck_assert_msg(strstr(err.message, "bad.tsv:") != NULL, "message '%s' lacks the file name", err.message);
+    bl_eval_free(&ev);
+}
+
+START_TEST(eval_split_file_errors) {
+    char buf[1024];
+    expect_bad("split_id algorithm context n kind train_rows test_row\n", "bad.tsv:1: expected the header");
+    expect_bad("", "no header");
+    expect_bad(HDR, "no splits");
+#define BAD(line, want) do { snprintf(buf, sizeof buf, "%s%s", HDR, line); expect_bad(buf, want); } while (0)
+    BAD("a\tsynth\tc\t2\tinterp\t0,9\n", "bad.tsv:2: 6 fields, expected 7");
+    BAD("a\tsynth\tc\t2\tinterp\t0,9\t3\textra\n", "bad.tsv:2: 8 fields");
+    BAD("\tsynth\tc\t2\tinterp\t0,9\t3\n", "bad.tsv:2: empty split_id");
+    BAD("a\tgrep\tc\t2\tinterp\t0,9\t3\n", "bad.tsv:2: unknown algorithm 'grep'");
+    BAD("a\tsynth\tc\ttwo\tinterp\t0,9\t3\n", "bad.tsv:2: n 'two'");
+    BAD("a\tsynth\tc\t0\tinterp\t0,9\t3\n", "bad.tsv:2: n '0'");
+    BAD("a\tsynth\tc\t2\tmiddle\t0,9\t3\n", "bad.tsv:2: kind 'middle'");
+    BAD("a\tsynth\tc\t2\tinterp\t0,x9\t3\n", "bad.tsv:2: train row 'x9' is not a row number");
+    BAD("a\tsynth\tc\t2\tinterp\t0,-9\t3\n", "bad.tsv:2: train row '-9'");
+    BAD("a\tsynth\tc\t2\tinterp\t0,,9\t3\n", "bad.tsv:2: train row ''");
+    BAD("a\tsynth\tc\t2\tinterp\t0,99999\t3\n", "bad.tsv:2: train row 99999 is not a data row");
+    BAD("a\tsynth\tc\t2\tinterp\t0,9\t108\n", "bad.tsv:2: test row 108 is not a data row");
+    BAD("a\tsynth\tc\t2\tinterp\t0,9\t3.0\n", "bad.tsv:2: test row '3.0'");
+    BAD("a\tsynth\tc\t2\tinterp\t0\t3\n", "bad.tsv:2: 1 train_rows but n = 2");
+    BAD("a\tsynth\tc\t1\textrap\t0,9\t3\n", "bad.tsv:2: more than n = 1 train_rows");
+    BAD("a\tsynth\tc\t2\tinterp\t0,0\t3\n", "listed twice");
+    BAD("a\tsynth\tc\t2\textrap\t0,9\t9\n", "bad.tsv:2: the test row is also a train row");
+    BAD("a\tsynth\tc\t2\tinterp\t0,27\t3\n", "bad.tsv:2: train row 27 and test row 3 belong to different contexts");
+    BAD("a\tsynth\tc\t2\tinterp\t3,9\t15\n", "bad.tsv:2: kind interp but the test scale-out 12 is not strictly inside");
+    BAD("a\tsynth\tc\t2\textrap\t0,9\t3\n", "bad.tsv:2: kind extrap but the test scale-out 4 is strictly inside");
+    BAD("a\tsynth\tc\t2\tinterp\t0,9\t3\n# comment\n\na\tsynth\tc\t2\textrap\t3,6\t15\n", "bad.tsv:5: split_id 'a' used twice");
+#undef BAD
+}
+END_TEST
+
+START_TEST(eval_split_file_valid_groups) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/good.tsv", bl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "# a comment\n%s\na\tsynth\tx\t2\tinterp\t0,9\t3\r\nb\tsynth\tx\t2\textrap\t0,9\t15\n"
+               "c\tsynth\tx\t1\textrap\t4\t15\n", HDR);
+    fclose(f);
+    bl_eval ev;
+    load(&ev);
+    bl_error err;
+    ck_assert_int_eq(bl_eval_read_splits(&ev, path, &err), BL_OK);
+    ck_assert_uint_eq(ev.n_splits, 3);
+    ck_assert_uint_eq(ev.n_groups, 2); /* a and b share their training rows: fitted once */
+    ck_assert_uint_eq(ev.splits[0].group, ev.splits[1].group);
+    ck_assert_uint_ne(ev.splits[0].group, ev.splits[2].group);
+    ck_assert_int_eq(ev.splits[0].kind, BL_EVAL_INTERP);
+    ck_assert_int_eq(ev.splits[1].kind, BL_EVAL_EXTRAP);
+    ck_assert_uint_eq(ev.splits[2].train[0], 4);
+    bl_eval_free(&ev);
+}
+END_TEST
+
+START_TEST(eval_command_line_errors) {
+    char out[4096];
+    snprintf(out, sizeof out, "%s/cli", bl_test_tmpdir());
+    const char *no_out[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir() };
+    ck_assert_int_eq(bl_eval_main(5, (char **)no_out), 2);
+    const char *bad_method[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out,
+                                 "--methods", "ernest,oracle" };
+    ck_assert_int_eq(bl_eval_main(9, (char **)bad_method), 2);
+    const char *bad_algo[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out,
+                               "--algorithms", "grep" };
+    ck_assert_int_eq(bl_eval_main(9, (char **)bad_algo), 2);
+    const char *no_schema[] = { "bellamy-eval", "--data", corpus_dir(), "--out", out };
+    ck_assert_int_eq(bl_eval_main(5, (char **)no_schema), 2);
+    char missing[4096];
+    snprintf(missing, sizeof missing, "%s/nonexistent.tsv", bl_test_tmpdir());
+    const char *bad_splits[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out,
+                                 "--splits", missing, "--quiet" };
+    ck_assert_int_eq(bl_eval_main(10, (char **)bad_splits), 1);
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("eval");
+    TCase *tc = tcase_create("eval");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, eval_writes_well_formed_files);
+    tcase_add_test(tc, eval_split_file_reproduces_predictions);
+    tcase_add_test(tc, eval_split_file_errors);
+    tcase_add_test(tc, eval_split_file_valid_groups);
+    tcase_add_test(tc, eval_command_line_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
