@@ -138,7 +138,7 @@ static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *s
 int bl_eval_main(int argc, char **argv) {
     const char *prog = "bellamy-eval";
     const char *data = NULL, *schemas = NULL, *schema = NULL, *pre_data = NULL, *pre_schema = NULL, *out = NULL;
-    const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL;
+    const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL, *cache = NULL;
     int quick = 0, quiet = 0;
     size_t seed = 1, contexts = 0, spc = 0;
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
@@ -168,6 +168,7 @@ int bl_eval_main(int argc, char **argv) {
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds", "model default", 0, NULL, 0 },
         { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (> 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds or divided by the mean runtime", "model default", 0, "seconds|mean", 0 },
+        { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
@@ -178,6 +179,7 @@ int bl_eval_main(int argc, char **argv) {
     bl_eval_opts_default(&o);
     if (quick) bl_eval_opts_quick(&o);
     o.log = quiet ? NULL : stderr;
+    o.model_cache = cache;
     o.seed = seed;
     o.pre.seed = seed;
     if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads must be 1..256"); return BL_EXIT_USAGE; }

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,8 +68,23 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 fflush(ev->o.log);
             }
             double t0 = now_s();
+            char cache[4096] = "";
+            if (ev->o.model_cache) {
+                const bl_pretrain_opts *po = &ev->o.pre;
+                snprintf(cache, sizeof cache, "%s/%s-%016llx-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d.h5",
+                         ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
+                         a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)ev->o.seed, po->trials,
+                         po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling);
+                if (access(cache, R_OK) == 0 && bl_model_load(cache, NULL, &a->fold_model[f], NULL) == BL_OK) {
+                    a->fold_seconds[f] = NAN;
+                    bl_dataset_free(train);
+                    if (ev->o.log) fprintf(ev->o.log, "%s: fold %d/%d from %s\n", a->name, f + 1, a->n_folds, cache);
+                    continue;
+                }
+            }
             st = bl_pretrain(src, NULL, &ev->o.pre, &a->fold_model[f], err);
             a->fold_seconds[f] = now_s() - t0;
+            if (st == BL_OK && cache[0]) st = bl_model_save(a->fold_model[f], cache, err);
             bl_dataset_free(train);
             if (st != BL_OK) return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
             if (ev->o.log) {
