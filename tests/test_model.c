@@ -57,11 +57,14 @@ static void fixture_free(fixture *f) {
 }
 
 /* Loss of one pass with a fixed dropout mask stream (rng reseeded every time). */
+static int g_per_row = 0; /* pass mode for the gradient checks */
+
 static double pass_loss(bl_bnet *net, fixture *f, bl_bwork *w, const size_t *rows, size_t B,
                         double dropout, int grad) {
     bl_rng r;
     bl_rng_seed(&r, 99);
-    bl_bpass ps = {.training = dropout > 0, .dropout = dropout, .want_grad = grad, .recon = 1, .rng = &r};
+    bl_bpass ps = {.training = dropout > 0, .dropout = dropout, .want_grad = grad, .recon = 1, .rng = &r,
+                   .per_row_dropout = g_per_row};
     bl_bloss L;
     bl_error e;
     ck_assert_int_eq(bl_bnet_pass(net, &f->v, rows, B, &ps, w, NULL, &L, &e), BL_OK);
@@ -113,6 +116,10 @@ START_TEST(whole_model_gradient_matches_finite_differences) {
     ck_assert_msg(e2 < 1e-6, "dropout 0.1: max rel err %g", e2);
     double e3 = gradcheck(2, 0, 0.2, 3);
     ck_assert_msg(e3 < 1e-6, "no optional properties: max rel err %g", e3);
+    g_per_row = 1;
+    double e4 = gradcheck(3, 2, 0.1, 4);
+    g_per_row = 0;
+    ck_assert_msg(e4 < 1e-6, "per-row dropout: max rel err %g", e4);
 }
 END_TEST
 
@@ -178,6 +185,10 @@ START_TEST(distinct_value_pass_equals_row_by_row_reference) {
         double got = pass_loss(&net, &f, w, rows, B, 0.0, 0);
         double want = reference_loss(&net, &f, rows, B);
         ck_assert_double_eq_tol(got, want, 1e-12 * fmax(1, fabs(want)));
+        g_per_row = 1; /* without dropout, per-row and per-value passes are the same network */
+        double row = pass_loss(&net, &f, w, rows, B, 0.0, 0);
+        g_per_row = 0;
+        ck_assert_double_eq_tol(row, want, 1e-12 * fmax(1, fabs(want)));
     }
     bl_bwork_free(w);
     bl_bnet_free(&net);

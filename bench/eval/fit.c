@@ -71,10 +71,11 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             char cache[4096] = "";
             if (ev->o.model_cache) {
                 const bl_pretrain_opts *po = &ev->o.pre;
-                snprintf(cache, sizeof cache, "%s/%s-%016llx-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d.h5",
+                snprintf(cache, sizeof cache, "%s/%s-%016llx-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
                          ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
                          a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)ev->o.seed, po->trials,
-                         po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling);
+                         po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
+                         po->per_row_dropout ? "-rowdrop" : "");
                 if (access(cache, R_OK) == 0 && bl_model_load(cache, NULL, &a->fold_model[f], NULL) == BL_OK) {
                     a->fold_seconds[f] = NAN;
                     bl_dataset_free(train);

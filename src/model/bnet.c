@@ -206,6 +206,7 @@ struct bl_bwork {
     size_t val_stride;
     double *row;                   /* [B][row_stride]: u[Z] h[Z] pre out dout */
     double *WT;                    /* [P.n] every weight block transposed, refreshed each pass */
+    uint32_t *row_slot;            /* [B][n_props] value slot of each row of the batch */
     size_t row_stride;
     void *block;                   /* everything above lives in one allocation */
 };
@@ -255,7 +256,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     ADD(s);
     ADD(np * (sizeof(int32_t *) + sizeof(uint32_t *) + sizeof(double *) * 2 + sizeof(uint8_t *) + sizeof(size_t)));
     for (size_t p = 0; p < np; p++) {
-        size_t cap = v->n_vals[p] < max_batch ? v->n_vals[p] : max_batch;
+        size_t cap = max_batch; /* per-row dropout gives every row its own slot */
         ADD(v->n_vals[p] * sizeof(int32_t));
         ADD(cap * sizeof(uint32_t));
         if (bl_mul_size(cap, w->val_stride * sizeof(double), &s)) goto ovf;
@@ -266,6 +267,8 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     if (bl_mul_size(max_batch, w->row_stride * sizeof(double), &s)) goto ovf;
     ADD(s);
     ADD(net->P.n * sizeof(double));
+    if (bl_mul_size(max_batch, (np ? np : 1) * sizeof(uint32_t), &s)) goto ovf;
+    ADD(s);
 #undef ADD
     w->block = calloc(1, total);
     if (!w->block) {
@@ -283,7 +286,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     w->val_mask = carve(&cur, np * sizeof(uint8_t *));
     w->val_cap = carve(&cur, np * sizeof(size_t));
     for (size_t p = 0; p < np; p++) {
-        size_t cap = v->n_vals[p] < max_batch ? v->n_vals[p] : max_batch;
+        size_t cap = max_batch;
         w->val_cap[p] = cap;
         w->val_slot[p] = carve(&cur, v->n_vals[p] * sizeof(int32_t));
         w->val_list[p] = carve(&cur, cap * sizeof(uint32_t));
@@ -294,6 +297,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     }
     w->row = carve(&cur, max_batch * w->row_stride * sizeof(double));
     w->WT = carve(&cur, net->P.n * sizeof(double));
+    w->row_slot = carve(&cur, max_batch * (np ? np : 1) * sizeof(uint32_t));
     for (size_t i = 0; i < v->n_sx; i++) w->sx_slot[i] = -1;
     *out = w;
     return BL_OK;
@@ -430,8 +434,15 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
         double *cnt = w->val_w[p];
         for (size_t b = 0; b < B; b++) {
             uint32_t x = v->val[rows[b] * (size_t)NP + (size_t)p];
+            if (pass->per_row_dropout) { /* every row its own copy (and dropout mask) of the value */
+                w->val_list[p][n] = x;
+                cnt[n] = 1.0;
+                w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)n++;
+                continue;
+            }
             if (slot[x] < 0) { slot[x] = (int32_t)n; w->val_list[p][n] = x; cnt[n] = 0.0; n++; }
             cnt[slot[x]] += 1.0;
+            w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)slot[x];
         }
         n_val[p] = n;
     }
@@ -489,8 +500,7 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
         const double *A = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO;
         memcpy(u, A, (size_t)Z * sizeof(double));
         for (int p = 0; p < NP; p++) {
-            uint32_t x = v->val[row * (size_t)NP + (size_t)p];
-            const double *P = w->val_rec[p] + (size_t)w->val_slot[p][x] * w->val_stride + 6 * H + 2 * C + V;
+            const double *P = w->val_rec[p] + (size_t)w->row_slot[b * (size_t)NP + (size_t)p] * w->val_stride + 6 * H + 2 * C + V;
             for (int k = 0; k < Z; k++) u[k] += P[k];
         }
         double pre = W[net->z2b];
@@ -530,8 +540,7 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
             double *dA = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
             for (int k = 0; k < Z; k++) dA[k] += du[k];
             for (int p = 0; p < NP; p++) {
-                uint32_t x = v->val[row * (size_t)NP + (size_t)p];
-                double *dP = w->val_rec[p] + (size_t)w->val_slot[p][x] * w->val_stride + 6 * H + 2 * C + V + Z;
+                double *dP = w->val_rec[p] + (size_t)w->row_slot[b * (size_t)NP + (size_t)p] * w->val_stride + 6 * H + 2 * C + V + Z;
                 for (int k = 0; k < Z; k++) dP[k] += du[k];
             }
         }
@@ -579,8 +588,9 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
 
     /* 8. reset the slot maps for the next batch */
     for (size_t i = 0; i < n_sx; i++) w->sx_slot[w->sx_list[i]] = -1;
-    for (int p = 0; p < NP; p++)
-        for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
+    if (!pass->per_row_dropout)
+        for (int p = 0; p < NP; p++)
+            for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
     return BL_OK;
 }
 

@@ -97,6 +97,8 @@ typedef struct bl_bpass {
     int    recon;                  /* 1: include the reconstruction loss (pre-training) */
     int    skip_frozen_ae;         /* 1: g and h frozen and no recon: codes are still computed,
                                       but no gradient flows into g/h (saves the decoder) */
+    int    per_row_dropout;        /* 1: run the auto-encoder per row, each with its own dropout masks
+                                      (a row-by-row network, slower); 0: once per distinct value */
     bl_rng *rng;
 } bl_bpass;
 

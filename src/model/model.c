@@ -334,6 +334,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     if (!rows) n = runs->n_rows;
     if (n == 0) return bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", runs->name);
     if (o->max_epochs <= 0 || o->patience <= 0 || o->ramp_epochs < 0 || o->cosine_epochs <= 0 ||
+        o->unfreeze_f < 0 || o->unfreeze_f > 2 ||
         !(o->lr_min > 0) || !(o->lr_max >= o->lr_min) || !(o->stop_mae >= 0) || !(o->stop_rel >= 0))
         return bl_seterr(err, BL_EINVAL, "fine-tuning options out of range");
     bl_model *c = NULL;
@@ -354,8 +355,9 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     bl_params_set_frozen(P, "", 1, NULL, NULL);
     bl_params_set_frozen(P, "z.", 0, NULL, NULL);
     if (!c->pretrained) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
-    const long unfreeze_at = (c->pretrained && o->unfreeze_f && n > 1 && n < 60)
-                                 ? (long)floor(7.5 * ldexp(1.0, (int)n)) : -1;
+    long unfreeze_at = -1;
+    if (c->pretrained && o->unfreeze_f == 1 && n > 1 && n < 60) unfreeze_at = (long)floor(7.5 * ldexp(1.0, (int)n));
+    if (c->pretrained && o->unfreeze_f == 2) unfreeze_at = 0;
     double mean_rt = 0.0;
     for (size_t i = 0; i < n; i++) mean_rt += runs->runtime_s[rows ? rows[i] : i];
     mean_rt /= (double)n;

@@ -85,6 +85,8 @@ typedef struct bl_pretrain_opts {
     double   val_fraction;    /* share of contexts held out for validation (default 0.2) */
     int      target_scaling;  /* bl_target_scaling (default BL_TARGET_SECONDS) */
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
+    int      per_row_dropout; /* 1: dropout masks per row, as a row-by-row network draws them (slower);
+                                 0: per distinct property value within a batch (default) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;
@@ -98,7 +100,8 @@ typedef struct bl_finetune_opts {
     int    ramp_epochs;       /* 10 */
     int    cosine_epochs;     /* 40 */
     double weight_decay;      /* < 0: use the model's; default -1 */
-    int    unfreeze_f;        /* 1: unfreeze f after ⌊7.5·2ⁿ⌋ epochs when n > 1 (default 1) */
+    int    unfreeze_f;        /* 0: f stays frozen; 1: unfreeze f after ⌊7.5·2ⁿ⌋ epochs when n > 1
+                                 (the paper, default); 2: f trains from the first epoch */
     uint64_t seed;            /* for a fresh model's initialisation (default 1) */
 } bl_finetune_opts;
 

@@ -72,7 +72,8 @@ static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
         t->order[i] = t->order[j];
         t->order[j] = tmp;
     }
-    bl_bpass ps = {.training = 1, .dropout = t->dropout, .want_grad = 1, .recon = 1, .rng = &t->rng};
+    bl_bpass ps = {.training = 1, .dropout = t->dropout, .want_grad = 1, .recon = 1, .rng = &t->rng,
+                   .per_row_dropout = o->per_row_dropout};
     double sum = 0.0;
     bl_status st;
     for (size_t i0 = 0; i0 < n; i0 += B) {
