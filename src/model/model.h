@@ -85,6 +85,8 @@ typedef struct bl_pretrain_opts {
     double   val_fraction;    /* share of contexts held out for validation (default 0.2) */
     int      target_scaling;  /* bl_target_scaling (default BL_TARGET_SECONDS) */
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
+    int      refit;           /* 1: after the search, train the winning configuration again on every
+                                 row (validation contexts included) for its best epoch count */
     int      per_row_dropout; /* 1: dropout masks per row, as a row-by-row network draws them (slower);
                                  0: per distinct property value within a batch (default) */
     bl_progress_fn progress;

@@ -31,7 +31,7 @@ typedef struct trial {
     size_t  *order;
     double  *best;            /* parameters at the best validation epoch */
     double   best_val, last_train;
-    long     epochs_done;
+    long     epochs_done, best_epoch;
     int      alive;
     bl_status st;
     bl_error  err;
@@ -62,9 +62,11 @@ static bl_status full_loss(trial *t, const bl_vbuf *vb, bl_bwork *w, const size_
     return st;
 }
 
-static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
+/* One epoch of t on view tr (shuffled minibatches); then, with validate, the validation loss and the
+ * best-state bookkeeping. */
+static bl_status run_epoch(search *s, trial *t, const bl_vbuf *tr, const size_t *val_idx, int validate) {
     const bl_pretrain_opts *o = s->o;
-    const size_t n = s->tr.v.n_rows, B = (size_t)o->batch;
+    const size_t n = tr->v.n_rows, B = (size_t)o->batch;
     /* Fisher–Yates shuffle with the trial's generator */
     for (size_t i = n - 1; i > 0; i--) {
         size_t j = (size_t)bl_rng_int(&t->rng, i + 1);
@@ -80,20 +82,26 @@ static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
         size_t k = n - i0 < B ? n - i0 : B;
         bl_params_zero_grad(&t->net.P);
         bl_bloss L;
-        if ((st = bl_bnet_pass(&t->net, &s->tr.v, t->order + i0, k, &ps, t->w, NULL, &L, &t->err))) return st;
+        if ((st = bl_bnet_pass(&t->net, &tr->v, t->order + i0, k, &ps, t->w, NULL, &L, &t->err))) return st;
         sum += L.total * (double)k;
         if ((st = bl_adam_step(&t->opt, bl_backend_cpu(), &t->net.P, &t->err))) return st;
     }
     t->last_train = sum / (double)n;
+    t->epochs_done++;
+    if (!validate) return BL_OK;
     double val = t->last_train;
     if (s->has_val && (st = full_loss(t, &s->va, t->wv, val_idx, &val, &t->err))) return st;
     if (!isfinite(val)) val = INFINITY;
     if (val < t->best_val) {
         t->best_val = val;
+        t->best_epoch = t->epochs_done;
         memcpy(t->best, t->net.P.param, t->net.P.n * sizeof(double));
     }
-    t->epochs_done++;
     return BL_OK;
+}
+
+static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
+    return run_epoch(s, t, &s->tr, val_idx, 1);
 }
 
 typedef struct worker_arg {
@@ -330,12 +338,44 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     for (int i = 0; i < s.n; i++)
         if (!best || s.t[i].best_val < best->best_val) best = &s.t[i];
     memcpy(m->net.P.param, best->best, m->net.P.n * sizeof(double));
+    long refit_epochs = 0;
+    if (o->refit && s.has_val) {
+        /* The winner's configuration again, from the same initial weights and generator, on every
+         * row (training and validation contexts) for as many epochs as its best validation state. */
+        trial r;
+        memset(&r, 0, sizeof r);
+        bl_vbuf all;
+        r.dropout = best->dropout;
+        r.best_val = INFINITY;
+        bl_rng_seed(&r.rng, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)best->id + 1);
+        st = bl_bnet_init(&r.net, &m->net.d, &r.rng, err);
+        if (!st) st = bl_adam_init(&r.opt, best->lr, best->wd, err);
+        if (!st) st = bl_vbuf_build(m, ds, NULL, ds->n_rows, &all, err);
+        else memset(&all, 0, sizeof all);
+        const size_t Bmax = (size_t)o->batch < ds->n_rows ? (size_t)o->batch : ds->n_rows;
+        if (!st) st = bl_bwork_new(&r.net, &all.v, Bmax, &r.w, err);
+        if (!st && !(r.order = malloc(ds->n_rows * sizeof *r.order))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        if (!st) {
+            for (size_t k = 0; k < ds->n_rows; k++) r.order[k] = k;
+            refit_epochs = best->best_epoch > 0 ? best->best_epoch : best->epochs_done;
+            for (long e = 0; e < refit_epochs && !st; e++) {
+                st = run_epoch(&s, &r, &all, NULL, 0);
+                if (st) bl_seterr(err, st, "refit: %s", r.err.message);
+            }
+        }
+        if (!st) memcpy(m->net.P.param, r.net.P.param, m->net.P.n * sizeof(double));
+        bl_bnet_free(&r.net);
+        bl_bwork_free(r.w);
+        free(r.order);
+        bl_vbuf_free(&all);
+        if (st) goto done;
+    }
     m->dropout = best->dropout;
     m->lr = best->lr;
     m->weight_decay = best->wd;
     m->best_val_loss = best->best_val;
     m->best_train_loss = best->last_train;
-    m->epochs = best->epochs_done;
+    m->epochs = refit_epochs ? refit_epochs : best->epochs_done;
     m->pretrained = 1;
     m->data_hash = ds->data_hash;
     m->rows = (int64_t)ds->n_rows;
