@@ -13,6 +13,7 @@
  * Not here: library logic (src/), option parsing machinery (cli_util.c).
  */
 #include "cli/cli_util.h"
+#include "common/file.h"
 #include "bl_config.h"
 #include "data/dataset.h"
 #include "data/synth.h"
@@ -124,35 +125,9 @@ static double now_s(void) {
 
 /* Reads a whole (small) text file; NULL with a message in err when it cannot. */
 static char *read_text(const char *path, bl_error *err) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    if (!f) {
-        snprintf(err->message, sizeof err->message, "%s: cannot open", path);
-        err->status = BL_EIO;
-        return NULL;
-    }
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            char *b = realloc(buf, cap);
-            if (!b) { free(buf); fclose(f); snprintf(err->message, sizeof err->message, "out of memory"); return NULL; }
-            buf = b;
-        }
-        size_t k = fread(buf + len, 1, 4096, f);
-        len += k;
-        if (k < 4096) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        snprintf(err->message, sizeof err->message, "%s: read error", path);
-        err->status = BL_EIO;
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
+    char *buf;
+    size_t len;
+    return bl_read_file(path, (size_t)1 << 24, &buf, &len, err) == BL_OK ? buf : NULL;
 }
 
 /* "grep" from "../shared/datasets/c3o/grep.tsv". */

@@ -4,6 +4,7 @@
 #include "data/schema.h"
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "encode/encode.h"
 
 #include <errno.h>
@@ -325,30 +326,12 @@ fail:
 bl_status bl_schema_load(const char *path, bl_schema **out, bl_error *err) {
     BL_CHECK_ARG(path && out, err, "schema: NULL argument");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    bl_status st = BL_OK;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= ((size_t)1 << 24)) { st = bl_seterr(err, BL_EFORMAT, "%s: schema larger than 16 MiB", path); goto done; }
-            cap = cap ? cap * 2 : 4096;
-            char *nb = realloc(buf, cap);
-            if (!nb) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", path); goto done; }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) st = bl_seterr(err, BL_EIO, "%s: read error", path);
-            break;
-        }
-    }
-    if (st == BL_OK) st = bl_schema_parse(path, buf, len, out, err);
-done:
+    char *buf;
+    size_t len;
+    bl_status st = bl_read_file(path, (size_t)1 << 24, &buf, &len, err);
+    if (st) return st;
+    st = bl_schema_parse(path, buf, len, out, err);
     free(buf);
-    fclose(f);
     return st;
 }
 

@@ -4,6 +4,7 @@
  * scheduler may see. */
 #include "sched/sched_internal.h"
 #include "common/error.h"
+#include "common/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -247,28 +248,12 @@ fail:
 bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_error *err) {
     BL_CHECK_ARG(path != NULL && out != NULL, err, "path or out is NULL");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    bl_status st = BL_OK;
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t nc = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, nc);
-            if (!nb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
-            buf = nb;
-            cap = nc;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) { st = bl_seterr(err, BL_EIO, "%s: read error", path); goto done; }
+    char *buf;
+    size_t len;
+    bl_status st = bl_read_file(path, SIZE_MAX - 1, &buf, &len, err);
+    if (st) return st;
     st = bl_sched_workload_parse(buf, len, path, out, err);
-done:
     free(buf);
-    fclose(f);
     return st;
 }
 

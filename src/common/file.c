@@ -1,0 +1,45 @@
+/* file.c — whole-file reads (schemas, workloads and other small text files). */
+#include "common/file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+
+bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, bl_error *err) {
+    BL_CHECK_ARG(path && buf && len, err, "bl_read_file: NULL argument");
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    bl_status st = BL_OK;
+    for (;;) {
+        if (cap - n < 4096 + 1) {
+            size_t nc = cap ? 2 * cap : 8192;
+            char *nb = realloc(b, nc);
+            if (!nb) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", path); break; }
+            b = nb;
+            cap = nc;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (n > max_bytes) { st = bl_seterr(err, BL_EFORMAT, "%s: larger than %zu bytes", path, max_bytes); break; }
+        if (got == 0) {
+            if (ferror(f)) st = bl_seterr(err, BL_EIO, "%s: read error", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (st) {
+        free(b);
+        return st;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return BL_OK;
+}

@@ -1,0 +1,14 @@
+/* file.h — reading a whole file into memory, with the errors every caller wants. */
+#ifndef BL_COMMON_FILE_H
+#define BL_COMMON_FILE_H
+
+#include <stddef.h>
+
+#include "bellamy/bellamy.h"
+
+/* Reads path into a new NUL-terminated buffer (*buf, *len without the NUL; free with free()).
+ * BL_EIO "PATH: cannot open: REASON" / "PATH: read error"; BL_EFORMAT when the file is larger than
+ * max_bytes ("PATH: larger than N bytes"); BL_ENOMEM. */
+bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, bl_error *err);
+
+#endif
