@@ -408,6 +408,41 @@ START_TEST(test_bell_schemas) {
 }
 END_TEST
 
+/* Cluster totals encoded per machine: constant within a context, whatever the scale-out. */
+START_TEST(test_totals_per_machine) {
+    bl_encode_settings es;
+    bl_encode_settings_default(&es);
+    es.totals_per_machine = 1;
+    bl_dataset *ds;
+    bl_error e;
+    char data[4096], schema[4096];
+    snprintf(data, sizeof data, "%s", bl_test_source_path("tests/data/data_bell_grep.csv"));
+    snprintf(schema, sizeof schema, "%s", bl_test_source_path("datasets/bell/grep.schema"));
+    ck_assert_msg(bl_dataset_load(data, schema, 0, &es, &ds, &e) == BL_OK, "%s", e.message);
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        ck_assert_str_eq(value_of(ds, "slots", r), "4");
+        ck_assert_str_eq(value_of(ds, "memory", r), "16000");
+    }
+    ck_assert_uint_eq(ds->props[bl_dataset_find_prop(ds, "memory")].n_values, 1);
+    bl_dataset_free(ds);
+    /* A column that is a cluster total: 30000 MB over 2 machines is 15000 per machine. */
+    const char schema_text[] = "scale_out n\nruntime t s\n"
+                               "property machine_type essential text column m\n"
+                               "property memory optional number column mem\ncluster_totals mem\n";
+    const char tsv[] = "n\tt\tm\tmem\n2\t10\ta\t30000\n6\t5\ta\t90000\n4\t7\ta\t60002\n";
+    bl_schema *sc;
+    ck_assert_msg(bl_schema_parse("s", schema_text, strlen(schema_text), &sc, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_dataset_load_mem("t.tsv", tsv, strlen(tsv), '\t', sc, &es, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_str_eq(value_of(ds, "memory", 0), "15000");
+    ck_assert_str_eq(value_of(ds, "memory", 1), "15000");
+    ck_assert_str_eq(value_of(ds, "memory", 2), "15001"); /* rounded to the nearest */
+    bl_dataset_free(ds);
+    es.totals_per_machine = 2;
+    ck_assert_int_eq(bl_encode_settings_check(&es, &e), BL_EINVAL);
+    bl_schema_free(sc);
+}
+END_TEST
+
 START_TEST(test_c3o_counts) {
     const char *dir = bl_test_c3o_dir();
     if (!dir) {
@@ -706,6 +741,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_schema_syntax);
     tcase_add_test(tc, test_c3o_schemas_table);
     tcase_add_test(tc, test_bell_schemas);
+    tcase_add_test(tc, test_totals_per_machine);
     tcase_add_test(tc, test_c3o_counts);
     tcase_add_test(tc, test_synth);
     tcase_add_test(tc, test_subset);

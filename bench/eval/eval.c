@@ -168,12 +168,15 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
     a->name = dupstr(name);
     a->data_path = dupstr(data_path);
     if (!a->name || !a->data_path) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = bl_dataset_load(data_path, schema_path, 0, NULL, &a->ds, err);
+    bl_encode_settings es;
+    bl_encode_settings_default(&es);
+    es.totals_per_machine = (uint32_t)ev->o.totals_per_machine;
+    bl_status st = bl_dataset_load(data_path, schema_path, 0, &es, &a->ds, err);
     if (st != BL_OK) return st;
     if (a->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows", data_path);
     if (pre_data) {
         if (!(a->pre_path = dupstr(pre_data))) return bl_seterr(err, BL_ENOMEM, "out of memory");
-        if ((st = bl_dataset_load(pre_data, pre_schema, 0, NULL, &a->pre_ds, err)) != BL_OK) return st;
+        if ((st = bl_dataset_load(pre_data, pre_schema, 0, &es, &a->pre_ds, err)) != BL_OK) return st;
     }
     size_t max_src = 0;
     for (size_t r = 0; r < a->ds->n_rows; r++)

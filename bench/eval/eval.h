@@ -45,6 +45,7 @@ typedef struct bl_eval_opts {
     bl_pretrain_opts pre;
     bl_finetune_opts ft;
     FILE    *log;             /* progress lines (NULL: silent) */
+    int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
     const char *model_cache;  /* folder to keep pre-trained fold models in and reuse them from
                                  (NULL: none); the file name carries every setting that decides
                                  the model, so a changed setting never reuses a stale one */

@@ -71,8 +71,9 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             char cache[4096] = "";
             if (ev->o.model_cache) {
                 const bl_pretrain_opts *po = &ev->o.pre;
-                snprintf(cache, sizeof cache, "%s/%s-%016llx-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
+                snprintf(cache, sizeof cache, "%s/%s-%016llx%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
                          ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
+                         ev->o.totals_per_machine ? "-pm" : "",
                          a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)ev->o.seed, po->trials,
                          po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
                          po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"

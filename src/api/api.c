@@ -256,8 +256,11 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
                                ctx[j].name, v);
                 goto fail;
             }
-            r->per_machine[k] = d;
-            r->scaled = 1;
+            /* A model that encodes totals per machine reads the value as given. */
+            if (!m->enc.totals_per_machine) {
+                r->per_machine[k] = d;
+                r->scaled = 1;
+            }
         }
     }
     for (size_t i = 0; i < r->n; i++) {

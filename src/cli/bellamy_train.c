@@ -194,6 +194,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1;
     double val_fraction = 0.2;
     int quiet = 0;
+    const char *totals = "total";
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
     bl_cli_option opts[] = {
@@ -218,12 +219,15 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
           "tab|comma", 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress on stderr", NULL, 0, NULL, 0 },
+        { "totals", BL_OPT_CHOICE, &totals, NULL,
+          "cluster-total numbers (memory, slots): encoded as totals (as the paper) or per machine", "total", 0,
+          "total|per-machine", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--device cpu|cuda]\n"
-                          "         [--target-scale seconds|mean] [--delimiter tab|comma] [--quiet]",
+                          "         [--target-scale seconds|mean] [--totals total|per-machine] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? BL_EXIT_OK : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
@@ -251,7 +255,10 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     char stem[128];
     char *schema_text = read_text(schema, &err);
     if (!schema_text) return bl_cli_fail(prog, &err);
-    if (bl_dataset_load(data, schema, bl_cli_delim(delim), NULL, &ds, &err) != BL_OK) {
+    bl_encode_settings es;
+    bl_encode_settings_default(&es);
+    es.totals_per_machine = strcmp(totals, "per-machine") == 0;
+    if (bl_dataset_load(data, schema, bl_cli_delim(delim), &es, &ds, &err) != BL_OK) {
         free(schema_text);
         return bl_cli_fail(prog, &err);
     }

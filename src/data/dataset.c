@@ -385,7 +385,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
                 oom = sbuf_put(&val, sp->value, strlen(sp->value));
                 break;
             case BL_SRC_PER_MACHINE: {
-                double v = sp->per_machine * x;
+                double v = ds->settings.totals_per_machine ? sp->per_machine : sp->per_machine * x;
                 if (v != floor(v) || v >= (double)limit) {
                     st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' = %s per machine × scale-out "
                                    "%.17g = %.17g is not a natural number below 2^%u", bl_reader_name(r),
@@ -408,6 +408,9 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
                                    sp->n_cols ? bl_reader_colname(r, at_col) : "-", sp->name, e.message);
                     goto fail;
                 }
+                /* A cluster total encoded per machine: the total ÷ the scale-out, to the nearest
+                 * natural number (cluster totals are whole multiples of the machine's share). */
+                if (dp->cluster_total && ds->settings.totals_per_machine) v = (uint64_t)llround((double)v / x);
                 /* Canonical form, so "16" and "16.0" are one value. */
                 snprintf(num, sizeof num, "%llu", (unsigned long long)v);
                 val.len = 0;

@@ -26,6 +26,7 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
     BL_CHECK_ARG(s->ngram_min >= 1 && s->ngram_min <= s->ngram_max && s->ngram_max <= BL_ENC_NGRAM_MAX,
                  err, "encode settings: n-gram range %u..%u is outside 1..%d", (unsigned)s->ngram_min,
                  (unsigned)s->ngram_max, BL_ENC_NGRAM_MAX);
+    BL_CHECK_ARG(s->totals_per_machine <= 1, err, "encode settings: totals_per_machine must be 0 or 1");
     size_t n = strnlen(s->vocabulary, sizeof s->vocabulary);
     BL_CHECK_ARG(n > 0 && n < sizeof s->vocabulary, err,
                  "encode settings: vocabulary is empty or not NUL-terminated");

@@ -51,6 +51,10 @@ typedef struct bl_encode_settings {
     uint32_t ngram_min, ngram_max;        /* char_wb n-gram range (default 1, 3) */
     uint32_t hash_seed;                   /* XXH32 seed (default 0) */
     char     vocabulary[BL_ENC_VOCAB_CAP];/* characters the hasher keeps (default above) */
+    uint32_t totals_per_machine;          /* 1: number properties that are cluster totals (memory,
+                                             slots) are encoded per machine (total ÷ scale-out,
+                                             rounded), so a context's vectors do not change with
+                                             the scale-out; 0: as totals (the paper; default) */
 } bl_encode_settings;
 
 /* Fills s with the defaults above. */

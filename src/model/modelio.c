@@ -44,6 +44,8 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_int(rec, "encoder", "hash_seed", m->enc.hash_seed, err);
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "vocabulary", m->enc.vocabulary, err);
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "hash", "xxh32", err);
+    if (!st) st = bl_modelrec_add_string(rec, "encoder", "cluster_totals",
+                                         m->enc.totals_per_machine ? "per_machine" : "total", err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -132,6 +134,13 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if (strlen(vocab) >= sizeof enc.vocabulary)
         return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/vocabulary is too long", rec->name);
     strcpy(enc.vocabulary, vocab);
+    const char *totals;
+    if (bl_modelrec_get_string(rec, "encoder", "cluster_totals", &totals, NULL) == BL_OK) {
+        if (strcmp(totals, "per_machine") == 0) enc.totals_per_machine = 1;
+        else if (strcmp(totals, "total") != 0)
+            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/cluster_totals '%s' (expected total or per_machine)",
+                             rec->name, totals);
+    } /* absent: files written before the option, which encoded totals */
     if ((st = bl_encode_settings_check(&enc, err))) return bl_prefixerr(err, "model '%s': encoder", rec->name);
     if (dims[3] != (int64_t)enc.vec_len)
         return bl_seterr(err, BL_EFORMAT, "model '%s': network/vec_len %" PRId64 " differs from encoder/vec_len %u",
