@@ -65,7 +65,9 @@ BL_API const char *bl_version(void);
  * name or a repeated one is an error, a number property needs a natural number written in decimal.
  * Cluster-total properties (a schema's per_machine sources and cluster_totals columns, such as the
  * cluster's memory or slots) are given PER MACHINE: the library multiplies the value by the
- * scale-out of each prediction or run, the way the training data were recorded.
+ * scale-out of each prediction or run, the way the training data were recorded (a model trained
+ * with totals encoded per machine, `bellamy-train pretrain --totals per-machine`, uses the value
+ * as given).
  *
  * Thread safety: a bl_predictor is never changed after it is made (fine-tuning returns a new one),
  * so any number of threads may call bl_predict, bl_choose_scale_out and the bl_predictor_* getters
