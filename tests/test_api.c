@@ -536,6 +536,43 @@ START_TEST(test_example_program) {
 }
 END_TEST
 
+/* A model that encodes cluster totals per machine takes the per-machine value as given, and its
+ * predictions equal the internal model's on a data set loaded the same way. */
+START_TEST(test_totals_per_machine_model) {
+    bl_error err;
+    bl_encode_settings es;
+    bl_encode_settings_default(&es);
+    es.totals_per_machine = 1;
+    bl_dataset *ds = NULL;
+    ck_assert_int_eq(bl_dataset_load(g_tsv, g_schema, 0, &es, &ds, &err), BL_OK);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 20;
+    o.grace = 20;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_pretrain(ds, bl_synth_schema_text(), &o, &m, &err), BL_OK);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/per-machine.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    bl_predictor *p = NULL;
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_OK);
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    for (size_t r = 0; r < ds->n_rows; r += 7) {
+        size_t n = row_context(r, ctx, bufs);
+        double x = ds->scale_out[r], got, want, c[8];
+        ck_assert_msg(bl_predict(p, ctx, n, &x, 1, &got, &err) == BL_OK, "%s", err.message);
+        ck_assert_int_eq(bl_model_context_row(m, ds, r, c, &err), BL_OK);
+        ck_assert_int_eq(bl_model_predict(m, c, &x, 1, &want, &err), BL_OK);
+        ck_assert_double_eq_tol(got, want, 1e-9 * fabs(want));
+    }
+    bl_predictor_free(p);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(test_version_and_status) {
     ck_assert_str_eq(bl_version(), "0.1.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
@@ -560,6 +597,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_example_program);
+    tcase_add_test(tc, test_totals_per_machine_model);
     suite_add_tcase(s, tc);
     return s;
 }
