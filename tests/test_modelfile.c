@@ -640,11 +640,15 @@ END_TEST
 
 /* ---- threads ------------------------------------------------------------------------------------------ */
 
-static void *thread_body(void *arg) {
-    intptr_t k = (intptr_t)arg;
-    char name[32];
-    snprintf(name, sizeof name, "thread%d.h5", (int)k);
-    const char *path = tpath(name);
+typedef struct thread_arg {
+    intptr_t k;
+    char path[4200];
+} thread_arg;
+
+static void *thread_body(void *varg) {
+    const thread_arg *arg = varg;
+    intptr_t k = arg->k;
+    const char *path = arg->path; /* made before the threads start: tpath() is not thread-safe */
     for (int i = 0; i < 10; i++) {
         bl_modelrec *r = make_record(i % 2 ? "a" : "b", (double)(k * 100 + i)), *back = NULL;
         if (bl_modelfile_save(path, r, NULL) != BL_OK || bl_modelfile_load(path, r->name, &back, NULL) != BL_OK ||
@@ -658,7 +662,14 @@ static void *thread_body(void *arg) {
 
 START_TEST(test_threads) {
     pthread_t t[4];
-    for (intptr_t k = 0; k < 4; k++) ck_assert_int_eq(pthread_create(&t[k], NULL, thread_body, (void *)k), 0);
+    static thread_arg args[4];
+    for (intptr_t k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "thread%d.h5", (int)k);
+        args[k].k = k;
+        snprintf(args[k].path, sizeof args[k].path, "%s", tpath(name));
+    }
+    for (intptr_t k = 0; k < 4; k++) ck_assert_int_eq(pthread_create(&t[k], NULL, thread_body, &args[k]), 0);
     for (int k = 0; k < 4; k++) {
         void *res;
         pthread_join(t[k], &res);

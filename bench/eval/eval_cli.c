@@ -144,7 +144,8 @@ int bl_eval_main(int argc, char **argv) {
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1;
-    int per_row = 0, refit = 0, per_machine = 0;
+    int refit = 0, per_machine = 0;
+    const char *masks = "row";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
         { "schemas", BL_OPT_STRING, &schemas, "DIR", "folder with NAME.schema for each data file NAME.tsv/.csv", NULL, 0, NULL, 0 },
@@ -170,10 +171,10 @@ int bl_eval_main(int argc, char **argv) {
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds", "model default", 0, NULL, 0 },
         { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (> 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds or divided by the mean runtime", "model default", 0, "seconds|mean", 0 },
-        { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "-1", 0, NULL, 0 },
+        { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
-        { "per-row-dropout", BL_OPT_FLAG, &per_row, NULL, "pre-training: dropout masks per row instead of per distinct value", NULL, 0, NULL, 0 },
+        { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row or per distinct property value of a batch", "row", 0, "row|value", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
@@ -188,7 +189,7 @@ int bl_eval_main(int argc, char **argv) {
     if (quick) bl_eval_opts_quick(&o);
     o.log = quiet ? NULL : stderr;
     o.model_cache = cache;
-    o.pre.per_row_dropout = per_row;
+    o.pre.per_row_dropout = strcmp(masks, "row") == 0;
     o.pre.refit = refit;
     o.totals_per_machine = per_machine;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }

@@ -201,6 +201,7 @@ struct bl_bwork {
     uint32_t **val_list;           /* [p] → [cap_p] */
     double **val_rec;              /* [p] → [cap_p][val_stride] */
     uint8_t **val_mask;            /* [p] → [cap_p][2H] */
+    uint32_t **val_first;          /* [p] → [cap_p] slot of the first row with the same value */
     double **val_w;                /* [p] → [cap_p] rows using the value in this batch */
     size_t *val_cap;
     size_t val_stride;
@@ -240,7 +241,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     w->n_props = np;
     w->sx_stride = 2 * (size_t)d->f_hidden + 3 * (size_t)d->f_out + 2 * Z;
     w->sx_cap = v->n_sx < max_batch ? v->n_sx : max_batch;
-    w->val_stride = 6 * H + 3 * C + V + 2 * Z;
+    w->val_stride = 7 * H + 3 * C + V + 2 * Z; /* + d a1 accumulator [H] */
     w->row_stride = 2 * Z + 3;
 
     /* size everything, then allocate once */
@@ -254,7 +255,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     ADD(w->sx_cap * sizeof(uint32_t));
     if (bl_mul_size(w->sx_cap, w->sx_stride * sizeof(double), &s)) goto ovf;
     ADD(s);
-    ADD(np * (sizeof(int32_t *) + sizeof(uint32_t *) + sizeof(double *) * 2 + sizeof(uint8_t *) + sizeof(size_t)));
+    ADD(np * (sizeof(int32_t *) + 2 * sizeof(uint32_t *) + sizeof(double *) * 2 + sizeof(uint8_t *) + sizeof(size_t)));
     for (size_t p = 0; p < np; p++) {
         size_t cap = max_batch; /* per-row dropout gives every row its own slot */
         ADD(v->n_vals[p] * sizeof(int32_t));
@@ -263,6 +264,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
         ADD(s);
         ADD(cap * 2 * H);
         ADD(cap * sizeof(double));
+        ADD(cap * sizeof(uint32_t));
     }
     if (bl_mul_size(max_batch, w->row_stride * sizeof(double), &s)) goto ovf;
     ADD(s);
@@ -285,6 +287,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     w->val_w = carve(&cur, np * sizeof(double *));
     w->val_mask = carve(&cur, np * sizeof(uint8_t *));
     w->val_cap = carve(&cur, np * sizeof(size_t));
+    w->val_first = carve(&cur, np * sizeof(uint32_t *));
     for (size_t p = 0; p < np; p++) {
         size_t cap = max_batch;
         w->val_cap[p] = cap;
@@ -293,6 +296,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
         w->val_rec[p] = carve(&cur, cap * w->val_stride * sizeof(double));
         w->val_mask[p] = carve(&cur, cap * 2 * H);
         w->val_w[p] = carve(&cur, cap * sizeof(double));
+        w->val_first[p] = carve(&cur, cap * sizeof(uint32_t));
         for (size_t i = 0; i < v->n_vals[p]; i++) w->val_slot[p][i] = -1;
     }
     w->row = carve(&cur, max_batch * w->row_stride * sizeof(double));
@@ -310,12 +314,17 @@ ovf:
 
 /* Encoder then (optionally) decoder of one vector x; rec is a value record (layout above). */
 static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *WT, const double *x, double *rec,
-                                         uint8_t *mask, int decode, int training, double p, double da,
-                                         double db, bl_rng *rng, const int H, const int C, const int V) {
+                                         const double *first_layer, uint8_t *mask, int decode, int training,
+                                         double p, double da, double db, bl_rng *rng, const int H, const int C,
+                                         const int V) {
     double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
     double *b1 = c + C, *t1 = b1 + H, *e1 = t1 + H, *r = e1 + H;
-    mvt(WT + net->g0w, H, H, V, x, a1);
-    for (int i = 0; i < H; i++) s1[i] = selu(a1[i]);
+    if (first_layer) { /* the same value's a1 and s1, computed for an earlier row of the batch */
+        memcpy(a1, first_layer, 2 * (size_t)H * sizeof(double));
+    } else {
+        mvt(WT + net->g0w, H, H, V, x, a1);
+        for (int i = 0; i < H; i++) s1[i] = selu(a1[i]);
+    }
     if (training && p > 0.0) {
         for (int i = 0; i < H; i++) {
             mask[i] = bl_rng_uniform(rng) >= p;
@@ -348,8 +357,8 @@ static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *WT, co
  * from z. Adds into the g and h gradients (those not frozen). */
 static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const double *rec, const uint8_t *mask,
                                           int decode, double rec_scale, double *dc, int training, double p,
-                                          double da, int grad_g, int grad_h, const int H, const int C,
-                                          const int V) {
+                                          double da, int grad_g, int grad_h, double *da1_acc, const int H,
+                                          const int C, const int V) {
     const double *W = net->P.param;
     double *G = net->P.grad;
     const double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
@@ -378,9 +387,8 @@ static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const do
     mtv_add(W + net->g3w, H, C, H, dcode, tmp);                   /* d d1 */
     for (int i = 0; i < H; i++) {
         double ds = drop ? (mask[i] ? da * tmp[i] : 0.0) : tmp[i];
-        tmp2[i] = ds * selu_d(a1[i], s1[i]);                      /* d a1 */
+        da1_acc[i] += ds * selu_d(a1[i], s1[i]);                  /* d a1, summed over rows of the value */
     }
-    outer_add(G + net->g0w, V, H, V, tmp2, x, 1.0);
 }
 
 static int view_frozen(const bl_params *P, size_t off) {
@@ -435,12 +443,20 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
         for (size_t b = 0; b < B; b++) {
             uint32_t x = v->val[rows[b] * (size_t)NP + (size_t)p];
             if (pass->per_row_dropout) { /* every row its own copy (and dropout mask) of the value */
+                if (slot[x] < 0) slot[x] = (int32_t)n;
+                w->val_first[p][n] = (uint32_t)slot[x];
                 w->val_list[p][n] = x;
                 cnt[n] = 1.0;
                 w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)n++;
                 continue;
             }
-            if (slot[x] < 0) { slot[x] = (int32_t)n; w->val_list[p][n] = x; cnt[n] = 0.0; n++; }
+            if (slot[x] < 0) {
+                slot[x] = (int32_t)n;
+                w->val_first[p][n] = (uint32_t)n;
+                w->val_list[p][n] = x;
+                cnt[n] = 0.0;
+                n++;
+            }
             cnt[slot[x]] += 1.0;
             w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)slot[x];
         }
@@ -474,7 +490,11 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
             double *rec = w->val_rec[p] + i * w->val_stride;
             uint8_t *mask = w->val_mask[p] + i * 2 * (size_t)H;
             const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
-            ae_forward(net, WT, x, rec, mask, decode, pass->training, pass->dropout, da, db, pass->rng, H, C, V);
+            const uint32_t first = w->val_first[p][i];
+            const double *shared = first != i ? w->val_rec[p] + (size_t)first * w->val_stride : NULL;
+            ae_forward(net, WT, x, rec, shared, mask, decode, pass->training, pass->dropout, da, db, pass->rng, H,
+                       C, V);
+            memset(rec + 6 * H + 3 * C + V + 2 * Z, 0, (size_t)H * sizeof(double)); /* d a1 accumulator */
             const double *c = rec + 3 * H + C;
             const double *r = rec + 3 * H + 2 * C + 3 * H;
             double *P = rec + 6 * H + 2 * C + V;      /* after r: P[Z] dP[Z] dc[C] */
@@ -579,18 +599,25 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
                 mtv_add(W + net->z0w + col, ZI, Z, C, dP, dc);
                 for (int k = 0; k < C; k++) dc[k] *= scale;
                 const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+                double *acc = w->val_rec[p] + (size_t)w->val_first[p][i] * w->val_stride + 6 * H + 3 * C + V + 2 * Z;
                 ae_backward(net, x, rec, w->val_mask[p] + i * 2 * (size_t)H, decode,
                             decode ? rs * w->val_w[p][i] : 0.0, dc, pass->training, pass->dropout, da,
-                            grad_g, grad_h, H, C, V);
+                            grad_g, grad_h, acc, H, C, V);
             }
+            /* the encoder's first layer: one outer product per distinct value */
+            if (grad_g)
+                for (size_t i = 0; i < n_val[p]; i++) {
+                    if (w->val_first[p][i] != i) continue;
+                    const double *acc = w->val_rec[p] + i * w->val_stride + 6 * H + 3 * C + V + 2 * Z;
+                    outer_add(G + net->g0w, V, H, V, acc, v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, 1.0);
+                }
         }
     }
 
     /* 8. reset the slot maps for the next batch */
     for (size_t i = 0; i < n_sx; i++) w->sx_slot[w->sx_list[i]] = -1;
-    if (!pass->per_row_dropout)
-        for (int p = 0; p < NP; p++)
-            for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
+    for (int p = 0; p < NP; p++)
+        for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
     return BL_OK;
 }
 

@@ -87,8 +87,9 @@ typedef struct bl_pretrain_opts {
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
     int      refit;           /* 1: after the search, train the winning configuration again on every
                                  row (validation contexts included) for its best epoch count */
-    int      per_row_dropout; /* 1: dropout masks per row, as a row-by-row network draws them (slower);
-                                 0: per distinct property value within a batch (default) */
+    int      per_row_dropout; /* 1: dropout masks per row, as a row-by-row network draws them (default;
+                                 measured more accurate); 0: per distinct property value within a
+                                 batch (faster) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;
@@ -101,7 +102,7 @@ typedef struct bl_finetune_opts {
     double lr_min, lr_max;    /* 0.001, 0.01 */
     int    ramp_epochs;       /* 10 */
     int    cosine_epochs;     /* 40 */
-    double weight_decay;      /* < 0: use the model's; default -1 */
+    double weight_decay;      /* Adam's coupled weight decay; < 0: the pre-trained model's (default 0) */
     int    unfreeze_f;        /* 0: f stays frozen; 1: unfreeze f after ⌊7.5·2ⁿ⌋ epochs when n > 1
                                  (the paper, default); 2: f trains from the first epoch */
     uint64_t seed;            /* for a fresh model's initialisation (default 1) */
