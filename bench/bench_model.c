@@ -1,7 +1,7 @@
 /* bench_model.c — speed of the Bellamy model on the C3O data, one thread:
  * pre-training time per epoch and per trial, fine-tuning wall time on 1..5 runs, predictions per second.
  *
- *   bench_model [DATA_DIR] [--epochs N] [--algorithms grep,sort]
+ *   bench_model [DATA_DIR] [--epochs N] [--algorithms grep,sort] [--dropout-masks row|value|hybrid]
  *
  * DATA_DIR defaults to $BELLAMY_DATA or ../shared/datasets/c3o; schemas come from datasets/c3o/.
  * Prints figures; asserts nothing (speed targets are reported in bench/README.md, not tested).
@@ -36,9 +36,15 @@ int main(int argc, char **argv) {
     char dbuf[4096];
     long epochs = 200;
     const char *algos = "grep,kmeans,pagerank,sgd,sort";
+    int masks = -1; /* default */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--epochs") == 0 && i + 1 < argc) epochs = atol(argv[++i]);
         else if (strcmp(argv[i], "--algorithms") == 0 && i + 1 < argc) algos = argv[++i];
+        else if (strcmp(argv[i], "--dropout-masks") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            masks = strcmp(v, "value") == 0 ? 0 : strcmp(v, "row") == 0 ? 1 : strcmp(v, "hybrid") == 0 ? 2 : -2;
+            if (masks == -2) { fprintf(stderr, "bench_model: --dropout-masks row|value|hybrid\n"); return 2; }
+        }
         else dir = argv[i];
     }
     if (!dir) dir = "../shared/datasets/c3o";
@@ -68,6 +74,7 @@ int main(int argc, char **argv) {
         po.trials = 1;
         po.epochs = epochs;
         po.grace = epochs;
+        if (masks >= 0) po.per_row_dropout = masks;
         double t0 = now();
         bl_model *m;
         if (bl_pretrain(ds, NULL, &po, &m, &err)) {

@@ -119,8 +119,11 @@ START_TEST(whole_model_gradient_matches_finite_differences) {
     ck_assert_msg(e3 < 1e-6, "no optional properties: max rel err %g", e3);
     g_per_row = 1;
     double e4 = gradcheck(3, 2, 0.1, 4);
+    g_per_row = 2;
+    double e5 = gradcheck(3, 2, 0.1, 5);
     g_per_row = 0;
     ck_assert_msg(e4 < 1e-6, "per-row dropout: max rel err %g", e4);
+    ck_assert_msg(e5 < 1e-6, "per-row encoder dropout, per-value decoder: max rel err %g", e5);
 }
 END_TEST
 
@@ -186,10 +189,11 @@ START_TEST(distinct_value_pass_equals_row_by_row_reference) {
         double got = pass_loss(&net, &f, w, rows, B, 0.0, 0);
         double want = reference_loss(&net, &f, rows, B);
         ck_assert_double_eq_tol(got, want, 1e-12 * fmax(1, fabs(want)));
-        g_per_row = 1; /* without dropout, per-row and per-value passes are the same network */
-        double row = pass_loss(&net, &f, w, rows, B, 0.0, 0);
+        for (g_per_row = 1; g_per_row <= 2; g_per_row++) { /* without dropout: all modes are one network */
+            double row = pass_loss(&net, &f, w, rows, B, 0.0, 0);
+            ck_assert_double_eq_tol(row, want, 1e-12 * fmax(1, fabs(want)));
+        }
         g_per_row = 0;
-        ck_assert_double_eq_tol(row, want, 1e-12 * fmax(1, fabs(want)));
     }
     bl_bwork_free(w);
     bl_bnet_free(&net);

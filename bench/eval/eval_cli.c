@@ -174,7 +174,7 @@ int bl_eval_main(int argc, char **argv) {
         { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
-        { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row or per distinct property value of a batch", "row", 0, "row|value", 0 },
+        { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
@@ -189,7 +189,7 @@ int bl_eval_main(int argc, char **argv) {
     if (quick) bl_eval_opts_quick(&o);
     o.log = quiet ? NULL : stderr;
     o.model_cache = cache;
-    o.pre.per_row_dropout = strcmp(masks, "row") == 0;
+    o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
     o.totals_per_machine = per_machine;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }

@@ -76,7 +76,8 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                          ev->o.totals_per_machine ? "-pm" : "",
                          a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)ev->o.seed, po->trials,
                          po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
-                         po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
+                         po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
+                         : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
                          : po->refit ? "-refit" : "");
                 if (access(cache, R_OK) == 0 && bl_model_load(cache, NULL, &a->fold_model[f], NULL) == BL_OK) {
                     a->fold_seconds[f] = NAN;

@@ -223,15 +223,15 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           "cluster-total numbers (memory, slots): encoded as totals (as the paper) or per machine", "total", 0,
           "total|per-machine", 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
-          "AlphaDropout masks per row (as a row-by-row network) or per distinct property value of a batch (faster)",
-          "row", 0, "row|value", 0 },
+          "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
+          "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--device cpu|cuda]\n"
                           "         [--target-scale seconds|mean] [--totals total|per-machine]\n"
-                          "         [--dropout-masks row|value] [--delimiter tab|comma] [--quiet]",
+                          "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? BL_EXIT_OK : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
@@ -275,7 +275,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     po.seed = (uint64_t)seed;
     po.val_fraction = val_fraction;
     po.target_scaling = strcmp(tscale, "mean") == 0 ? BL_TARGET_MEAN : BL_TARGET_SECONDS;
-    po.per_row_dropout = strcmp(masks, "row") == 0;
+    po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     /* last = long ago: the first report prints at once */
     progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0 };
     if (!quiet) {

@@ -241,7 +241,7 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     w->n_props = np;
     w->sx_stride = 2 * (size_t)d->f_hidden + 3 * (size_t)d->f_out + 2 * Z;
     w->sx_cap = v->n_sx < max_batch ? v->n_sx : max_batch;
-    w->val_stride = 7 * H + 3 * C + V + 2 * Z; /* + d a1 accumulator [H] */
+    w->val_stride = 7 * H + 5 * C + V + 2 * Z; /* + d a1 accumulator [H], clean code [2C] */
     w->row_stride = 2 * Z + 3;
 
     /* size everything, then allocate once */
@@ -314,9 +314,9 @@ ovf:
 
 /* Encoder then (optionally) decoder of one vector x; rec is a value record (layout above). */
 static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *WT, const double *x, double *rec,
-                                         const double *first_layer, uint8_t *mask, int decode, int training,
-                                         double p, double da, double db, bl_rng *rng, const int H, const int C,
-                                         const int V) {
+                                         const double *first_layer, double *clean, uint8_t *mask, int decode,
+                                         int training, double p, double da, double db, bl_rng *rng, const int H,
+                                         const int C, const int V) {
     double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
     double *b1 = c + C, *t1 = b1 + H, *e1 = t1 + H, *r = e1 + H;
     if (first_layer) { /* the same value's a1 and s1, computed for an earlier row of the batch */
@@ -337,7 +337,13 @@ static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *WT, co
     mvt(WT + net->g3w, C, C, H, d1, a2);
     for (int i = 0; i < C; i++) c[i] = selu(a2[i]);
     if (!decode) return;
-    mvt(WT + net->h0w, H, H, C, c, b1);
+    const double *code = c;
+    if (clean) { /* the decoder reads the value's code without encoder dropout: clean = [a2c, cc] */
+        mvt(WT + net->g3w, C, C, H, s1, clean);
+        for (int i = 0; i < C; i++) clean[C + i] = selu(clean[i]);
+        code = clean + C;
+    }
+    mvt(WT + net->h0w, H, H, C, code, b1);
     for (int i = 0; i < H; i++) t1[i] = selu(b1[i]);
     uint8_t *m2 = mask + H;
     if (training && p > 0.0) {
@@ -357,15 +363,19 @@ static BL_ALWAYS_INLINE void ae_forward(const bl_bnet *net, const double *WT, co
  * from z. Adds into the g and h gradients (those not frozen). */
 static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const double *rec, const uint8_t *mask,
                                           int decode, double rec_scale, double *dc, int training, double p,
-                                          double da, int grad_g, int grad_h, double *da1_acc, const int H,
-                                          const int C, const int V) {
+                                          double da, int grad_g, int grad_h, double *da1_acc, const double *clean,
+                                          const int H, const int C, const int V) {
     const double *W = net->P.param;
     double *G = net->P.grad;
     const double *a1 = rec, *s1 = a1 + H, *d1 = s1 + H, *a2 = d1 + H, *c = a2 + C;
     const double *b1 = c + C, *t1 = b1 + H, *e1 = t1 + H, *r = e1 + H;
     const int drop = training && p > 0.0;
     double dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX], tmp2[BL_BNET_DIM_MAX], dr[BL_BNET_DIM_MAX];
+    double dclean[BL_BNET_DIM_MAX];
     memcpy(dcode, dc, (size_t)C * sizeof(double));
+    memset(dclean, 0, (size_t)C * sizeof(double));
+    const double *code = clean ? clean + C : c;      /* what the decoder read */
+    double *dcode_dec = clean ? dclean : dcode;      /* where its gradient goes */
     if (decode && rec_scale != 0.0) {
         /* r = tanh(b2): d b2 = dr (1 − r²), dr = rec_scale · 2 (r − x) */
         for (int i = 0; i < V; i++) dr[i] = rec_scale * 2.0 * (r[i] - x[i]) * (1.0 - r[i] * r[i]);
@@ -377,8 +387,8 @@ static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const do
             double de = drop ? (m2[i] ? da * tmp[i] : 0.0) : tmp[i];
             tmp2[i] = de * selu_d(b1[i], t1[i]);                  /* d b1 */
         }
-        if (grad_h) outer_add(G + net->h0w, C, H, C, tmp2, c, 1.0);
-        mtv_add(W + net->h0w, C, H, C, tmp2, dcode);              /* d code += H0ᵀ d b1 */
+        if (grad_h) outer_add(G + net->h0w, C, H, C, tmp2, code, 1.0);
+        mtv_add(W + net->h0w, C, H, C, tmp2, dcode_dec);          /* d code += H0ᵀ d b1 */
     }
     if (!grad_g) return;
     for (int i = 0; i < C; i++) dcode[i] *= selu_d(a2[i], c[i]);  /* d a2 */
@@ -388,6 +398,13 @@ static BL_ALWAYS_INLINE void ae_backward(bl_bnet *net, const double *x, const do
     for (int i = 0; i < H; i++) {
         double ds = drop ? (mask[i] ? da * tmp[i] : 0.0) : tmp[i];
         da1_acc[i] += ds * selu_d(a1[i], s1[i]);                  /* d a1, summed over rows of the value */
+    }
+    if (clean && decode && rec_scale != 0.0) {                    /* the clean path: cc = selu(G3·s1) */
+        for (int i = 0; i < C; i++) dclean[i] *= selu_d(clean[i], clean[C + i]);
+        outer_add(G + net->g3w, H, C, H, dclean, s1, 1.0);
+        memset(tmp, 0, (size_t)H * sizeof(double));
+        mtv_add(W + net->g3w, H, C, H, dclean, tmp);
+        for (int i = 0; i < H; i++) da1_acc[i] += tmp[i] * selu_d(a1[i], s1[i]);
     }
 }
 
@@ -447,6 +464,10 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
                 w->val_first[p][n] = (uint32_t)slot[x];
                 w->val_list[p][n] = x;
                 cnt[n] = 1.0;
+                if (pass->per_row_dropout == 2) { /* one reconstruction per value, weighted by its rows */
+                    cnt[n] = 0.0;
+                    cnt[slot[x]] += 1.0;
+                }
                 w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)n++;
                 continue;
             }
@@ -492,8 +513,11 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
             const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
             const uint32_t first = w->val_first[p][i];
             const double *shared = first != i ? w->val_rec[p] + (size_t)first * w->val_stride : NULL;
-            ae_forward(net, WT, x, rec, shared, mask, decode, pass->training, pass->dropout, da, db, pass->rng, H,
-                       C, V);
+            const int hybrid = pass->per_row_dropout == 2;
+            double *clean = hybrid ? rec + 7 * H + 3 * C + V + 2 * Z : NULL;
+            const int dec = decode && (!hybrid || first == i);
+            ae_forward(net, WT, x, rec, shared, clean, mask, dec, pass->training, pass->dropout, da, db, pass->rng,
+                       H, C, V);
             memset(rec + 6 * H + 3 * C + V + 2 * Z, 0, (size_t)H * sizeof(double)); /* d a1 accumulator */
             const double *c = rec + 3 * H + C;
             const double *r = rec + 3 * H + 2 * C + 3 * H;
@@ -501,7 +525,7 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
             mvt(WT + net->z0w + (size_t)col * Z, Z, Z, C, c, P);
             for (int k = 0; k < Z; k++) P[k] *= scale;
             memset(P + Z, 0, (size_t)(Z + C) * sizeof(double));
-            if (decode) {
+            if (dec) {
                 double e2 = 0.0;
                 for (int k = 0; k < V; k++) { double t = r[k] - x[k]; e2 += t * t; }
                 if (opt) rec_loss_o += w->val_w[p][i] * e2;
@@ -600,9 +624,11 @@ static BL_ALWAYS_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, con
                 for (int k = 0; k < C; k++) dc[k] *= scale;
                 const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
                 double *acc = w->val_rec[p] + (size_t)w->val_first[p][i] * w->val_stride + 6 * H + 3 * C + V + 2 * Z;
-                ae_backward(net, x, rec, w->val_mask[p] + i * 2 * (size_t)H, decode,
-                            decode ? rs * w->val_w[p][i] : 0.0, dc, pass->training, pass->dropout, da,
-                            grad_g, grad_h, acc, H, C, V);
+                const int hybrid = pass->per_row_dropout == 2;
+                const int dec = decode && (!hybrid || w->val_first[p][i] == i);
+                ae_backward(net, x, rec, w->val_mask[p] + i * 2 * (size_t)H, dec,
+                            dec ? rs * w->val_w[p][i] : 0.0, dc, pass->training, pass->dropout, da,
+                            grad_g, grad_h, acc, hybrid ? rec + 7 * H + 3 * C + V + 2 * Z : NULL, H, C, V);
             }
             /* the encoder's first layer: one outer product per distinct value */
             if (grad_g)

@@ -97,8 +97,11 @@ typedef struct bl_bpass {
     int    recon;                  /* 1: include the reconstruction loss (pre-training) */
     int    skip_frozen_ae;         /* 1: g and h frozen and no recon: codes are still computed,
                                       but no gradient flows into g/h (saves the decoder) */
-    int    per_row_dropout;        /* 1: run the auto-encoder per row, each with its own dropout masks
-                                      (a row-by-row network, slower); 0: once per distinct value */
+    int    per_row_dropout;        /* 0: the auto-encoder once per distinct value (one dropout mask
+                                      per value); 1: per row, each with its own masks (a row-by-row
+                                      network, slower); 2: the encoder per row with its own mask, the
+                                      decoder once per distinct value on the code without encoder
+                                      dropout (reconstruction weighted by the value's rows) */
     bl_rng *rng;
 } bl_bpass;
 

@@ -87,9 +87,10 @@ typedef struct bl_pretrain_opts {
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
     int      refit;           /* 1: after the search, train the winning configuration again on every
                                  row (validation contexts included) for its best epoch count */
-    int      per_row_dropout; /* 1: dropout masks per row, as a row-by-row network draws them (default;
-                                 measured more accurate); 0: per distinct property value within a
-                                 batch (faster) */
+    int      per_row_dropout; /* bl_bpass.per_row_dropout: 1 dropout masks per row, as a row-by-row
+                                 network draws them (default; measured more accurate); 0 per distinct
+                                 property value within a batch (faster); 2 encoder masks per row,
+                                 decoder per value on the undropped code */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;

@@ -183,6 +183,8 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d must be at least 2", o->reduction);
     if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d out of range", o->batch);
     if (o->threads < 1 || o->threads > 1024) return bl_seterr(err, BL_EINVAL, "threads %d out of range", o->threads);
+    if (o->per_row_dropout < 0 || o->per_row_dropout > 2)
+        return bl_seterr(err, BL_EINVAL, "dropout-mask mode %d (0 per value, 1 per row, 2 hybrid)", o->per_row_dropout);
     if (!(o->val_fraction >= 0 && o->val_fraction < 1))
         return bl_seterr(err, BL_EINVAL, "validation share %g outside [0, 1)", o->val_fraction);
     if (ds->n_rows < 2) return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds->name);
