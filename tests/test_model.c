@@ -374,6 +374,11 @@ START_TEST(prediction_context_from_text_values) {
     vals[0] = NULL;
     ck_assert_int_eq(bl_model_context(m, vals, c1, &e), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.message, m->props[0].name));
+    /* a data set encoded differently (cluster totals per machine) is refused, not silently misread */
+    ds->settings.totals_per_machine = 1;
+    ck_assert_int_eq(bl_model_context_row(m, ds, 0, c2, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "encoder settings"));
+    ds->settings.totals_per_machine = 0;
     bl_model_free(m);
     bl_dataset_free(ds);
 }

@@ -173,10 +173,10 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 bl_status bl_model_map_props(const bl_model *m, const bl_dataset *ds, size_t *map, bl_error *err) {
-    if (memcmp(&m->enc, &ds->settings, sizeof m->enc) != 0 &&
-        (m->enc.vec_len != ds->settings.vec_len || m->enc.ngram_min != ds->settings.ngram_min ||
-         m->enc.ngram_max != ds->settings.ngram_max || m->enc.hash_seed != ds->settings.hash_seed ||
-         strcmp(m->enc.vocabulary, ds->settings.vocabulary) != 0))
+    if (m->enc.vec_len != ds->settings.vec_len || m->enc.ngram_min != ds->settings.ngram_min ||
+        m->enc.ngram_max != ds->settings.ngram_max || m->enc.hash_seed != ds->settings.hash_seed ||
+        m->enc.totals_per_machine != ds->settings.totals_per_machine ||
+        strcmp(m->enc.vocabulary, ds->settings.vocabulary) != 0)
         return bl_seterr(err, BL_EINVAL, "%s: encoded with other encoder settings than the model", ds->name);
     for (size_t i = 0; i < m->n_props; i++) {
         long j = bl_dataset_find_prop(ds, m->props[i].name);
