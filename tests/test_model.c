@@ -408,6 +408,98 @@ START_TEST(refit_trains_the_winner_on_every_row) {
 }
 END_TEST
 
+/* Log targets: the scale is the geometric mean, the network learns ln(runtime / scale), predictions
+ * come back in seconds, the file keeps the mode, and fine-tuning's stop rule still reads seconds. */
+START_TEST(log_targets_train_predict_and_roundtrip) {
+    bl_dataset *ds = synth_ds(11);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 150;
+    o.grace = 75;
+    o.target_scaling = BL_TARGET_LOG;
+    bl_model *m, *l, *f;
+    bl_error e;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &e) == BL_OK, "%s", e.message);
+    double lsum = 0.0;
+    for (size_t i = 0; i < ds->n_rows; i++) lsum += log(ds->runtime_s[i]);
+    ck_assert_int_eq(m->target_scaling, BL_TARGET_LOG);
+    ck_assert_double_eq_tol(m->target_scale, exp(lsum / (double)ds->n_rows), 1e-9 * m->target_scale);
+    /* trained predictions are in seconds: within a factor 2 of the truth on average (an untrained
+     * network's exp(SELU) output is not), and strictly positive */
+    double c[8], rel = 0.0;
+    for (size_t r = 0; r < ds->n_rows; r++) {
+        double y;
+        ck_assert_int_eq(bl_model_context_row(m, ds, r, c, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(m, c, &ds->scale_out[r], 1, &y, &e), BL_OK);
+        ck_assert(y > 0 && isfinite(y));
+        rel += fabs(log(y / ds->runtime_s[r]));
+    }
+    rel /= (double)ds->n_rows;
+    ck_assert_msg(rel < log(2.0), "mean |ln(pred/actual)| %g", rel);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/log.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(l->target_scaling, BL_TARGET_LOG);
+    double x[5] = {2, 3, 5, 8, 13}, p1[5], p2[5], c2[8];
+    ck_assert_int_eq(bl_model_context_row(m, ds, 0, c, &e), BL_OK);
+    ck_assert_int_eq(bl_model_context_row(l, ds, 0, c2, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(m, c, x, 5, p1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(l, c2, x, 5, p2, &e), BL_OK);
+    ck_assert_int_eq(memcmp(p1, p2, sizeof p1), 0);
+    /* the stop rule reads seconds: the fine-tuned MAE is in seconds, not log units */
+    const bl_context *cx = &ds->contexts[0];
+    size_t rows[3] = {cx->rows[0], cx->rows[4], cx->rows[8]};
+    bl_finetune_opts fo;
+    bl_finetune_opts_default(&fo);
+    fo.stop_mae = 0;
+    fo.max_epochs = 1;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 3, &fo, &f, &e), BL_OK);
+    double mae = 0.0;
+    for (int i = 0; i < 3; i++) {
+        double y;
+        ck_assert_int_eq(bl_model_context_row(m, ds, rows[i], c, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(m, c, &ds->scale_out[rows[i]], 1, &y, &e), BL_OK);
+        mae += fabs(y - ds->runtime_s[rows[i]]) / 3.0;
+    }
+    ck_assert_double_eq_tol(f->finetune_mae, mae, 1e-9 * (1.0 + mae));
+    bl_model_free(f);
+    bl_model_free(l);
+    bl_model_free(m);
+    /* a non-positive runtime cannot be log-scaled: an error naming the row */
+    ds->runtime_s[2] = 0.0;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "row 2"));
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* bl_pretrain_top: the winner first (the same model bl_pretrain gives), then the runners-up by
+ * validation loss, each in its own best state. */
+START_TEST(pretrain_top_ranks_the_trials) {
+    bl_dataset *ds = synth_ds(12);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 4;
+    o.epochs = 40;
+    o.grace = 20;
+    bl_model *one, *top[3];
+    bl_error e;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &one, &e), BL_OK);
+    ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 3, top, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(memcmp(one->net.P.param, top[0]->net.P.param, one->net.P.n * sizeof(double)), 0);
+    ck_assert(top[0]->best_val_loss <= top[1]->best_val_loss);
+    ck_assert(top[1]->best_val_loss <= top[2]->best_val_loss);
+    ck_assert_int_ne(memcmp(top[0]->net.P.param, top[1]->net.P.param, one->net.P.n * sizeof(double)), 0);
+    for (int i = 0; i < 3; i++) bl_model_free(top[i]);
+    ck_assert_int_eq(bl_pretrain_top(ds, NULL, &o, 5, top, &e), BL_EINVAL);
+    ck_assert_ptr_null(top[0]);
+    bl_model_free(one);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
@@ -532,6 +624,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, model_file_roundtrip_bit_exact);
     tcase_add_test(tm, prediction_context_from_text_values);
     tcase_add_test(tm, refit_trains_the_winner_on_every_row);
+    tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
+    tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);

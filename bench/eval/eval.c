@@ -47,6 +47,7 @@ void bl_eval_opts_default(bl_eval_opts *o) {
     bl_pretrain_opts_default(&o->pre);
     bl_finetune_opts_default(&o->ft);
     o->target_scaling = o->pre.target_scaling;
+    o->ensemble = 1;
     o->log = NULL;
 }
 
@@ -93,7 +94,7 @@ bl_status bl_eval_init(bl_eval *ev, const bl_eval_opts *o, bl_error *err) {
     return BL_OK;
 }
 
-static void algo_free(bl_eval_algo *a) {
+static void algo_free(bl_eval_algo *a, int ens) {
     free(a->name);
     free(a->data_path);
     free(a->pre_path);
@@ -102,7 +103,7 @@ static void algo_free(bl_eval_algo *a) {
     free(a->row_of_src);
     free(a->ctx_fold);
     if (a->fold_model)
-        for (int f = 0; f < a->n_folds; f++) bl_model_free(a->fold_model[f]);
+        for (int f = 0; f < a->n_folds * ens; f++) bl_model_free(a->fold_model[f]);
     free(a->fold_model);
     free(a->fold_seconds);
     free(a->fold_rows);
@@ -111,7 +112,7 @@ static void algo_free(bl_eval_algo *a) {
 
 void bl_eval_free(bl_eval *ev) {
     if (!ev) return;
-    for (size_t i = 0; i < ev->n_algos; i++) algo_free(&ev->algos[i]);
+    for (size_t i = 0; i < ev->n_algos; i++) algo_free(&ev->algos[i], ev->o.ensemble > 0 ? ev->o.ensemble : 1);
     free(ev->algos);
     for (size_t i = 0; i < ev->n_splits; i++) free(ev->splits[i].id);
     free(ev->splits);
@@ -142,7 +143,7 @@ static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err)
         free(perm);
     }
     size_t nf = (size_t)a->n_folds;
-    a->fold_model = calloc(nf, sizeof *a->fold_model);
+    a->fold_model = calloc(nf * (size_t)(ev->o.ensemble > 0 ? ev->o.ensemble : 1), sizeof *a->fold_model);
     a->fold_seconds = malloc(nf * sizeof *a->fold_seconds);
     a->fold_rows = calloc(nf, sizeof *a->fold_rows);
     a->fold_contexts = calloc(nf, sizeof *a->fold_contexts);

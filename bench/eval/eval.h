@@ -46,6 +46,9 @@ typedef struct bl_eval_opts {
     bl_finetune_opts ft;
     FILE    *log;             /* progress lines (NULL: silent) */
     int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
+    int      ensemble;        /* bellamy: fine-tune the best `ensemble` trials of each fold's search and
+                                 combine their predictions (default 1: the winner alone) */
+    int      ensemble_agg;    /* 0 mean, 1 median, 2 geometric mean */
     const char *model_cache;  /* folder to keep pre-trained fold models in and reuse them from
                                  (NULL: none); the file name carries every setting that decides
                                  the model, so a changed setting never reuses a stale one */
@@ -68,7 +71,8 @@ typedef struct bl_eval_algo {
     char       *pre_path;
     int         n_folds;
     int        *ctx_fold;        /* [ds->n_contexts] fold of each context (all 0 when cross) */
-    bl_model  **fold_model;      /* [n_folds], NULL until pre-trained (or when not needed) */
+    bl_model  **fold_model;      /* [n_folds × ensemble] (fold f's members at f·ensemble + j), NULL
+                                    until pre-trained (or when not needed) */
     double     *fold_seconds;    /* [n_folds] pre-training wall time, NAN when not run */
     size_t     *fold_rows;       /* [n_folds] pre-training rows */
     size_t     *fold_contexts;   /* [n_folds] pre-training contexts */

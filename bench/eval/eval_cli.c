@@ -145,6 +145,8 @@ int bl_eval_main(int argc, char **argv) {
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1;
     int refit = 0, per_machine = 0;
+    long ensemble = 1;
+    const char *ens_agg = "mean";
     const char *masks = "row";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
@@ -170,13 +172,15 @@ int bl_eval_main(int argc, char **argv) {
         { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping", "model default (quick: 200)", 0, NULL, 0 },
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds", "model default", 0, NULL, 0 },
         { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (> 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
-        { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds or divided by the mean runtime", "model default", 0, "seconds|mean", 0 },
+        { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds, divided by the mean runtime, or ln(runtime / geometric mean)", "model default", 0, "seconds|mean|log", 0 },
         { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
+        { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
+        { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
     };
@@ -191,6 +195,9 @@ int bl_eval_main(int argc, char **argv) {
     o.model_cache = cache;
     o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
+    if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble must be 1..27"); return BL_EXIT_USAGE; }
+    o.ensemble = (int)ensemble;
+    o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
@@ -225,7 +232,9 @@ int bl_eval_main(int argc, char **argv) {
     if (SEEN("ft-patience")) o.ft.patience = ft_patience;
     if (SEEN("stop-mae")) o.ft.stop_mae = stop_mae;
     if (SEEN("stop-rel")) o.ft.stop_rel = stop_rel;
-    if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0 ? BL_TARGET_MEAN : BL_TARGET_SECONDS;
+    if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
+                                     : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
+                                                                  : BL_TARGET_SECONDS;
     o.target_scaling = o.pre.target_scaling;
     if (methods) {
         o.methods = 0;
@@ -281,7 +290,7 @@ int bl_eval_main(int argc, char **argv) {
         printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
                "target %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g)\n",
                (unsigned long long)o.seed, o.threads, splits ? "splits from file" : "drawn splits", o.max_n, o.folds,
-               o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.target_scaling == BL_TARGET_MEAN ? "mean-scaled" : "seconds",
+               o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.target_scaling == BL_TARGET_MEAN ? "mean-scaled" : o.pre.target_scaling == BL_TARGET_LOG ? "log-scaled" : "seconds",
                o.ft.max_epochs, o.ft.patience, o.ft.stop_rel > 0 ? "rel" : "mae",
                o.ft.stop_rel > 0 ? o.ft.stop_rel : o.ft.stop_mae);
         if (!splits) printf("splits: up to %zu per context x n x kind, %zu contexts per data file (0 = all)\n",

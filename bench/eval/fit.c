@@ -44,7 +44,8 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             int needed = 0;
             for (size_t i = 0; i < ev->n_splits && !needed; i++)
                 needed = ev->splits[i].algo == ai && a->ctx_fold[ev->splits[i].context] == f;
-            if (!needed || a->fold_model[f]) continue;
+            const int K = ev->o.ensemble;
+            if (!needed || a->fold_model[f * K]) continue;
             bl_dataset *train = NULL;
             const bl_dataset *src = a->pre_ds;
             bl_status st = BL_OK;
@@ -69,6 +70,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             }
             double t0 = now_s();
             char cache[4096] = "";
+            int top = 0; /* the cache file holds ranked members m0, m1, ... */
             if (ev->o.model_cache) {
                 const bl_pretrain_opts *po = &ev->o.pre;
                 snprintf(cache, sizeof cache, "%s/%s-%016llx%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
@@ -79,20 +81,57 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                          po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
                          : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
                          : po->refit ? "-refit" : "");
-                if (access(cache, R_OK) == 0 && bl_model_load(cache, NULL, &a->fold_model[f], NULL) == BL_OK) {
+                /* K > 1: the members live in their own file, named m0, m1, ...; a file kept for a
+                 * larger ensemble serves a smaller one (the members are ranked), even K = 1 */
+                {
+                    size_t len = strlen(cache);
+                    char plain[4096];
+                    memcpy(plain, cache, len + 1);
+                    char *tail = cache + len - 3;
+                    for (int k2 = 27; k2 >= (K > 1 ? K : 2); k2--) {
+                        snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", k2);
+                        if (access(cache, R_OK) == 0) { top = 1; break; }
+                    }
+                    if (!top && K > 1) { snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", K); top = 1; }
+                    if (!top) memcpy(cache, plain, len + 1);
+                }
+                int loaded = access(cache, R_OK) == 0;
+                for (int j = 0; j < K && loaded; j++) {
+                    char nm[32];
+                    snprintf(nm, sizeof nm, "m%d", j);
+                    loaded = bl_model_load(cache, top ? nm : NULL, &a->fold_model[f * K + j], NULL) == BL_OK;
+                }
+                if (!loaded)
+                    for (int j = 0; j < K; j++) {
+                        bl_model_free(a->fold_model[f * K + j]);
+                        a->fold_model[f * K + j] = NULL;
+                    }
+                if (loaded) {
                     a->fold_seconds[f] = NAN;
                     bl_dataset_free(train);
                     if (ev->o.log) fprintf(ev->o.log, "%s: fold %d/%d from %s\n", a->name, f + 1, a->n_folds, cache);
                     continue;
                 }
             }
-            st = bl_pretrain(src, NULL, &ev->o.pre, &a->fold_model[f], err);
+            st = bl_pretrain_top(src, NULL, &ev->o.pre, K, &a->fold_model[f * K], err);
             a->fold_seconds[f] = now_s() - t0;
-            if (st == BL_OK && cache[0]) st = bl_model_save(a->fold_model[f], cache, err);
+            for (int j = 0; j < K && st == BL_OK && cache[0]; j++) {
+                bl_model *mj = a->fold_model[f * K + j];
+                char nm[32];
+                snprintf(nm, sizeof nm, "m%d", j);
+                if (top) {
+                    char *dup = malloc(strlen(nm) + 1);
+                    if (!dup) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
+                    strcpy(dup, nm);
+                    free(mj->name);
+                    mj->name = dup;
+                }
+                st = bl_model_save(mj, cache, err);
+            }
             bl_dataset_free(train);
             if (st != BL_OK) return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
             if (ev->o.log) {
-                const bl_model *m = a->fold_model[f];
+                const bl_model *m = a->fold_model[f * K];
                 fprintf(ev->o.log, "%s: fold %d/%d pre-trained in %.1f s (lr %g, dropout %g, wd %g, %lld epochs, val loss %.4g)\n",
                         a->name, f + 1, a->n_folds, a->fold_seconds[f], m->lr, m->dropout, m->weight_decay,
                         (long long)m->epochs, m->best_val_loss);
@@ -174,16 +213,39 @@ static bl_status fit_group(bl_eval *ev, size_t g, bl_error *err) {
     bl_finetune_opts ft = ev->o.ft;
     ft.seed = seed;
     if (methods & (1u << BL_EVAL_BELLAMY)) {
-        const bl_model *pre = a->fold_model[a->ctx_fold[s0->context]];
-        if (!pre) return bl_seterr(err, BL_EINTERNAL, "split %s: fold model missing", s0->id);
-        bl_model *m = NULL;
+        const int K = ev->o.ensemble;
+        const int f = a->ctx_fold[s0->context];
+        double preds[64][32];
+        size_t ns = ev->group_first[g + 1] - ev->group_first[g];
+        if (ns > 64 || K > 32) return bl_seterr(err, BL_EUNSUPPORTED, "split group too large for the ensemble");
         t0 = now_s();
-        st = bl_finetune(pre, ds, s0->train, (size_t)n, &ft, &m, err);
+        for (int j = 0; j < K; j++) {
+            const bl_model *pre = a->fold_model[f * K + j];
+            if (!pre) return bl_seterr(err, BL_EINTERNAL, "split %s: fold model missing", s0->id);
+            bl_model *m = NULL;
+            st = bl_finetune(pre, ds, s0->train, (size_t)n, &ft, &m, err);
+            if (st != BL_OK) return bl_prefixerr(err, "split %s, bellamy", s0->id);
+            st = predict_model(ev, g, BL_EVAL_BELLAMY, m, err);
+            bl_model_free(m);
+            if (st != BL_OK) return st;
+            for (size_t k = 0; k < ns; k++) preds[k][j] = ev->splits[ev->group_split[ev->group_first[g] + k]].pred[BL_EVAL_BELLAMY];
+        }
+        for (size_t k = 0; k < ns && K > 1; k++) {
+            double *p = preds[k], v = 0.0;
+            if (ev->o.ensemble_agg == 1) { /* median */
+                for (int i = 1; i < K; i++)
+                    for (int j2 = i; j2 > 0 && p[j2 - 1] > p[j2]; j2--) { double t = p[j2]; p[j2] = p[j2 - 1]; p[j2 - 1] = t; }
+                v = K % 2 ? p[K / 2] : 0.5 * (p[K / 2 - 1] + p[K / 2]);
+            } else if (ev->o.ensemble_agg == 2) {
+                for (int i = 0; i < K; i++) v += log(p[i] > 1e-9 ? p[i] : 1e-9);
+                v = exp(v / K);
+            } else {
+                for (int i = 0; i < K; i++) v += p[i];
+                v /= K;
+            }
+            ev->splits[ev->group_split[ev->group_first[g] + k]].pred[BL_EVAL_BELLAMY] = v;
+        }
         set_fit_ms(ev, g, BL_EVAL_BELLAMY, 1e3 * (now_s() - t0));
-        if (st != BL_OK) return bl_prefixerr(err, "split %s, bellamy", s0->id);
-        st = predict_model(ev, g, BL_EVAL_BELLAMY, m, err);
-        bl_model_free(m);
-        if (st != BL_OK) return st;
     }
     if (methods & (1u << BL_EVAL_SCRATCH)) {
         bl_dataset *runs = NULL;

@@ -212,7 +212,7 @@ static bl_status write_summary(const bl_eval *ev, const table *t, const char *di
     for (size_t a = 0; a < ev->n_algos; a++) {
         const bl_eval_algo *al = &ev->algos[a];
         for (int fo = 0; fo < al->n_folds; fo++) {
-            const bl_model *m = al->fold_model[fo];
+            const bl_model *m = al->fold_model[fo * ev->o.ensemble];
             if (!m) continue;
             fprintf(f, "%s\t%d\t%s\t%zu\t%zu\t%.3f\t%d\t%lld\t%g\t%g\t%g\t%.6g\n", al->name, fo + 1,
                     al->pre_ds ? al->pre_path : "other-contexts", al->fold_contexts[fo], al->fold_rows[fo],
@@ -269,7 +269,7 @@ static void print_table(const bl_eval *ev, const table *t, FILE *out) {
             ev->fit_wall_s, ev->o.threads, ev->o.threads == 1 ? "" : "s");
     for (size_t a = 0; a < ev->n_algos; a++)
         for (int f = 0; f < ev->algos[a].n_folds; f++)
-            if (ev->algos[a].fold_model[f])
+            if (ev->algos[a].fold_model[f * ev->o.ensemble])
                 fprintf(out, "Pre-training %s fold %d: %.1f s (%zu rows, %zu contexts)\n", ev->algos[a].name, f + 1,
                         ev->algos[a].fold_seconds[f], ev->algos[a].fold_rows[f], ev->algos[a].fold_contexts[f]);
 }

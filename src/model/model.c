@@ -215,7 +215,8 @@ bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *r
             return bl_seterr(err, BL_EINVAL, "%s: row %zu out of range (%zu rows)", ds->name, r, ds->n_rows);
         }
         b->sx_value[i] = ds->scale_out[r];
-        b->target[i] = ds->runtime_s[r] / m->target_scale;
+        b->target[i] = m->target_scaling == BL_TARGET_LOG ? log(ds->runtime_s[r] / m->target_scale)
+                                                          : ds->runtime_s[r] / m->target_scale;
         for (size_t p = 0; p < np; p++) b->val[i * np + p] = ds->props[map[p]].row_value[r];
     }
     /* distinct scale-outs, sorted */
@@ -270,6 +271,15 @@ bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_sca
         double s = 0.0;
         for (size_t i = 0; i < ds->n_rows; i++) s += ds->runtime_s[i];
         m->target_scale = s / (double)ds->n_rows;
+    } else if (target_scaling == BL_TARGET_LOG) {
+        double s = 0.0;
+        for (size_t i = 0; i < ds->n_rows; i++) {
+            if (!(ds->runtime_s[i] > 0))
+                return bl_seterr(err, BL_EINVAL, "%s: row %zu: runtime %g must be positive for log targets",
+                                 ds->name, i, ds->runtime_s[i]);
+            s += log(ds->runtime_s[i]);
+        }
+        m->target_scale = exp(s / (double)ds->n_rows);
     } else if (target_scaling != BL_TARGET_SECONDS) {
         return bl_seterr(err, BL_EINVAL, "unknown target scaling %d", target_scaling);
     }
@@ -367,7 +377,10 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     double wd = o->weight_decay >= 0 ? o->weight_decay : c->weight_decay;
     if ((st = bl_adam_init(&opt, o->lr_min, wd, err))) goto done;
     size_t *all = malloc(n * sizeof *all);
-    if (!all) {
+    double *pred = malloc(n * sizeof *pred);
+    if (!all || !pred) {
+        free(all);
+        free(pred);
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto done;
     }
@@ -379,8 +392,14 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         if (epoch == unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
         bl_params_zero_grad(P);
         bl_bloss L;
-        if ((st = bl_bnet_pass(&c->net, &vb.v, all, n, &ps, w, NULL, &L, err))) break;
+        if ((st = bl_bnet_pass(&c->net, &vb.v, all, n, &ps, w, pred, &L, err))) break;
         double mae = L.abs_err / (double)n * c->target_scale;
+        if (c->target_scaling == BL_TARGET_LOG) { /* the rule reads seconds, as in the other modes */
+            mae = 0.0;
+            for (size_t i = 0; i < n; i++)
+                mae += fabs(c->target_scale * (exp(pred[i]) - exp(vb.v.target[i])));
+            mae /= (double)n;
+        }
         if (mae < best_mae) {
             best_mae = mae;
             since = 0;
@@ -393,6 +412,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         if ((st = bl_adam_step(&opt, bl_backend_cpu(), P, err))) break;
     }
     free(all);
+    free(pred);
     if (st) goto done;
     memcpy(P->param, best, P->n * sizeof *best);
     bl_params_set_frozen(P, "", 0, NULL, NULL);
@@ -467,7 +487,10 @@ bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x
         bl_scaleout_features_forward(x + i0, k, feat);
         bl_minmax_transform(&m->scaler, feat, k, feat);
         bl_bnet_predict_scaled(&m->net, ctx, feat, k, out + i0);
-        for (size_t i = 0; i < k; i++) out[i0 + i] *= m->target_scale;
+        if (m->target_scaling == BL_TARGET_LOG)
+            for (size_t i = 0; i < k; i++) out[i0 + i] = m->target_scale * exp(out[i0 + i]);
+        else
+            for (size_t i = 0; i < k; i++) out[i0 + i] *= m->target_scale;
     }
     return BL_OK;
 }

@@ -19,7 +19,9 @@
  *
  * Targets: by default the network predicts runtime in seconds, as the paper does
  * (target_scaling = BL_TARGET_SECONDS). BL_TARGET_MEAN divides runtimes by the mean runtime of the
- * pre-training rows, so the loss sees values near 1 whatever the job's length.
+ * pre-training rows, so the loss sees values near 1 whatever the job's length. BL_TARGET_LOG trains
+ * on ln(runtime / geometric mean), so the loss weighs relative errors (what users judge) and a
+ * prediction is target_scale · exp(output); the fine-tuning stop rule still reads seconds.
  *
  * Not here: command-line parsing, printing. Thread safety: a const model may be used for
  * predictions from many threads at once.
@@ -35,7 +37,11 @@
 #include "encode/encode.h"
 #include "model/bnet.h"
 
-typedef enum bl_target_scaling { BL_TARGET_SECONDS = 0, BL_TARGET_MEAN = 1 } bl_target_scaling;
+typedef enum bl_target_scaling {
+    BL_TARGET_SECONDS = 0, /* the network predicts seconds (the paper) */
+    BL_TARGET_MEAN    = 1, /* seconds ÷ the pre-training rows' mean runtime */
+    BL_TARGET_LOG     = 2  /* ln(seconds ÷ the rows' geometric-mean runtime): errors become relative */
+} bl_target_scaling;
 
 typedef struct bl_model_prop {
     char        *name;
@@ -115,6 +121,12 @@ void bl_finetune_opts_default(bl_finetune_opts *o);
 /* Pre-trains a new model on every row of ds (schema_text, may be NULL, is stored with it). */
 bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                       bl_model **out, bl_error *err);
+
+/* The same search, keeping the k best trials (by validation loss) as k models: outs[0] is the
+ * model bl_pretrain returns, outs[1..k) the runners-up in order, each in its best validation state
+ * (k ≤ trials). On failure every outs[i] is NULL. */
+bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                          int k, bl_model **outs, bl_error *err);
 
 /* A fresh, untrained model for ds's properties (for training from scratch): weights drawn from
  * seed, scaler fitted on ds's rows, target scale from ds's runtimes. */

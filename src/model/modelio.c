@@ -36,7 +36,9 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_doubles(rec, "scaler", "max", m->scaler.hi, BL_SCALEOUT_NFEAT, err);
     if (!st) st = bl_modelrec_add_string(rec, "scaler", "features", "1/x,ln x,x", err);
     if (!st) st = bl_modelrec_add_string(rec, "target", "scaling",
-                                         m->target_scaling == BL_TARGET_MEAN ? "mean" : "seconds", err);
+                                         m->target_scaling == BL_TARGET_MEAN  ? "mean"
+                                         : m->target_scaling == BL_TARGET_LOG ? "log"
+                                                                              : "seconds", err);
     if (!st) st = bl_modelrec_add_double(rec, "target", "scale", m->target_scale, err);
     if (!st) st = bl_modelrec_add_int(rec, "encoder", "vec_len", m->enc.vec_len, err);
     if (!st) st = bl_modelrec_add_int(rec, "encoder", "ngram_min", m->enc.ngram_min, err);
@@ -233,8 +235,9 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if ((st = bl_modelrec_get_string(rec, "target", "scaling", &scaling, err))) goto fail;
     if (strcmp(scaling, "seconds") == 0) m->target_scaling = BL_TARGET_SECONDS;
     else if (strcmp(scaling, "mean") == 0) m->target_scaling = BL_TARGET_MEAN;
+    else if (strcmp(scaling, "log") == 0) m->target_scaling = BL_TARGET_LOG;
     else {
-        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scaling '%s' (expected seconds or mean)", rec->name, scaling);
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scaling '%s' (expected seconds, mean or log)", rec->name, scaling);
         goto fail;
     }
     if ((st = bl_modelrec_get_double(rec, "target", "scale", &m->target_scale, err))) goto fail;

@@ -170,14 +170,23 @@ static long planned_epochs(const bl_pretrain_opts *o) {
 
 bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                       bl_model **out, bl_error *err) {
-    if (!ds || !out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
-    *out = NULL;
+    if (!out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
+    return bl_pretrain_top(ds, schema_text, o, 1, out, err);
+}
+
+bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                          int k, bl_model **outs, bl_error *err) {
+    if (!ds || !outs) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
+    if (k < 1) return bl_seterr(err, BL_EINVAL, "bl_pretrain: %d models asked for", k);
+    for (int i = 0; i < k; i++) outs[i] = NULL;
+    bl_model **out = outs;
     bl_pretrain_opts def;
     if (!o) {
         bl_pretrain_opts_default(&def);
         o = &def;
     }
     if (o->trials < 1 || o->trials > 27) return bl_seterr(err, BL_EINVAL, "trials %d outside 1..27", o->trials);
+    if (k > o->trials) return bl_seterr(err, BL_EINVAL, "%d models asked for from %d trials", k, o->trials);
     if (o->epochs < 1) return bl_seterr(err, BL_EINVAL, "epochs %ld must be positive", o->epochs);
     if (o->grace < 1) return bl_seterr(err, BL_EINVAL, "grace period %ld must be positive", o->grace);
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d must be at least 2", o->reduction);
@@ -383,6 +392,24 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     m->rows = (int64_t)ds->n_rows;
     m->contexts = (int64_t)ds->n_contexts;
     bl_model_stamp_now(m);
+    if (k > 1) {
+        /* the runners-up, best validation loss first (the winner is rank[0]) */
+        trial *rank[27];
+        for (int i = 0; i < s.n; i++) rank[i] = &s.t[i];
+        qsort(rank, (size_t)s.n, sizeof rank[0], cmp_trial_ptr);
+        for (int i = 1; i < k; i++) {
+            bl_model *c = NULL;
+            if ((st = bl_model_clone(m, &c, err))) goto done;
+            outs[i] = c;
+            memcpy(c->net.P.param, rank[i]->best, c->net.P.n * sizeof(double));
+            c->dropout = rank[i]->dropout;
+            c->lr = rank[i]->lr;
+            c->weight_decay = rank[i]->wd;
+            c->best_val_loss = rank[i]->best_val;
+            c->best_train_loss = rank[i]->last_train;
+            c->epochs = rank[i]->epochs_done;
+        }
+    }
     *out = m;
     m = NULL;
     st = BL_OK;
@@ -404,5 +431,10 @@ done:
     free(va_rows);
     free(val_idx);
     bl_model_free(m);
+    if (st)
+        for (int i = 1; i < k; i++) {
+            bl_model_free(outs[i]);
+            outs[i] = NULL;
+        }
     return st;
 }
