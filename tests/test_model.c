@@ -500,6 +500,52 @@ START_TEST(pretrain_top_ranks_the_trials) {
 }
 END_TEST
 
+/* The search on a trial group (every trial at once, the GPU's algorithm) against the threaded CPU
+ * search: the same halving decisions, winner and weights to rounding; CUDA without a GPU is a clear
+ * error (with a GPU, the same comparison). */
+START_TEST(pretrain_on_trial_group_matches_cpu_search) {
+    bl_dataset *ds = synth_ds(13);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 5;
+    o.epochs = 12;
+    o.grace = 4;
+    o.threads = 2;
+    bl_model *cpu[2], *grp[2];
+    bl_error e;
+    ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 2, cpu, &e) == BL_OK, "%s", e.message);
+    for (int dev = BL_DEVICE_CUDA; dev <= BL_DEVICE_CPU_BATCHED; dev++) {
+        o.device = dev;
+        bl_status st = bl_pretrain_top(ds, NULL, &o, 2, grp, &e);
+        if (dev == BL_DEVICE_CUDA && st == BL_EUNSUPPORTED) {
+            ck_assert_ptr_nonnull(strstr(e.message, "CUDA"));
+            ck_assert_ptr_null(grp[0]);
+            continue;
+        }
+        ck_assert_msg(st == BL_OK, "%s", e.message);
+        for (int k = 0; k < 2; k++) {
+            ck_assert_double_eq(grp[k]->lr, cpu[k]->lr);
+            ck_assert_double_eq(grp[k]->dropout, cpu[k]->dropout);
+            ck_assert_int_eq(grp[k]->epochs, cpu[k]->epochs);
+            ck_assert_double_eq_tol(grp[k]->best_val_loss, cpu[k]->best_val_loss, 1e-9 * cpu[k]->best_val_loss);
+            double worst = 0.0;
+            for (size_t i = 0; i < cpu[k]->net.P.n; i++) {
+                double a = cpu[k]->net.P.param[i], b = grp[k]->net.P.param[i];
+                double r = fabs(a - b) / fmax(1e-3, fabs(a));
+                if (r > worst) worst = r;
+            }
+            ck_assert_msg(worst < 1e-9, "device %d member %d: weights differ by %g", dev, k, worst);
+            bl_model_free(grp[k]);
+        }
+    }
+    o.device = 7;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &grp[0], &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "device"));
+    for (int k = 0; k < 2; k++) bl_model_free(cpu[k]);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
@@ -626,6 +672,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, refit_trains_the_winner_on_every_row);
     tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
+    tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);

@@ -48,6 +48,7 @@ typedef struct bl_eval_opts {
     int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
     int      ensemble;        /* bellamy: fine-tune the best `ensemble` trials of each fold's search and
                                  combine their predictions (default 1: the winner alone) */
+    int      ensemble_seeds;  /* 1: the members are the winners of searches with seeds seed, seed+1, ... */
     int      ensemble_agg;    /* 0 mean, 1 median, 2 geometric mean */
     const char *model_cache;  /* folder to keep pre-trained fold models in and reuse them from
                                  (NULL: none); the file name carries every setting that decides

@@ -147,6 +147,7 @@ int bl_eval_main(int argc, char **argv) {
     int refit = 0, per_machine = 0;
     long ensemble = 1;
     const char *ens_agg = "mean";
+    int ens_seeds = 0;
     const char *masks = "row";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
@@ -181,6 +182,7 @@ int bl_eval_main(int argc, char **argv) {
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
+        { "ensemble-seeds", BL_OPT_FLAG, &ens_seeds, NULL, "--ensemble members are the winners of K searches with seeds S, S+1, ... (not one search's K best trials)", NULL, 0, NULL, 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
     };
@@ -197,6 +199,7 @@ int bl_eval_main(int argc, char **argv) {
     o.pre.refit = refit;
     if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble must be 1..27"); return BL_EXIT_USAGE; }
     o.ensemble = (int)ensemble;
+    o.ensemble_seeds = ens_seeds;
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }

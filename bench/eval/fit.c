@@ -68,75 +68,87 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                         ev->o.pre.threads);
                 fflush(ev->o.log);
             }
-            double t0 = now_s();
-            char cache[4096] = "";
-            int top = 0; /* the cache file holds ranked members m0, m1, ... */
-            if (ev->o.model_cache) {
-                const bl_pretrain_opts *po = &ev->o.pre;
-                snprintf(cache, sizeof cache, "%s/%s-%016llx%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
-                         ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
-                         ev->o.totals_per_machine ? "-pm" : "",
-                         a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)ev->o.seed, po->trials,
-                         po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
-                         po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
-                         : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
-                         : po->refit ? "-refit" : "");
-                /* K > 1: the members live in their own file, named m0, m1, ...; a file kept for a
-                 * larger ensemble serves a smaller one (the members are ranked), even K = 1 */
-                {
-                    size_t len = strlen(cache);
-                    char plain[4096];
-                    memcpy(plain, cache, len + 1);
-                    char *tail = cache + len - 3;
-                    for (int k2 = 27; k2 >= (K > 1 ? K : 2); k2--) {
-                        snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", k2);
-                        if (access(cache, R_OK) == 0) { top = 1; break; }
+            /* members: the K best trials of one search, or (ensemble_seeds) the winners of K searches
+             * with seeds seed, seed + 1, ... */
+            const int S = ev->o.ensemble_seeds ? K : 1, KL = ev->o.ensemble_seeds ? 1 : K;
+            double fold_t0 = now_s();
+            for (int sj = 0; sj < S; sj++) {
+                bl_pretrain_opts pos = ev->o.pre;
+                pos.seed += (uint64_t)sj;
+                const bl_pretrain_opts *po = &pos;
+                bl_model **dst = &a->fold_model[f * K + sj];
+                double t0 = now_s();
+                char cache[4096] = "";
+                int top = 0; /* the cache file holds ranked members m0, m1, ... */
+                if (ev->o.model_cache) {
+                    snprintf(cache, sizeof cache, "%s/%s-%016llx%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
+                             ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
+                             ev->o.totals_per_machine ? "-pm" : "",
+                             a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)po->seed, po->trials,
+                             po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
+                             po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
+                             : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
+                             : po->refit ? "-refit" : "");
+                    /* K > 1: the members live in their own file, named m0, m1, ...; a file kept for a
+                     * larger ensemble serves a smaller one (the members are ranked), even K = 1 */
+                    {
+                        size_t len = strlen(cache);
+                        char plain[4096];
+                        memcpy(plain, cache, len + 1);
+                        char *tail = cache + len - 3;
+                        for (int k2 = 27; k2 >= (KL > 1 ? KL : 2); k2--) {
+                            snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", k2);
+                            if (access(cache, R_OK) == 0) { top = 1; break; }
+                        }
+                        if (!top && KL > 1) { snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", KL); top = 1; }
+                        if (!top) memcpy(cache, plain, len + 1);
                     }
-                    if (!top && K > 1) { snprintf(tail, sizeof cache - (len - 3), "-top%d.h5", K); top = 1; }
-                    if (!top) memcpy(cache, plain, len + 1);
+                    int loaded = access(cache, R_OK) == 0;
+                    for (int j = 0; j < KL && loaded; j++) {
+                        char nm[32];
+                        snprintf(nm, sizeof nm, "m%d", j);
+                        loaded = bl_model_load(cache, top ? nm : NULL, &dst[j], NULL) == BL_OK;
+                    }
+                    if (!loaded)
+                        for (int j = 0; j < KL; j++) {
+                            bl_model_free(dst[j]);
+                            dst[j] = NULL;
+                        }
+                    if (loaded) {
+                        a->fold_seconds[f] = NAN;
+                        if (ev->o.log) fprintf(ev->o.log, "%s: fold %d/%d from %s\n", a->name, f + 1, a->n_folds, cache);
+                        continue;
+                    }
                 }
-                int loaded = access(cache, R_OK) == 0;
-                for (int j = 0; j < K && loaded; j++) {
+                st = bl_pretrain_top(src, NULL, po, KL, dst, err);
+                a->fold_seconds[f] = now_s() - t0;
+                for (int j = 0; j < KL && st == BL_OK && cache[0]; j++) {
+                    bl_model *mj = dst[j];
                     char nm[32];
                     snprintf(nm, sizeof nm, "m%d", j);
-                    loaded = bl_model_load(cache, top ? nm : NULL, &a->fold_model[f * K + j], NULL) == BL_OK;
-                }
-                if (!loaded)
-                    for (int j = 0; j < K; j++) {
-                        bl_model_free(a->fold_model[f * K + j]);
-                        a->fold_model[f * K + j] = NULL;
+                    if (top) {
+                        char *dup = malloc(strlen(nm) + 1);
+                        if (!dup) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
+                        strcpy(dup, nm);
+                        free(mj->name);
+                        mj->name = dup;
                     }
-                if (loaded) {
-                    a->fold_seconds[f] = NAN;
+                    st = bl_model_save(mj, cache, err);
+                }
+                if (st != BL_OK) {
                     bl_dataset_free(train);
-                    if (ev->o.log) fprintf(ev->o.log, "%s: fold %d/%d from %s\n", a->name, f + 1, a->n_folds, cache);
-                    continue;
+                    return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
+                }
+                if (ev->o.log) {
+                    const bl_model *m = dst[0];
+                    fprintf(ev->o.log, "%s: fold %d/%d pre-trained in %.1f s (lr %g, dropout %g, wd %g, %lld epochs, val loss %.4g)\n",
+                            a->name, f + 1, a->n_folds, a->fold_seconds[f], m->lr, m->dropout, m->weight_decay,
+                            (long long)m->epochs, m->best_val_loss);
+                    fflush(ev->o.log);
                 }
             }
-            st = bl_pretrain_top(src, NULL, &ev->o.pre, K, &a->fold_model[f * K], err);
-            a->fold_seconds[f] = now_s() - t0;
-            for (int j = 0; j < K && st == BL_OK && cache[0]; j++) {
-                bl_model *mj = a->fold_model[f * K + j];
-                char nm[32];
-                snprintf(nm, sizeof nm, "m%d", j);
-                if (top) {
-                    char *dup = malloc(strlen(nm) + 1);
-                    if (!dup) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
-                    strcpy(dup, nm);
-                    free(mj->name);
-                    mj->name = dup;
-                }
-                st = bl_model_save(mj, cache, err);
-            }
+            if (!isnan(a->fold_seconds[f])) a->fold_seconds[f] = now_s() - fold_t0;
             bl_dataset_free(train);
-            if (st != BL_OK) return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
-            if (ev->o.log) {
-                const bl_model *m = a->fold_model[f * K];
-                fprintf(ev->o.log, "%s: fold %d/%d pre-trained in %.1f s (lr %g, dropout %g, wd %g, %lld epochs, val loss %.4g)\n",
-                        a->name, f + 1, a->n_folds, a->fold_seconds[f], m->lr, m->dropout, m->weight_decay,
-                        (long long)m->epochs, m->best_val_loss);
-                fflush(ev->o.log);
-            }
         }
     }
     return BL_OK;

@@ -18,6 +18,7 @@
 #include "data/dataset.h"
 #include "data/synth.h"
 #include "encode/encode.h"
+#include "nn/cuda/cuda.h"
 #include "model/model.h"
 
 #include <math.h>
@@ -212,10 +213,11 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "threads", BL_OPT_INT, &threads, "N", "trials trained in parallel (the result does not depend on it)", thr_def,
           0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
-        { "device", BL_OPT_CHOICE, &device, NULL, "where to train", "cpu", 0, "cpu|cuda", 0 },
+        { "device", BL_OPT_CHOICE, &device, NULL,
+          "where the search runs: CPU threads (one trial each) or a CUDA GPU (all trials at once)", "cpu", 0, "cpu|cuda", 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
-          "network target: runtime in seconds (as the paper) or divided by the mean runtime", "seconds", 0,
-          "seconds|mean", 0 },
+          "network target: runtime in seconds (as the paper), divided by the mean runtime, or ln(runtime / geometric "
+          "mean)", "seconds", 0, "seconds|mean|log", 0 },
         { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
           "tab|comma", 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress on stderr", NULL, 0, NULL, 0 },
@@ -230,7 +232,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--device cpu|cuda]\n"
-                          "         [--target-scale seconds|mean] [--totals total|per-machine]\n"
+                          "         [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? BL_EXIT_OK : rc;
@@ -244,11 +246,12 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
     if (name && !*name) { bl_cli_error(prog, "--name: empty"); return BL_EXIT_USAGE; }
-    if (strcmp(device, "cuda") == 0) {
-        /* The engine has a CUDA backend when BL_HAVE_CUDA, but the model's training loops do not use it yet. */
-        bl_cli_error(prog, "--device cuda: this build has no CUDA support for %s; use --device cpu",
-                     BL_HAVE_CUDA ? "pre-training yet" : "anything");
-        return BL_EXIT_FAIL;
+    if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
+        bl_error cerr = { 0 };
+        if (bl_cuda_available(&cerr) != BL_OK) {
+            bl_cli_error(prog, "--device cuda: no CUDA support here: %s; use --device cpu", cerr.message);
+            return BL_EXIT_FAIL;
+        }
     }
     if (!opts[8].seen) threads = default_threads();
     if (threads > trials) threads = trials;
@@ -274,7 +277,10 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     po.threads = (int)threads;
     po.seed = (uint64_t)seed;
     po.val_fraction = val_fraction;
-    po.target_scaling = strcmp(tscale, "mean") == 0 ? BL_TARGET_MEAN : BL_TARGET_SECONDS;
+    po.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
+                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
+                                                   : BL_TARGET_SECONDS;
+    po.device = strcmp(device, "cuda") == 0 ? BL_DEVICE_CUDA : BL_DEVICE_CPU;
     po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     /* last = long ago: the first report prints at once */
     progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0 };

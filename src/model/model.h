@@ -97,9 +97,16 @@ typedef struct bl_pretrain_opts {
                                  network draws them (default; measured more accurate); 0 per distinct
                                  property value within a batch (faster); 2 encoder masks per row,
                                  decoder per value on the undropped code */
+    int      device;          /* bl_pretrain_device: where the search runs (default BL_DEVICE_CPU) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;
+
+/* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once
+ * on the GPU (model/tgroup.h; BL_EUNSUPPORTED without a build with CUDA or without a device), the
+ * same masks and the same arithmetic, so the result matches the CPU's to rounding. BL_DEVICE_CPU_BATCHED:
+ * the GPU's algorithm on the CPU (all trials batched; a reference for tests, not fast). */
+enum bl_pretrain_device { BL_DEVICE_CPU = 0, BL_DEVICE_CUDA = 1, BL_DEVICE_CPU_BATCHED = 2 };
 
 typedef struct bl_finetune_opts {
     long   max_epochs;        /* default 2500 */

@@ -10,6 +10,8 @@
  *
  * Threads: trials of a rung are handed out to worker threads; a trial's result depends only on its
  * own generator, so the outcome is the same for any thread count.
+ * Devices: with o->device CUDA (or CPU_BATCHED) the rungs drive a trial group (tgroup.h) that trains
+ * every alive trial at once, with the same generators, masks and halving decisions.
  * Not here: fine-tuning, files.
  */
 #include "model/model_internal.h"
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "model/tgroup.h"
 
 typedef struct trial {
     int      id;
@@ -168,6 +171,86 @@ static long planned_epochs(const bl_pretrain_opts *o) {
     return total;
 }
 
+/* The successive-halving rungs on a trial group (every alive trial of the search at once). Fills the
+ * trials' bookkeeping and best parameters exactly as the threaded path does. */
+static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err) {
+    const bl_pretrain_opts *o = s->o;
+    bl_tgroup_trial cfg[27];
+    for (int i = 0; i < s->n; i++) {
+        cfg[i].lr = s->t[i].lr;
+        cfg[i].wd = s->t[i].wd;
+        cfg[i].dropout = s->t[i].dropout;
+        cfg[i].seed = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1;
+    }
+    bl_tgroup_opts go;
+    bl_tgroup_opts_default(&go);
+    go.batch = o->batch;
+    go.per_row_dropout = o->per_row_dropout;
+    go.device = o->device == BL_DEVICE_CUDA ? BL_TGROUP_CUDA : BL_TGROUP_CPU;
+    go.threads = o->threads;
+    go.graphs = o->device == BL_DEVICE_CUDA;
+    bl_tgroup *g = NULL;
+    bl_status st = bl_tgroup_new(d, &s->tr.v, s->has_val ? &s->va.v : NULL, s->n, cfg, &go, &g, err);
+    if (st) return st;
+    uint8_t alive[27];
+    for (int i = 0; i < s->n; i++) alive[i] = 1;
+    long rung = o->grace < o->epochs ? o->grace : o->epochs, done = 0;
+    for (;;) {
+        for (; done < rung; done++) {
+            if ((st = bl_tgroup_epoch(g, alive, err))) goto out;
+            for (int i = 0; i < s->n; i++) {
+                if (!alive[i]) continue;
+                bl_tgroup_stat ts;
+                bl_tgroup_stat_get(g, i, &ts);
+                trial *t = &s->t[i];
+                t->epochs_done = ts.epochs_done;
+                t->last_train = ts.train_loss;
+                t->best_val = ts.best_val;
+                t->best_epoch = ts.best_epoch;
+            }
+            if (o->progress && ((done + 1) % 25 == 0 || done + 1 == rung)) {
+                s->done_all += (long)s->alive * ((done + 1) % 25 == 0 ? 25 : (done + 1) % 25);
+                for (int i = 0; i < s->n; i++) {
+                    if (!alive[i]) continue;
+                    bl_progress p = {.trial = i, .trials_alive = s->alive, .trials_total = s->n,
+                                     .epoch = done + 1, .epochs_total = o->epochs,
+                                     .epochs_done_all = s->done_all, .epochs_planned_all = s->planned_all,
+                                     .train_loss = s->t[i].last_train, .val_loss = s->t[i].best_val,
+                                     .best_val_loss = s->t[i].best_val};
+                    for (int j = 0; j < s->n; j++)
+                        if (s->t[j].best_val < p.best_val_loss) p.best_val_loss = s->t[j].best_val;
+                    if (o->progress(o->progress_ctx, &p)) {
+                        st = bl_seterr(err, BL_EINTERNAL, "pre-training cancelled");
+                        goto out;
+                    }
+                }
+            }
+        }
+        if (rung >= o->epochs) break;
+        trial *rank[27];
+        int na = 0;
+        for (int i = 0; i < s->n; i++)
+            if (s->t[i].alive) rank[na++] = &s->t[i];
+        qsort(rank, (size_t)na, sizeof rank[0], cmp_trial_ptr);
+        int keep = (na + o->reduction - 1) / o->reduction;
+        for (int i = keep; i < na; i++) {
+            rank[i]->alive = 0;
+            alive[rank[i]->id] = 0;
+        }
+        s->alive = keep;
+        long next = rung * o->reduction;
+        rung = next < o->epochs ? next : o->epochs;
+    }
+    for (int i = 0; i < s->n && !st; i++) {
+        trial *t = &s->t[i];
+        if (!(st = bl_tgroup_get_best(g, i, &t->net, err)))
+            memcpy(t->best, t->net.P.param, t->net.P.n * sizeof(double));
+    }
+out:
+    bl_tgroup_free(g);
+    return st;
+}
+
 bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                       bl_model **out, bl_error *err) {
     if (!out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
@@ -192,6 +275,8 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d must be at least 2", o->reduction);
     if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d out of range", o->batch);
     if (o->threads < 1 || o->threads > 1024) return bl_seterr(err, BL_EINVAL, "threads %d out of range", o->threads);
+    if (o->device < BL_DEVICE_CPU || o->device > BL_DEVICE_CPU_BATCHED)
+        return bl_seterr(err, BL_EINVAL, "device %d (0 cpu, 1 cuda, 2 cpu-batched)", o->device);
     if (o->per_row_dropout < 0 || o->per_row_dropout > 2)
         return bl_seterr(err, BL_EINVAL, "dropout-mask mode %d (0 per value, 1 per row, 2 hybrid)", o->per_row_dropout);
     if (!(o->val_fraction >= 0 && o->val_fraction < 1))
@@ -304,7 +389,11 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
 
     /* successive halving */
     long rung = o->grace < o->epochs ? o->grace : o->epochs;
-    for (;;) {
+    if (o->device != BL_DEVICE_CPU) {
+        if ((st = search_on_group(&s, &m->net.d, err))) goto done;
+        rung = o->epochs; /* the rungs ran on the group */
+    }
+    for (; o->device == BL_DEVICE_CPU;) {
         s.n_todo = 0;
         for (int i = 0; i < s.n; i++)
             if (s.t[i].alive) s.todo[s.n_todo++] = i;
