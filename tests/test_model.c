@@ -339,7 +339,7 @@ START_TEST(model_file_roundtrip_bit_exact) {
     ck_assert_int_eq(memcmp(m->net.P.param, l->net.P.param, m->net.P.n * sizeof(double)), 0);
     ck_assert_str_eq(l->schema_text, "schema text");
     ck_assert_uint_eq(l->n_props, m->n_props);
-    double c1[8], c2[8], x[11], p1[11], p2[11];
+    double c1[BL_BNET_DIM_MAX], c2[BL_BNET_DIM_MAX], x[11], p1[11], p2[11];
     for (int i = 0; i < 11; i++) x[i] = 2 + i;
     ck_assert_int_eq(bl_model_context_row(m, ds, 3, c1, &e), BL_OK);
     ck_assert_int_eq(bl_model_context_row(l, ds, 3, c2, &e), BL_OK);
@@ -364,10 +364,10 @@ START_TEST(prediction_context_from_text_values) {
     bl_error e;
     ck_assert_int_eq(bl_model_map_props(m, ds, map, &e), BL_OK);
     for (size_t i = 0; i < m->n_props; i++) vals[i] = ds->props[map[i]].values[ds->props[map[i]].row_value[0]];
-    double c1[8], c2[8];
+    double c1[BL_BNET_DIM_MAX], c2[BL_BNET_DIM_MAX];
     ck_assert_int_eq(bl_model_context(m, vals, c1, &e), BL_OK);
     ck_assert_int_eq(bl_model_context_row(m, ds, 0, c2, &e), BL_OK);
-    for (int k = 0; k < 8; k++) ck_assert_double_eq_tol(c1[k], c2[k], 1e-12);
+    for (size_t k = 0; k < bl_model_ctx_len(m); k++) ck_assert_double_eq_tol(c1[k], c2[k], 1e-12);
     double x = 0, out;
     ck_assert_int_eq(bl_model_predict(m, c1, &x, 1, &out, &e), BL_EINVAL);
     /* an essential property without a value is an error naming it */
@@ -427,7 +427,7 @@ START_TEST(log_targets_train_predict_and_roundtrip) {
     ck_assert_double_eq_tol(m->target_scale, exp(lsum / (double)ds->n_rows), 1e-9 * m->target_scale);
     /* trained predictions are in seconds: within a factor 2 of the truth on average (an untrained
      * network's exp(SELU) output is not), and strictly positive */
-    double c[8], rel = 0.0;
+    double c[BL_BNET_DIM_MAX], rel = 0.0;
     for (size_t r = 0; r < ds->n_rows; r++) {
         double y;
         ck_assert_int_eq(bl_model_context_row(m, ds, r, c, &e), BL_OK);
@@ -442,7 +442,7 @@ START_TEST(log_targets_train_predict_and_roundtrip) {
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
     ck_assert_int_eq(l->target_scaling, BL_TARGET_LOG);
-    double x[5] = {2, 3, 5, 8, 13}, p1[5], p2[5], c2[8];
+    double x[5] = {2, 3, 5, 8, 13}, p1[5], p2[5], c2[BL_BNET_DIM_MAX];
     ck_assert_int_eq(bl_model_context_row(m, ds, 0, c, &e), BL_OK);
     ck_assert_int_eq(bl_model_context_row(l, ds, 0, c2, &e), BL_OK);
     ck_assert_int_eq(bl_model_predict(m, c, x, 5, p1, &e), BL_OK);
@@ -546,6 +546,97 @@ START_TEST(pretrain_on_trial_group_matches_cpu_search) {
 }
 END_TEST
 
+/* An ensemble: bl_pretrain with members = 3 holds the winners of the searches with seeds S, S+1, S+2;
+ * it predicts their median; fine-tuning trains every member; the file keeps all of them bit for bit. */
+START_TEST(ensemble_members_predict_their_median) {
+    bl_dataset *ds = synth_ds(14);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 30;
+    o.grace = 15;
+    o.seed = 5;
+    o.members = 3;
+    bl_model *ens, *single[3];
+    bl_error e;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &ens, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(ens->n_members, 3);
+    ck_assert_uint_eq(bl_model_ctx_len(ens), 3u * (size_t)ens->net.d.z_hidden);
+    o.members = 1;
+    for (int j = 0; j < 3; j++) {
+        o.seed = 5 + (uint64_t)j;
+        ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &single[j], &e), BL_OK);
+        ck_assert_int_eq(single[j]->n_members, 1);
+        const bl_bnet *mj = bl_model_member_c(ens, j);
+        ck_assert_int_eq(memcmp(mj->P.param, single[j]->net.P.param, mj->P.n * sizeof(double)), 0);
+        ck_assert_double_eq(ens->member_meta[4 * j + 1], single[j]->lr);
+    }
+    /* the prediction is the median of the members' predictions, per scale-out */
+    double x[6] = {1, 2, 3, 5, 9, 40}, pe[6], ps[3][6], c[BL_BNET_DIM_MAX];
+    ck_assert_int_eq(bl_model_context_row(ens, ds, 7, c, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(ens, c, x, 6, pe, &e), BL_OK);
+    for (int j = 0; j < 3; j++) {
+        ck_assert_int_eq(bl_model_context_row(single[j], ds, 7, c, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(single[j], c, x, 6, ps[j], &e), BL_OK);
+    }
+    for (int i = 0; i < 6; i++) {
+        double a = ps[0][i], b = ps[1][i], d = ps[2][i];
+        double med = fmax(fmin(a, b), fmin(fmax(a, b), d));
+        ck_assert_double_eq(pe[i], med);
+    }
+    /* fine-tuning trains every member (only z moves when n = 1) */
+    const bl_context *cx = &ds->contexts[0];
+    size_t rows[1] = {cx->rows[0]};
+    bl_finetune_opts fo;
+    bl_finetune_opts_default(&fo);
+    fo.stop_mae = 0;
+    fo.max_epochs = 20;
+    bl_model *ft, *l;
+    ck_assert_int_eq(bl_finetune(ens, ds, rows, 1, &fo, &ft, &e), BL_OK);
+    ck_assert_int_eq(ft->n_members, 3);
+    for (int j = 0; j < 3; j++) {
+        const bl_bnet *a = bl_model_member_c(ens, j), *b = bl_model_member_c(ft, j);
+        ck_assert_int_eq(memcmp(a->P.param, b->P.param, a->z0w * sizeof(double)), 0);
+        ck_assert_int_ne(memcmp(a->P.param + a->z0w, b->P.param + b->z0w, (a->P.n - a->z0w) * sizeof(double)), 0);
+    }
+    /* save → load keeps every member and the predictions bit for bit */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ens.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(ft, path, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(l->n_members, 3);
+    for (int j = 0; j < 3; j++) {
+        const bl_bnet *a = bl_model_member_c(ft, j), *b = bl_model_member_c(l, j);
+        ck_assert_int_eq(memcmp(a->P.param, b->P.param, a->P.n * sizeof(double)), 0);
+    }
+    ck_assert_int_eq(memcmp(ft->member_meta, l->member_meta, 12 * sizeof(double)), 0);
+    double p1[6], p2[6], c2[BL_BNET_DIM_MAX];
+    ck_assert_int_eq(bl_model_context_row(ft, ds, 3, c, &e), BL_OK);
+    ck_assert_int_eq(bl_model_context_row(l, ds, 3, c2, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(ft, c, x, 6, p1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(l, c2, x, 6, p2, &e), BL_OK);
+    ck_assert_int_eq(memcmp(p1, p2, sizeof p1), 0);
+    /* the text-value context equals the row context for every member */
+    const char *vals[16];
+    size_t map[16];
+    ck_assert_int_eq(bl_model_map_props(l, ds, map, &e), BL_OK);
+    for (size_t i = 0; i < l->n_props; i++) vals[i] = ds->props[map[i]].values[ds->props[map[i]].row_value[3]];
+    ck_assert_int_eq(bl_model_context(l, vals, c, &e), BL_OK);
+    for (size_t k = 0; k < bl_model_ctx_len(l); k++) ck_assert_double_eq_tol(c[k], c2[k], 1e-12);
+    bl_model_free(l);
+    bl_model_free(ft);
+    /* bad member counts */
+    o.members = 0;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &l, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "members"));
+    o.members = BL_MODEL_MEMBERS_MAX + 1;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &l, &e), BL_EINVAL);
+    for (int j = 0; j < 3; j++) bl_model_free(single[j]);
+    bl_model_free(ens);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
@@ -625,7 +716,7 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
     size_t n = 0;
     for (size_t i = 0; i < c->n_rows; i++) {
         size_t r = c->rows[i];
-        double ctx[8], p, x = ds->scale_out[r], y = ds->runtime_s[r];
+        double ctx[BL_BNET_DIM_MAX], p, x = ds->scale_out[r], y = ds->runtime_s[r];
         if (x == 2 || x == 6 || x == 12) continue;
         bl_model_context_row(f, ds, r, ctx, &e);
         bl_model_predict(f, ctx, &x, 1, &p, &e);
@@ -673,6 +764,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
+    tcase_add_test(tm, ensemble_members_predict_their_median);
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);

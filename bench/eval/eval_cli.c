@@ -145,7 +145,7 @@ int bl_eval_main(int argc, char **argv) {
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1;
     int refit = 0, per_machine = 0;
-    long ensemble = 1;
+    long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
     int ens_seeds = 0;
     const char *masks = "row";
@@ -182,6 +182,7 @@ int bl_eval_main(int argc, char **argv) {
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
+        { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; 1 = one network)", "model default (3)", 0, NULL, 0 },
         { "ensemble-seeds", BL_OPT_FLAG, &ens_seeds, NULL, "--ensemble members are the winners of K searches with seeds S, S+1, ... (not one search's K best trials)", NULL, 0, NULL, 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
@@ -200,6 +201,14 @@ int bl_eval_main(int argc, char **argv) {
     if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble must be 1..27"); return BL_EXIT_USAGE; }
     o.ensemble = (int)ensemble;
     o.ensemble_seeds = ens_seeds;
+    if (SEEN("members")) {
+        if (members < 1 || members > BL_MODEL_MEMBERS_MAX) { bl_cli_error(prog, "--members must be 1..%d", BL_MODEL_MEMBERS_MAX); return BL_EXIT_USAGE; }
+        o.pre.members = (int)members;
+    }
+    if (o.pre.members > 1 && (o.ensemble > 1 || o.ensemble_seeds)) {
+        bl_cli_error(prog, "--ensemble combines single networks: use it with --members 1");
+        return BL_EXIT_USAGE;
+    }
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }

@@ -70,13 +70,19 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             }
             /* members: the K best trials of one search, or (ensemble_seeds) the winners of K searches
              * with seeds seed, seed + 1, ... */
-            const int S = ev->o.ensemble_seeds ? K : 1, KL = ev->o.ensemble_seeds ? 1 : K;
+            /* An ensemble model (pre.members > 1, the library default) is assembled here from the
+             * single-network searches with seeds seed, seed + 1, ... exactly as bl_pretrain builds it
+             * (tests/test_model.c checks that equality), so each search is cached on its own. */
+            const int M = K == 1 && !ev->o.ensemble_seeds ? ev->o.pre.members : 1;
+            const int S = ev->o.ensemble_seeds ? K : M, KL = ev->o.ensemble_seeds ? 1 : K;
+            bl_model *parts[BL_MODEL_MEMBERS_MAX] = {NULL};
             double fold_t0 = now_s();
             for (int sj = 0; sj < S; sj++) {
                 bl_pretrain_opts pos = ev->o.pre;
                 pos.seed += (uint64_t)sj;
+                pos.members = 1;
                 const bl_pretrain_opts *po = &pos;
-                bl_model **dst = &a->fold_model[f * K + sj];
+                bl_model **dst = M > 1 ? &parts[sj] : &a->fold_model[f * K + sj];
                 double t0 = now_s();
                 char cache[4096] = "";
                 int top = 0; /* the cache file holds ranked members m0, m1, ... */
@@ -137,6 +143,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 }
                 if (st != BL_OK) {
                     bl_dataset_free(train);
+                    for (int j = 0; j < M; j++) bl_model_free(parts[j]);
                     return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
                 }
                 if (ev->o.log) {
@@ -149,6 +156,18 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             }
             if (!isnan(a->fold_seconds[f])) a->fold_seconds[f] = now_s() - fold_t0;
             bl_dataset_free(train);
+            if (M > 1) {
+                bl_status st2 = BL_OK;
+                for (int j = 0; j < M && !st2; j++)
+                    if (!parts[j]) st2 = bl_seterr(err, BL_EINTERNAL, "%s: fold %d: member %d missing", a->name, f + 1, j);
+                if (!st2) st2 = bl_model_add_members(parts[0], (const bl_model *const *)(parts + 1), M - 1, err);
+                for (int j = 1; j < M; j++) bl_model_free(parts[j]);
+                if (st2) {
+                    bl_model_free(parts[0]);
+                    return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
+                }
+                a->fold_model[f * K] = parts[0];
+            }
         }
     }
     return BL_OK;
@@ -167,8 +186,7 @@ typedef struct pool {
 
 /* Predicts each split of group g with a fine-tuned model. */
 static bl_status predict_model(bl_eval *ev, size_t g, int method, const bl_model *m, bl_error *err) {
-    double ctx[64];
-    if (m->net.d.z_hidden > 64) return bl_seterr(err, BL_EUNSUPPORTED, "z_hidden %d > 64", m->net.d.z_hidden);
+    double ctx[BL_BNET_DIM_MAX]; /* bl_model_ctx_len ≤ BL_BNET_DIM_MAX */
     for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
         bl_eval_split *s = &ev->splits[ev->group_split[k]];
         const bl_dataset *ds = ev->algos[s->algo].ds;

@@ -192,7 +192,7 @@ static long default_threads(void) {
 static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
     const char *device = "cpu", *tscale = "seconds";
-    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1;
+    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 3;
     double val_fraction = 0.2;
     int quiet = 0;
     const char *totals = "total", *masks = "row";
@@ -213,6 +213,9 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "threads", BL_OPT_INT, &threads, "N", "trials trained in parallel (the result does not depend on it)", thr_def,
           0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
+        { "members", BL_OPT_INT, &members, "N",
+          "ensemble: N searches (seeds S, S+1, ...) whose winners' median is the prediction; 1 = one network", "3", 0,
+          NULL, 0 },
         { "device", BL_OPT_CHOICE, &device, NULL,
           "where the search runs: CPU threads (one trial each) or a CUDA GPU (all trials at once)", "cpu", 0, "cpu|cuda", 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
@@ -231,7 +234,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
-                          "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--device cpu|cuda]\n"
+                          "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--members N]\n"
+                          "         [--device cpu|cuda]"
                           "         [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
@@ -245,6 +249,10 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         return BL_EXIT_USAGE;
     }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
+    if (members < 1 || members > BL_MODEL_MEMBERS_MAX) {
+        bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
+        return BL_EXIT_USAGE;
+    }
     if (name && !*name) { bl_cli_error(prog, "--name: empty"); return BL_EXIT_USAGE; }
     if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
         bl_error cerr = { 0 };
@@ -281,15 +289,17 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                       : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
                                                    : BL_TARGET_SECONDS;
     po.device = strcmp(device, "cuda") == 0 ? BL_DEVICE_CUDA : BL_DEVICE_CPU;
+    po.members = (int)members;
     po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     /* last = long ago: the first report prints at once */
     progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0 };
     if (!quiet) {
         po.progress = on_progress;
         po.progress_ctx = &ps;
-        fprintf(stderr, "%s: %zu rows, %zu contexts; %ld trial%s x up to %ld epochs (grace %ld) on %ld thread%s, seed %ld\n",
-                prog, ds->n_rows, ds->n_contexts, trials, trials == 1 ? "" : "s", epochs, grace, threads,
-                threads == 1 ? "" : "s", seed);
+        fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs (grace %ld) on %ld "
+                "thread%s, seed %ld%s\n", prog, ds->n_rows, ds->n_contexts, members, members == 1 ? "" : "es", trials,
+                trials == 1 ? "" : "s", epochs, grace, threads, threads == 1 ? "" : "s", seed,
+                members > 1 ? " (an ensemble: the median of the searches' winners)" : "");
     }
     bl_status st = bl_pretrain(ds, schema_text, &po, &m, &err);
     if (ps.printed) fputc('\n', stderr);

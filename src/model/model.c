@@ -23,6 +23,7 @@ void bl_pretrain_opts_default(bl_pretrain_opts *o) {
     o->val_fraction = 0.2;
     o->target_scaling = BL_TARGET_SECONDS;
     o->per_row_dropout = 1; /* measured better than per-value masks (bench/README.md) */
+    o->members = 3;         /* the median of three searches' winners: measured better than one */
     const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
     memcpy(o->dropouts, dr, sizeof dr);
     memcpy(o->lrs, lr, sizeof lr);
@@ -55,6 +56,10 @@ static char *xstrdup(const char *s) {
 void bl_model_free(bl_model *m) {
     if (!m) return;
     bl_bnet_free(&m->net);
+    if (m->more)
+        for (int i = 0; i < m->n_members - 1; i++) bl_bnet_free(&m->more[i]);
+    free(m->more);
+    free(m->member_meta);
     for (size_t i = 0; i < m->n_props; i++) free(m->props[i].name);
     free(m->props);
     free(m->schema_text);
@@ -106,6 +111,7 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
         bl_model_free(m);
         return st;
     }
+    m->n_members = 1;
     m->target_scale = 1.0;
     m->dropout = 0.0;
     m->lr = 0.01;
@@ -116,6 +122,48 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
 nomem:
     bl_model_free(m);
     return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
+}
+
+size_t bl_model_ctx_len(const bl_model *m) { return (size_t)m->n_members * (size_t)m->net.d.z_hidden; }
+
+bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k, bl_error *err) {
+    if (!m || (k > 0 && !others)) return bl_seterr(err, BL_EINVAL, "bl_model_add_members: NULL argument");
+    int total = m->n_members + k;
+    if (total > BL_MODEL_MEMBERS_MAX || (size_t)total * (size_t)m->net.d.z_hidden > BL_BNET_DIM_MAX)
+        return bl_seterr(err, BL_EINVAL, "an ensemble of %d members is too large (at most %d, and %d context values)",
+                         total, BL_MODEL_MEMBERS_MAX, BL_BNET_DIM_MAX);
+    for (int j = 0; j < k; j++) {
+        const bl_bnet_dims *a = &m->net.d, *b = &others[j]->net.d;
+        if (memcmp(a, b, sizeof *a) != 0 || others[j]->n_props != m->n_props)
+            return bl_seterr(err, BL_EINVAL, "ensemble member %d has another network shape", m->n_members + j);
+    }
+    if (k == 0) return BL_OK;
+    bl_bnet *more = realloc(m->more, (size_t)(total - 1) * sizeof *more);
+    if (!more) return bl_seterr(err, BL_ENOMEM, "out of memory for an ensemble");
+    m->more = more;
+    double *meta = realloc(m->member_meta, (size_t)total * 4 * sizeof *meta);
+    if (!meta) return bl_seterr(err, BL_ENOMEM, "out of memory for an ensemble");
+    if (!m->member_meta) { /* member 0's record comes from the model itself */
+        meta[0] = m->dropout;
+        meta[1] = m->lr;
+        meta[2] = m->weight_decay;
+        meta[3] = m->best_val_loss;
+    }
+    m->member_meta = meta;
+    for (int j = 0; j < k; j++) {
+        const bl_model *o = others[j];
+        bl_bnet *dst = &m->more[m->n_members - 1];
+        bl_status st = bl_bnet_init(dst, &m->net.d, NULL, err);
+        if (st) return st;
+        bl_bnet_copy_params(dst, &o->net, 0);
+        double *mm = meta + (size_t)m->n_members * 4;
+        mm[0] = o->dropout;
+        mm[1] = o->lr;
+        mm[2] = o->weight_decay;
+        mm[3] = o->best_val_loss;
+        m->n_members++;
+    }
+    return BL_OK;
 }
 
 bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
@@ -150,6 +198,25 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     c->finetune_mae = m->finetune_mae;
     memcpy(c->created, m->created, sizeof c->created);
     c->pretrained = m->pretrained;
+    if (m->n_members > 1) { /* the other members, through a view of each as a one-network model */
+        for (int j = 1; j < m->n_members; j++) {
+            bl_model view = *m;
+            view.net = m->more[j - 1];
+            view.n_members = 1;
+            view.dropout = m->member_meta[4 * j];
+            view.lr = m->member_meta[4 * j + 1];
+            view.weight_decay = m->member_meta[4 * j + 2];
+            view.best_val_loss = m->member_meta[4 * j + 3];
+            const bl_model *vp = &view;
+            bl_status st = bl_model_add_members(c, &vp, 1, err);
+            if (st) {
+                bl_model_free(c);
+                *out = NULL;
+                return st;
+            }
+        }
+        memcpy(c->member_meta, m->member_meta, (size_t)m->n_members * 4 * sizeof(double));
+    }
     return BL_OK;
 }
 
@@ -361,21 +428,10 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto done;
     }
-    bl_params *P = &c->net.P;
-    bl_params_reset_adam(P);
-    bl_params_set_frozen(P, "", 1, NULL, NULL);
-    bl_params_set_frozen(P, "z.", 0, NULL, NULL);
-    if (!c->pretrained) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
-    long unfreeze_at = -1;
-    if (c->pretrained && o->unfreeze_f == 1 && n > 1 && n < 60) unfreeze_at = (long)floor(7.5 * ldexp(1.0, (int)n));
-    if (c->pretrained && o->unfreeze_f == 2) unfreeze_at = 0;
     double mean_rt = 0.0;
     for (size_t i = 0; i < n; i++) mean_rt += runs->runtime_s[rows ? rows[i] : i];
     mean_rt /= (double)n;
     const double threshold = o->stop_rel > 0 ? o->stop_rel * mean_rt : o->stop_mae;
-    bl_adam opt;
-    double wd = o->weight_decay >= 0 ? o->weight_decay : c->weight_decay;
-    if ((st = bl_adam_init(&opt, o->lr_min, wd, err))) goto done;
     size_t *all = malloc(n * sizeof *all);
     double *pred = malloc(n * sizeof *pred);
     if (!all || !pred) {
@@ -385,39 +441,71 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         goto done;
     }
     for (size_t i = 0; i < n; i++) all[i] = i;
-    bl_bpass ps = {.training = 0, .dropout = 0.0, .want_grad = 1, .recon = 0, .rng = NULL};
+    long epochs_max = 0;
     double best_mae = INFINITY;
-    long since = 0, epoch = 0;
-    for (epoch = 0; epoch < o->max_epochs; epoch++) {
-        if (epoch == unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
-        bl_params_zero_grad(P);
-        bl_bloss L;
-        if ((st = bl_bnet_pass(&c->net, &vb.v, all, n, &ps, w, pred, &L, err))) break;
-        double mae = L.abs_err / (double)n * c->target_scale;
-        if (c->target_scaling == BL_TARGET_LOG) { /* the rule reads seconds, as in the other modes */
-            mae = 0.0;
-            for (size_t i = 0; i < n; i++)
-                mae += fabs(c->target_scale * (exp(pred[i]) - exp(vb.v.target[i])));
-            mae /= (double)n;
+    /* every member alike: the same runs, schedule and stopping rule */
+    for (int mi = 0; mi < c->n_members && !st; mi++) {
+        bl_params *P = &bl_model_member(c, mi)->P;
+        bl_params_reset_adam(P);
+        bl_params_set_frozen(P, "", 1, NULL, NULL);
+        bl_params_set_frozen(P, "z.", 0, NULL, NULL);
+        if (!c->pretrained) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
+        long unfreeze_at = -1;
+        if (c->pretrained && o->unfreeze_f == 1 && n > 1 && n < 60) unfreeze_at = (long)floor(7.5 * ldexp(1.0, (int)n));
+        if (c->pretrained && o->unfreeze_f == 2) unfreeze_at = 0;
+        bl_adam opt;
+        double own_wd = mi == 0 ? c->weight_decay : c->member_meta[4 * mi + 2];
+        double wd = o->weight_decay >= 0 ? o->weight_decay : own_wd;
+        if ((st = bl_adam_init(&opt, o->lr_min, wd, err))) break;
+        bl_bpass ps = {.training = 0, .dropout = 0.0, .want_grad = 1, .recon = 0, .rng = NULL};
+        best_mae = INFINITY;
+        long since = 0, epoch = 0;
+        for (epoch = 0; epoch < o->max_epochs; epoch++) {
+            if (epoch == unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
+            bl_params_zero_grad(P);
+            bl_bloss L;
+            if ((st = bl_bnet_pass(bl_model_member(c, mi), &vb.v, all, n, &ps, w, pred, &L, err))) break;
+            double mae = L.abs_err / (double)n * c->target_scale;
+            if (c->target_scaling == BL_TARGET_LOG) { /* the rule reads seconds, as in the other modes */
+                mae = 0.0;
+                for (size_t i = 0; i < n; i++)
+                    mae += fabs(c->target_scale * (exp(pred[i]) - exp(vb.v.target[i])));
+                mae /= (double)n;
+            }
+            if (mae < best_mae) {
+                best_mae = mae;
+                since = 0;
+                memcpy(best, P->param, P->n * sizeof *best);
+            } else if (++since >= o->patience) {
+                break;
+            }
+            if (best_mae <= threshold) break;
+            opt.lr = bl_finetune_lr(o, epoch);
+            if ((st = bl_adam_step(&opt, bl_backend_cpu(), P, err))) break;
         }
-        if (mae < best_mae) {
-            best_mae = mae;
-            since = 0;
-            memcpy(best, P->param, P->n * sizeof *best);
-        } else if (++since >= o->patience) {
-            break;
-        }
-        if (best_mae <= threshold) break;
-        opt.lr = bl_finetune_lr(o, epoch);
-        if ((st = bl_adam_step(&opt, bl_backend_cpu(), P, err))) break;
+        if (st) break;
+        memcpy(P->param, best, P->n * sizeof *best);
+        bl_params_set_frozen(P, "", 0, NULL, NULL);
+        bl_params_reset_adam(P);
+        long ep = epoch + (epoch < o->max_epochs ? 1 : 0);
+        if (ep > epochs_max) epochs_max = ep;
     }
     free(all);
     free(pred);
     if (st) goto done;
-    memcpy(P->param, best, P->n * sizeof *best);
-    bl_params_set_frozen(P, "", 0, NULL, NULL);
-    bl_params_reset_adam(P);
-    c->finetune_epochs = epoch + (epoch < o->max_epochs ? 1 : 0);
+    if (c->n_members > 1) { /* the MAE of what the model predicts: the members' median */
+        double ctx[BL_BNET_DIM_MAX], sum = 0.0;
+        for (size_t i = 0; i < n && !st; i++) {
+            size_t r = rows ? rows[i] : i;
+            double y;
+            st = bl_model_context_row(c, runs, r, ctx, err);
+            if (!st) st = bl_model_predict(c, ctx, &runs->scale_out[r], 1, &y, err);
+            sum += fabs(y - runs->runtime_s[r]);
+        }
+        if (st) goto done;
+        best_mae = sum / (double)n;
+    }
+    c->finetune_epochs = epochs_max;
     c->finetune_runs = (int64_t)n;
     c->finetune_mae = best_mae;
     bl_model_stamp_now(c);
@@ -433,11 +521,27 @@ done:
 
 /* ---- prediction -------------------------------------------------------------------------------- */
 
+static bl_status context_values(const bl_model *m, const char *const *values, double *vecs, double *vec,
+                                double *ess, double *opt, double *ctx, bl_error *err);
+
 bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err) {
     if (!m || !values || !ctx) return bl_seterr(err, BL_EINVAL, "bl_model_context: NULL argument");
     const bl_bnet_dims *d = &m->net.d;
     double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16], vec[BL_ENC_VEC_LEN_MAX];
     if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
+    double *vecs = NULL; /* the encoded values, shared by the members */
+    if (m->n_props) {
+        vecs = malloc(m->n_props * (size_t)d->vec_len * sizeof *vecs);
+        if (!vecs) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    bl_status st = context_values(m, values, vecs, vec, ess, opt, ctx, err);
+    free(vecs);
+    return st;
+}
+
+static bl_status context_values(const bl_model *m, const char *const *values, double *vecs, double *vec,
+                                double *ess, double *opt, double *ctx, bl_error *err) {
+    const bl_bnet_dims *d = &m->net.d;
     int n_opt = 0;
     for (size_t i = 0; i < m->n_props; i++) {
         const bl_model_prop *p = &m->props[i];
@@ -448,10 +552,19 @@ bl_status bl_model_context(const bl_model *m, const char *const *values, double 
         }
         bl_status st = bl_encode_value(p->name, p->kind, values[i], &m->enc, vec, err);
         if (st) return st;
-        if (p->essential) bl_bnet_encode(&m->net, vec, ess + i * (size_t)d->code);
-        else bl_bnet_encode(&m->net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
+        memcpy(vecs + i * (size_t)d->vec_len, vec, (size_t)d->vec_len * sizeof *vec);
     }
-    bl_bnet_context_term(&m->net, ess, opt, n_opt, ctx);
+    for (int mi = 0; mi < m->n_members; mi++) {
+        const bl_bnet *net = bl_model_member_c(m, mi);
+        n_opt = 0;
+        for (size_t i = 0; i < m->n_props; i++) {
+            if (!values[i]) continue;
+            const double *v = vecs + i * (size_t)d->vec_len;
+            if (m->props[i].essential) bl_bnet_encode(net, v, ess + i * (size_t)d->code);
+            else bl_bnet_encode(net, v, opt + (size_t)n_opt++ * (size_t)d->code);
+        }
+        bl_bnet_context_term(net, ess, opt, n_opt, ctx + (size_t)mi * (size_t)d->z_hidden);
+    }
     return BL_OK;
 }
 
@@ -465,13 +578,16 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
     const bl_bnet_dims *d = &m->net.d;
     double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16];
     if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
-    int n_opt = 0;
-    for (size_t i = 0; i < m->n_props; i++) {
-        const double *vec = bl_dataset_vec(ds, map[i], r);
-        if (m->props[i].essential) bl_bnet_encode(&m->net, vec, ess + i * (size_t)d->code);
-        else bl_bnet_encode(&m->net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
+    for (int mi = 0; mi < m->n_members; mi++) {
+        const bl_bnet *net = bl_model_member_c(m, mi);
+        int n_opt = 0;
+        for (size_t i = 0; i < m->n_props; i++) {
+            const double *vec = bl_dataset_vec(ds, map[i], r);
+            if (m->props[i].essential) bl_bnet_encode(net, vec, ess + i * (size_t)d->code);
+            else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
+        }
+        bl_bnet_context_term(net, ess, opt, n_opt, ctx + (size_t)mi * (size_t)d->z_hidden);
     }
-    bl_bnet_context_term(&m->net, ess, opt, n_opt, ctx);
     return BL_OK;
 }
 
@@ -487,6 +603,23 @@ bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x
         bl_scaleout_features_forward(x + i0, k, feat);
         bl_minmax_transform(&m->scaler, feat, k, feat);
         bl_bnet_predict_scaled(&m->net, ctx, feat, k, out + i0);
+        if (m->n_members > 1) { /* the median of the members' outputs, per scale-out */
+            double all[BL_MODEL_MEMBERS_MAX][64];
+            const int K = m->n_members;
+            memcpy(all[0], out + i0, k * sizeof(double));
+            for (int mi = 1; mi < K; mi++)
+                bl_bnet_predict_scaled(&m->more[mi - 1], ctx + (size_t)mi * (size_t)m->net.d.z_hidden, feat, k, all[mi]);
+            for (size_t i = 0; i < k; i++) {
+                double v[BL_MODEL_MEMBERS_MAX];
+                for (int mi = 0; mi < K; mi++) { /* insertion sort: K ≤ 16 */
+                    double y = all[mi][i];
+                    int j = mi;
+                    for (; j > 0 && v[j - 1] > y; j--) v[j] = v[j - 1];
+                    v[j] = y;
+                }
+                out[i0 + i] = K % 2 ? v[K / 2] : 0.5 * (v[K / 2 - 1] + v[K / 2]);
+            }
+        }
         if (m->target_scaling == BL_TARGET_LOG)
             for (size_t i = 0; i < k; i++) out[i0 + i] = m->target_scale * exp(out[i0 + i]);
         else

@@ -49,9 +49,17 @@ typedef struct bl_model_prop {
     bl_prop_kind kind;
 } bl_model_prop;
 
+#define BL_MODEL_MEMBERS_MAX 16
+
 typedef struct bl_model {
     char              *name;          /* model name inside a file (e.g. the algorithm) */
-    bl_bnet            net;
+    bl_bnet            net;           /* the network (member 0 of an ensemble) */
+    /* An ensemble: n_members networks of the same shape (net, then more[0..n_members-2]), trained by
+     * independent searches, fine-tuned alike; a prediction is the median of theirs. 1: net alone. */
+    int                n_members;
+    bl_bnet           *more;
+    double            *member_meta;   /* [n_members × 4]: dropout, learning rate, weight decay, best
+                                         validation loss of each member's search (NULL when 1) */
     bl_minmax          scaler;        /* fitted on the pre-training rows' scale-out features */
     double             target_scale;  /* runtime_s = network output × target_scale */
     int                target_scaling;/* bl_target_scaling */
@@ -98,6 +106,8 @@ typedef struct bl_pretrain_opts {
                                  property value within a batch (faster); 2 encoder masks per row,
                                  decoder per value on the undropped code */
     int      device;          /* bl_pretrain_device: where the search runs (default BL_DEVICE_CPU) */
+    int      members;         /* independent searches (seeds seed, seed+1, ...) whose winners form the
+                                 model's ensemble (default 3, measured better than 1; 1..16) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;
@@ -148,16 +158,28 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
 bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err);
 void bl_model_free(bl_model *m);
 
+/* Member i of the ensemble (0 ≤ i < n_members). */
+static inline bl_bnet *bl_model_member(bl_model *m, int i) { return i == 0 ? &m->net : &m->more[i - 1]; }
+static inline const bl_bnet *bl_model_member_c(const bl_model *m, int i) {
+    return i == 0 ? &m->net : &m->more[i - 1];
+}
+/* Appends the networks of others[0..k) (same shapes and properties as m) as members of m. */
+bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k, bl_error *err);
+/* Doubles a context term takes (bl_model_context): n_members × z_hidden (≤ BL_BNET_DIM_MAX). */
+size_t bl_model_ctx_len(const bl_model *m);
+
 /* Index of the property called name, or -1. */
 long bl_model_find_prop(const bl_model *m, const char *name);
 
 /* The constant part of a context: `values[i]` is the text value of property i (network order);
- * NULL for an absent optional property (essential ones are required). ctx: [net.d.z_hidden]. */
+ * NULL for an absent optional property (essential ones are required). ctx: [bl_model_ctx_len(m)]
+ * (each member's term in turn). */
 bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err);
 /* Same from row r of a data set whose properties are matched by name. */
 bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r, double *ctx,
                                bl_error *err);
-/* Runtimes in seconds at scale-outs x[0..n) (each > 0) for a context term. */
+/* Runtimes in seconds at scale-outs x[0..n) (each > 0) for a context term; with several members the
+ * median of the members' runtimes (the mean of the middle two for an even count). */
 bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
                            bl_error *err);
 

@@ -28,6 +28,29 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
         st = bl_modelrec_add_block(rec, v->name, bias ? 1 : 2, bias ? (size_t)v->cols : (size_t)v->rows,
                                    bias ? 1 : (size_t)v->cols, P->param + v->offset, err);
     }
+    /* the other members of an ensemble: the same blocks, named member<j>.<block> */
+    for (int j = 1; j < m->n_members && !st; j++) {
+        const bl_params *Q = &m->more[j - 1].P;
+        for (int i = 0; i < Q->n_views && !st; i++) {
+            const bl_param_view *v = &Q->views[i];
+            int bias = v->rows == 1 && strstr(v->name, ".bias") != NULL;
+            char bn[96];
+            snprintf(bn, sizeof bn, "member%d.%s", j, v->name);
+            st = bl_modelrec_add_block(rec, bn, bias ? 1 : 2, bias ? (size_t)v->cols : (size_t)v->rows,
+                                       bias ? 1 : (size_t)v->cols, Q->param + v->offset, err);
+        }
+    }
+    if (!st && m->n_members > 1) {
+        const int K = m->n_members;
+        double col[BL_MODEL_MEMBERS_MAX];
+        const char *names[4] = {"dropout", "learning_rate", "weight_decay", "best_val_loss"};
+        st = bl_modelrec_add_int(rec, "members", "count", K, err);
+        if (!st) st = bl_modelrec_add_string(rec, "members", "combine", "median", err);
+        for (int c = 0; c < 4 && !st; c++) {
+            for (int j = 0; j < K; j++) col[j] = m->member_meta[4 * j + c];
+            st = bl_modelrec_add_doubles(rec, "members", names[c], col, (size_t)K, err);
+        }
+    }
     const bl_bnet_dims *d = &m->net.d;
     const int dims[9] = {d->f_in, d->f_hidden, d->f_out, d->vec_len, d->ae_hidden, d->code, d->z_hidden,
                          d->n_ess, d->n_opt};
@@ -218,6 +241,58 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
                                         bias ? 1 : (size_t)pv->cols, &data, err)))
             goto fail;
         memcpy(P->param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+    }
+    /* an ensemble's other members (absent: one network, as files before format 1.1) */
+    int64_t count = 1;
+    if (bl_modelrec_find_attr(rec, "members", "count")) {
+        if ((st = get_int_range(rec, "members", "count", 1, BL_MODEL_MEMBERS_MAX, &count, err))) goto fail;
+        if ((size_t)count * (size_t)m->net.d.z_hidden > BL_BNET_DIM_MAX) {
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': members/count %" PRId64 " × z_hidden %d exceeds %d",
+                           rec->name, count, m->net.d.z_hidden, BL_BNET_DIM_MAX);
+            goto fail;
+        }
+        const char *comb;
+        if ((st = bl_modelrec_get_string(rec, "members", "combine", &comb, err))) goto fail;
+        if (strcmp(comb, "median") != 0) {
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': members/combine '%s' (expected median)", rec->name, comb);
+            goto fail;
+        }
+    }
+    if (count > 1) {
+        m->more = calloc((size_t)count - 1, sizeof *m->more);
+        m->member_meta = calloc((size_t)count * 4, sizeof *m->member_meta);
+        if (!m->more || !m->member_meta) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto fail;
+        }
+        for (int64_t j = 1; j < count; j++) {
+            bl_bnet *net = &m->more[j - 1];
+            if ((st = bl_bnet_init(net, &m->net.d, NULL, err))) goto fail;
+            m->n_members++; /* from here bl_model_free frees it */
+            for (int i = 0; i < net->P.n_views; i++) {
+                const bl_param_view *pv = &net->P.views[i];
+                int bias = pv->rows == 1 && strstr(pv->name, ".bias") != NULL;
+                char bn[96];
+                snprintf(bn, sizeof bn, "member%" PRId64 ".%s", j, pv->name);
+                const double *data;
+                if ((st = bl_modelrec_get_block(rec, bn, bias ? 1 : 2, bias ? (size_t)pv->cols : (size_t)pv->rows,
+                                                bias ? 1 : (size_t)pv->cols, &data, err)))
+                    goto fail;
+                memcpy(net->P.param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+            }
+        }
+        const char *names[4] = {"dropout", "learning_rate", "weight_decay", "best_val_loss"};
+        for (int c = 0; c < 4; c++) {
+            const double *col;
+            size_t nc;
+            if ((st = bl_modelrec_get_doubles(rec, "members", names[c], &col, &nc, err))) goto fail;
+            if (nc != (size_t)count) {
+                st = bl_seterr(err, BL_EFORMAT, "model '%s': members/%s holds %zu values, members/count is %" PRId64,
+                               rec->name, names[c], nc, count);
+                goto fail;
+            }
+            for (int64_t j = 0; j < count; j++) m->member_meta[4 * j + c] = col[j];
+        }
     }
     const double *lo, *hi;
     size_t nlo, nhi;

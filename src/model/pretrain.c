@@ -251,10 +251,62 @@ out:
     return st;
 }
 
+/* Progress of one of several searches, reported as part of the whole. */
+typedef struct member_progress {
+    const bl_pretrain_opts *o;
+    long offset, total;
+} member_progress;
+
+static int on_member_progress(void *ctx, const bl_progress *p) {
+    const member_progress *mp = ctx;
+    bl_progress q = *p;
+    q.epochs_done_all += mp->offset;
+    q.epochs_planned_all = mp->total;
+    return mp->o->progress(mp->o->progress_ctx, &q);
+}
+
 bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                       bl_model **out, bl_error *err) {
     if (!out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
-    return bl_pretrain_top(ds, schema_text, o, 1, out, err);
+    *out = NULL;
+    bl_pretrain_opts def;
+    if (!o) {
+        bl_pretrain_opts_default(&def);
+        o = &def;
+    }
+    if (o->members < 1 || o->members > BL_MODEL_MEMBERS_MAX)
+        return bl_seterr(err, BL_EINVAL, "ensemble members %d outside 1..%d", o->members, BL_MODEL_MEMBERS_MAX);
+    if (o->members == 1) return bl_pretrain_top(ds, schema_text, o, 1, out, err);
+    /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member. */
+    bl_pretrain_opts oj = *o;
+    member_progress mp = {o, 0, 0};
+    if (o->progress && o->trials >= 1 && o->epochs >= 1 && o->grace >= 1 && o->reduction >= 2) {
+        mp.total = planned_epochs(o) * o->members;
+        oj.progress = on_member_progress;
+        oj.progress_ctx = &mp;
+    }
+    bl_model *m = NULL;
+    bl_status st = BL_OK;
+    for (int j = 0; j < o->members && !st; j++) {
+        oj.seed = o->seed + (uint64_t)j;
+        mp.offset = j * (mp.total / o->members);
+        bl_model *mj = NULL;
+        st = bl_pretrain_top(ds, schema_text, &oj, 1, &mj, err);
+        if (st) break;
+        if (!m) {
+            m = mj;
+            continue;
+        }
+        const bl_model *mc = mj;
+        st = bl_model_add_members(m, &mc, 1, err);
+        bl_model_free(mj);
+    }
+    if (st) {
+        bl_model_free(m);
+        return o->members > 1 ? bl_prefixerr(err, "ensemble member search") : st;
+    }
+    *out = m;
+    return BL_OK;
 }
 
 bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,

@@ -88,7 +88,7 @@ struct bl_sched_bellamy {
     size_t     next_train;       /* train when observations reach this */
     bl_model  *model;
     long       prop_ix[4];       /* model property index of machine_type, job_type, job_args, x_iterations */
-    double    *ctx;              /* [net.d.z_hidden] scratch for predictions */
+    double    *ctx;              /* [bl_model_ctx_len] scratch for predictions */
     bp_memo   *memo;             /* [BP_CACHE], cleared at each training */
     char      *tsv;              /* training text buffer */
     size_t     tsv_cap;
@@ -301,7 +301,7 @@ static bl_status train(bl_sched_bellamy *p, bl_error *err) {
             goto done;
         }
     }
-    ctx = malloc((size_t)tuned->net.d.z_hidden * sizeof *ctx);
+    ctx = malloc(bl_model_ctx_len(tuned) * sizeof *ctx);
     if (!ctx) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto done;
