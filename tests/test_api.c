@@ -159,6 +159,7 @@ START_TEST(test_props) {
     ck_assert_int_eq(bl_predictor_info(p, &mi), BL_OK);
     ck_assert_int_eq(mi.pretrained, 1);
     ck_assert_int_eq(mi.rows, (long long)g_ds->n_rows);
+    ck_assert_int_eq(mi.members, 3); /* the default ensemble */
     bl_predictor_free(p);
 }
 END_TEST

@@ -127,6 +127,7 @@ typedef struct bl_model_info {
     double      finetune_mae_s;  /* training mean absolute error after fine-tuning (s) */
     double      dropout, learning_rate, weight_decay;
     const char *created;         /* ISO 8601 UTC */
+    int         members;         /* networks in the ensemble (their median is the prediction); 1: one */
 } bl_model_info;
 
 BL_API bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info);

@@ -172,6 +172,7 @@ bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info) {
     info->learning_rate = m->lr;
     info->weight_decay = m->weight_decay;
     info->created = m->created;
+    info->members = m->n_members;
     return BL_OK;
 }
 
