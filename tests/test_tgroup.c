@@ -8,7 +8,8 @@
  * row), so losses and parameters agree to ~1e-14 after several epochs; the tests demand 1e-9.
  * The same checks run on the CUDA kernels' own code emulated on the host (emu_ops below: every kernel
  * body of src/nn/cuda/tgroup_kern.h, the cuBLAS argument mapping into a column-major BLAS, and graph
- * capture/replay), which covers the CUDA path everywhere except the CUDA runtime and cuBLAS themselves.
+ * capture/replay, including captures that fail to start or to end), which covers the CUDA path everywhere
+ * except the CUDA runtime and cuBLAS themselves.
  * Also: successive-halving use (trials stopped between epochs, their state kept), a short search,
  * best-state bookkeeping, argument errors, and the CUDA device refused where no GPU is usable.
  */
@@ -208,18 +209,49 @@ static void emu_keep_best(void *ctx, const bl_tg_state *s) {
     for (size_t i = 0; i < kb_params_n(s); i++) kb_keep_best(s, i);
 }
 
-static void emu_capture_begin(void *ctx) {
+/* Failures to simulate, as CUDA can have them: capture_begin refused (cudaStreamBeginCapture failed: the
+ * stream is not capturing, so whatever the caller queues next really runs), or capture_end failing
+ * (an invalidated capture: nothing recorded, nothing ran). Counters: captures started, and calls of
+ * capture_end without a capture (the caller broke tgroup_ops.h's contract; like cudaStreamEndCapture on
+ * a stream that is not capturing, it fails). */
+static int emu_fail_begin, emu_fail_end; /* emu_fail_end = k > 0: the k-th capture and later ones fail */
+static int emu_begins, emu_stray_ends;
+
+static int emu_capture_begin(void *ctx) {
     (void)ctx;
+    if (emu_fail_begin) return 0;
     emu_capturing = 1;
     emu_cap.n = 0;
+    emu_begins++;
+    return 1;
 }
 static int emu_capture_end(void *ctx) {
     (void)ctx;
+    if (!emu_capturing) {
+        emu_stray_ends++;
+        return 0;
+    }
     emu_capturing = 0;
+    if (emu_fail_end > 0 && emu_begins >= emu_fail_end) { /* the record is discarded; the earlier graph stays, as with CUDA */
+        emu_cap.n = 0;
+        return 0;
+    }
     emu_log t = emu_graph;
     emu_graph = emu_cap;
     emu_cap = t;
     return 1;
+}
+static const char *emu_capture_why(void *ctx) {
+    (void)ctx;
+    return emu_fail_begin ? "simulated: begin refused" : emu_fail_end ? "simulated: capture invalidated" : "";
+}
+/* Back to a clean emulator (between tests: the checks below count from zero). */
+static void emu_reset(void) {
+    free(emu_cap.r);
+    free(emu_graph.r);
+    memset(&emu_cap, 0, sizeof emu_cap);
+    memset(&emu_graph, 0, sizeof emu_graph);
+    emu_capturing = emu_fail_begin = emu_fail_end = emu_begins = emu_stray_ends = 0;
 }
 static void emu_replay(void *ctx) {
     for (size_t i = 0; i < emu_graph.n; i++) {
@@ -263,6 +295,7 @@ static bl_tg_ops emu_ops(void) {
     o.capture_begin = emu_capture_begin;
     o.capture_end = emu_capture_end;
     o.replay = emu_replay;
+    o.capture_why = emu_capture_why;
     return o;
 }
 
@@ -325,18 +358,26 @@ static double compare_trial(bl_tgroup *g, int i, const ref_trial *r, const fixtu
     return dev;
 }
 
-/* T trials, E epochs, group against per-trial reference after every epoch. */
-static void run_compare(const bl_tg_ops *ops, int mode, int threads, int batch, int E) {
+/* T trials (T ≤ 4) of cfg, E epochs, group against per-trial reference after every epoch. With use_graphs
+ * (emulated ops): the first epoch runs directly, the second records, the rest replay, unless a simulated
+ * capture failure sends the group back to direct launches; either way each epoch runs exactly once. */
+static void run_compare_cfg(const bl_tg_ops *ops, int T, const bl_tgroup_trial *cfg, int mode, int threads, int batch,
+                            int E) {
     fixture f;
     ck_assert_int_eq(fixture_synth(&f, 8, 2, 2), 0);
-    const int T = 4;
-    bl_tgroup *g = make_group_ops(ops, &f, T, CFG, batch, mode, threads);
+    ck_assert(T >= 1 && T <= 4);
+    bl_tgroup *g = make_group_ops(ops, &f, T, cfg, batch, mode, threads);
     ref_trial r[4];
-    for (int i = 0; i < T; i++) ck_assert_int_eq(ref_init(&r[i], &f, &CFG[i], batch), 0);
+    for (int i = 0; i < T; i++) ck_assert_int_eq(ref_init(&r[i], &f, &cfg[i], batch), 0);
     bl_error e;
     double worst = 0.0;
+    const int begins0 = emu_begins;
     for (int ep = 0; ep < E; ep++) {
         ck_assert_msg(bl_tgroup_epoch(g, NULL, &e) == BL_OK, "epoch: %s", e.message);
+        if (use_graphs && ep == 0) { /* the first epoch runs directly */
+            ck_assert_int_eq(emu_begins, begins0);
+            ck_assert_int_eq(bl_tgroup_graphs(g), 0);
+        }
         for (int i = 0; i < T; i++) {
             ck_assert_int_eq(ref_epoch(&r[i], &f, batch, mode), 0);
             const double dev = compare_trial(g, i, &r[i], &f);
@@ -344,11 +385,22 @@ static void run_compare(const bl_tg_ops *ops, int mode, int threads, int batch, 
             worst = fmax(worst, dev);
         }
     }
-    fprintf(stderr, "tgroup (%s) vs per-trial, masks mode %d, %d epochs of %d trials: largest relative deviation %.2e\n",
-            bl_tgroup_device_name(g), mode, E, T, worst);
+    if (use_graphs) {
+        /* one capture (at the second epoch), which fails when simulated so */
+        const int expect = E >= 2 && !emu_fail_begin && !(emu_fail_end > 0 && emu_fail_end <= emu_begins);
+        ck_assert_msg(bl_tgroup_graphs(g) == expect, "graphs %d, expected %d", bl_tgroup_graphs(g), expect);
+        ck_assert_int_eq(emu_begins - begins0, E >= 2 && !emu_fail_begin);
+        ck_assert_int_eq(emu_stray_ends, 0); /* capture_end never called without a capture */
+    }
+    fprintf(stderr, "tgroup (%s%s) vs per-trial, masks mode %d, %d epochs of %d trials: largest relative deviation "
+            "%.2e\n", bl_tgroup_device_name(g), bl_tgroup_graphs(g) ? ", graphs" : "", mode, E, T, worst);
     for (int i = 0; i < T; i++) ref_free(&r[i]);
     bl_tgroup_free(g);
     fixture_free(&f);
+}
+
+static void run_compare(const bl_tg_ops *ops, int mode, int threads, int batch, int E) {
+    run_compare_cfg(ops, 4, CFG, mode, threads, batch, E);
 }
 
 START_TEST(test_matches_per_trial_rows) { run_compare(NULL, 1, 1, 16, 5); }
@@ -404,8 +456,14 @@ static void run_halving(const bl_tg_ops *ops) {
     ck_assert_int_eq(bl_tgroup_epoch(g, NULL, &e), BL_OK);
     ck_assert_int_eq(ref_epoch(&r[3], &f, batch, mode), 0);
     for (int i = 0; i < T; i++) ck_assert(compare_trial(g, i, &r[i], &f) <= TOL);
-    fprintf(stderr, "tgroup (%s) with trials stopped between epochs: largest relative deviation %.2e\n",
-            bl_tgroup_device_name(g), worst);
+    if (use_graphs) {
+        /* captures at epochs 2, 3 and 5 (the slots changed), replays at 4 and 6 */
+        const int expect = !emu_fail_begin && emu_fail_end == 0;
+        ck_assert_msg(bl_tgroup_graphs(g) == expect, "graphs %d, expected %d", bl_tgroup_graphs(g), expect);
+        ck_assert_int_eq(emu_stray_ends, 0);
+    }
+    fprintf(stderr, "tgroup (%s%s) with trials stopped between epochs: largest relative deviation %.2e\n",
+            bl_tgroup_device_name(g), bl_tgroup_graphs(g) ? ", graphs" : "", worst);
     for (int i = 0; i < T; i++) ref_free(&r[i]);
     bl_tgroup_free(g);
     fixture_free(&f);
@@ -423,16 +481,53 @@ END_TEST
  * direct launches, so nothing that changes between epochs is baked into an op's arguments. */
 START_TEST(test_graphs_emulated) {
     const bl_tg_ops emu = emu_ops();
+    emu_reset();
     use_graphs = 1;
     run_compare(&emu, 1, 2, 16, 3);
+    ck_assert_int_eq(emu_begins, 1); /* epoch 1 direct, 2 recorded, 3 replayed */
     run_compare(&emu, 2, 1, 16, 2);
+    ck_assert_int_eq(emu_begins, 2);
     run_halving(&emu);
+    ck_assert_int_eq(emu_begins, 5); /* recorded again only when the slots changed */
     ck_assert_int_gt((int)emu_graph.n, 50); /* an epoch was recorded */
+    /* one trial (one slot), with and without masks */
+    run_compare_cfg(&emu, 1, &CFG[2], 1, 1, 16, 3);
+    run_compare_cfg(&emu, 1, &CFG[0], 0, 1, 16, 3);
+    ck_assert_int_eq(emu_begins, 7);
     use_graphs = 0;
-    free(emu_cap.r);
-    free(emu_graph.r);
-    memset(&emu_cap, 0, sizeof emu_cap);
-    memset(&emu_graph, 0, sizeof emu_graph);
+    emu_reset();
+}
+END_TEST
+
+/* Captures that fail (tgroup_ops.h's contract): whether capture_begin refuses (the stream is not
+ * capturing, so the ops queued next really run) or capture_end fails (nothing ran), every epoch must run
+ * exactly once. Running it a second time after a refused start — two Adam steps per batch and a second
+ * shuffle — is far outside the tolerance against the per-trial path. */
+START_TEST(test_graph_capture_fails_emulated) {
+    const bl_tg_ops emu = emu_ops();
+    emu_reset();
+    use_graphs = 1;
+    emu_fail_begin = 1;
+    run_compare(&emu, 1, 2, 16, 3);
+    run_compare_cfg(&emu, 1, &CFG[2], 1, 1, 16, 3);
+    ck_assert_int_eq(emu_begins, 0);
+    ck_assert_int_eq((int)emu_graph.n, 0);
+    run_halving(&emu);
+    emu_fail_begin = 0;
+    /* the first capture fails at its end: direct launches from then on */
+    emu_fail_end = 1;
+    run_compare(&emu, 2, 1, 16, 3);
+    ck_assert_int_eq(emu_begins, 1);
+    ck_assert_int_eq((int)emu_graph.n, 0);
+    /* a later capture fails (slots changed after a good one): the stale graph is never replayed */
+    emu_reset();
+    use_graphs = 1;
+    emu_fail_end = 2;
+    run_halving(&emu);
+    ck_assert_int_eq(emu_begins, 2);
+    ck_assert_int_eq(emu_stray_ends, 0);
+    use_graphs = 0;
+    emu_reset();
 }
 END_TEST
 
@@ -705,6 +800,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_halving);
     tcase_add_test(tc, test_halving_emulated);
     tcase_add_test(tc, test_graphs_emulated);
+    tcase_add_test(tc, test_graph_capture_fails_emulated);
     tcase_add_test(tc, test_search_emulated);
     tcase_add_test(tc, test_best_state);
     tcase_add_test(tc, test_no_validation_and_set_trial);

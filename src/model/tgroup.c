@@ -57,7 +57,8 @@ struct bl_tgroup {
     bl_tg_state s;
     bl_tg_view vtr, vva;
     int T, batch, mode, threads, has_val;
-    int graphs;                  /* record an epoch as a graph and replay it (ops permitting) */
+    int graphs;                  /* record an epoch as a graph and replay it (ops permitting; from the
+                                    second epoch on; 0 again once a recording failed) */
     int graph_n;                 /* slots in use when the graph was recorded; 0: none */
     long n_tr, n_va, nb;         /* rows of the views, batches per epoch */
     long epochs, step;           /* epochs and Adam steps of the alive trials (lockstep) */
@@ -729,18 +730,19 @@ bl_status bl_tgroup_epoch(bl_tgroup *g, const uint8_t *alive, bl_error *err) {
     }
     o->put(g->ctx, (void *)g->s.bc, g->h_bc, (size_t)g->nb * 2 * sizeof(double));
 
-    /* the epoch; with graphs, recorded once per set of slots and replayed */
-    if (g->graphs && o->capture_begin && g->graph_n != g->s.n) {
-        o->capture_begin(g->ctx);
-        run_epoch_ops(g);
-        if (o->capture_end(g->ctx)) {
-            g->graph_n = g->s.n;
-        } else {
-            g->graphs = 0; /* recording failed: launch directly from now on */
-            g->graph_n = 0;
+    /* The epoch. With graphs: the group's first epoch runs directly (the device loads the kernels
+     * and cuBLAS sets itself up outside any capture); from the second on it is recorded once per set of
+     * slots and replayed. The ops are queued exactly once per epoch on every path: recorded only when
+     * capture really started (tgroup_ops.h), else run directly. */
+    if (g->graphs && o->capture_begin && g->epochs > 0 && g->graph_n != g->s.n) {
+        g->graph_n = 0;
+        if (o->capture_begin(g->ctx)) {
+            run_epoch_ops(g); /* recorded, not run */
+            if (o->capture_end(g->ctx)) g->graph_n = g->s.n;
         }
+        if (g->graph_n == 0) g->graphs = 0; /* recording failed: launch directly from now on */
     }
-    if (g->graphs && g->graph_n == g->s.n) o->replay(g->ctx);
+    if (g->graphs && g->graph_n > 0 && g->graph_n == g->s.n) o->replay(g->ctx);
     else run_epoch_ops(g);
     g->step += g->nb;
     o->get(g->ctx, g->h_loss, g->s.loss, (size_t)g->s.n * (size_t)g->s.loss_ld * sizeof(double));

@@ -42,9 +42,10 @@ typedef struct bl_tgroup_opts {
     int device;            /* BL_TGROUP_CPU or BL_TGROUP_CUDA */
     int threads;           /* host threads drawing shuffles and masks, ≥ 1; they draw the next epoch
                               while the calling thread drives the current one */
-    int graphs;            /* CUDA: 1 records an epoch's launches once as a CUDA graph and replays it
-                              (re-recorded when trials stop); falls back to direct launches if recording
-                              fails. Ignored on the CPU. */
+    int graphs;            /* CUDA: 1 records an epoch's launches once as a CUDA graph and replays it,
+                              from the second epoch on (the first runs directly, so lazy initialisation
+                              happens outside capture); re-recorded when trials stop; falls back to
+                              direct launches if recording fails. Ignored on the CPU. */
 } bl_tgroup_opts;
 
 /* batch 64, per_row_dropout 1, CPU, 1 thread, no graphs */

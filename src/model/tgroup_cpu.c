@@ -333,6 +333,7 @@ static const bl_tg_ops cpu_ops = {
     .codes = cpu_codes, .recon = cpu_recon, .head = cpu_head, .selu_back_bias = cpu_selu_back_bias,
     .dropout_selu_back = cpu_dropout_selu_back, .code_back = cpu_code_back, .adam = cpu_adam,
     .keep_best = cpu_keep_best, .capture_begin = NULL, .capture_end = NULL, .replay = NULL,
+    .capture_why = NULL,
 };
 
 const bl_tg_ops *bl_tg_ops_cpu(void) { return &cpu_ops; }

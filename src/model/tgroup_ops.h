@@ -168,13 +168,23 @@ typedef struct bl_tg_ops {
     /* best[slot] = W[slot] where keep[slot]. */
     void (*keep_best)(void *ctx, const bl_tg_state *s);
 
-    /* Optional (NULL on the CPU): ops queued between capture_begin and capture_end are recorded, not
-     * run, as one replayable graph (replacing any earlier one); replay queues the graph. capture_end
-     * returns 1, or 0 when the capture failed: then nothing was recorded or run, no error is pending,
-     * and the caller queues the ops again directly. */
-    void (*capture_begin)(void *ctx);
+    /* Graphs, optional (NULL on the CPU). The contract, in the caller's order:
+     *   capture_begin: 1 when capture really started: the ops queued from now until capture_end are
+     *     recorded, not run. 0 when it did not (or a failure is pending): nothing is being recorded, no
+     *     error is pending because of it, and the caller runs the ops directly, once, and does NOT call
+     *     capture_end. (Queuing the ops after a failed start would run them for real; recording them
+     *     again after capture_end's failure would then run the epoch twice.)
+     *   capture_end (only after capture_begin returned 1): 1 when the record became one replayable
+     *     graph (replacing any earlier one); nothing of it ran, so the caller calls replay. 0 when the
+     *     capture failed: nothing was recorded or run, no error is pending because of it, and the
+     *     caller queues the ops again directly.
+     *   replay: queues the recorded graph.
+     *   capture_why: why the last capture_begin or capture_end answered 0 ("" otherwise); valid until
+     *     the next call on ctx. For diagnostics only. */
+    int (*capture_begin)(void *ctx);
     int (*capture_end)(void *ctx);
     void (*replay)(void *ctx);
+    const char *(*capture_why)(void *ctx);
 } bl_tg_ops;
 
 /* The CPU reference table (tgroup_cpu.c). */

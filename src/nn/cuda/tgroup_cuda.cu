@@ -9,7 +9,9 @@
  * tree. cuBLAS's GEMMs sum in their own order, so results agree with the CPU reference to rounding.
  *
  * Errors: launches and cuBLAS calls are checked as they are queued; the first failure is kept and
- * returned by finish() (which synchronises the stream), so the pass in tgroup.c needs no checks.
+ * returned by finish() (which synchronises the stream), so the pass in tgroup.c needs no checks. A graph
+ * capture that fails is not an error (nothing of it ran): capture_begin/capture_end answer 0, say why in
+ * capture_why, and the caller launches directly (tgroup_ops.h).
  * Not here: the order of the pass, random draws, bookkeeping (src/model/tgroup.c).
  */
 #include <cublas_v2.h>
@@ -34,25 +36,33 @@ struct cu_ctx {
     void           *workspace;  /* cuBLAS's, ours so that graph capture never allocates */
     cudaGraphExec_t exec;       /* the recorded epoch (capture_end), or NULL */
     int             have_stream, have_blas;
+    int             capturing;  /* between a capture_begin that answered 1 and capture_end */
     bl_status       st;         /* first failure since the last finish */
-    bl_status       st_capture; /* st when the capture began */
     char            msg[200];
+    char            why[256];   /* why the last capture_begin/capture_end answered 0 */
 };
 
-#define WORKSPACE_BYTES ((size_t)16 << 20)
+/* cuBLAS's workspace: 32 MiB is what its documentation recommends for Hopper (4 MiB elsewhere); ours
+ * rather than cuBLAS's pool, so that nothing allocates during a graph capture. */
+#define WORKSPACE_BYTES ((size_t)32 << 20)
 
 static void fail(cu_ctx *c, bl_status st, const char *what, const char *why) {
     if (c->st) return;
     c->st = st;
     snprintf(c->msg, sizeof c->msg, "CUDA %s: %s", what, why);
 }
+/* A failed runtime call also becomes the thread's "last error", which the next launch check would
+ * report again as its own: consume it (sticky errors stay, and every later call reports them anyway). */
 static void check(cu_ctx *c, cudaError_t e, const char *what) {
-    if (e != cudaSuccess) fail(c, BL_EINTERNAL, what, cudaGetErrorString(e));
+    if (e != cudaSuccess) {
+        fail(c, BL_EINTERNAL, what, cudaGetErrorString(e));
+        cudaGetLastError();
+    }
 }
 static void check_blas(cu_ctx *c, cublasStatus_t s, const char *what) {
     if (s != CUBLAS_STATUS_SUCCESS) {
-        char why[64];
-        snprintf(why, sizeof why, "cuBLAS status %d", (int)s);
+        char why[96];
+        snprintf(why, sizeof why, "cuBLAS %s (%d)", cublasGetStatusName(s), (int)s);
         fail(c, BL_EINTERNAL, what, why);
     }
 }
@@ -63,6 +73,19 @@ extern "C" bl_status bl_cuda_available(bl_error *err) {
     if (e != cudaSuccess) {
         const char *why = cudaGetErrorString(e);
         cudaGetLastError(); /* not sticky: clear it so later calls start clean */
+        if (e == cudaErrorInsufficientDriver) {
+            /* the commonest failure on a GPU machine: a driver older than this build's runtime */
+            int drv = 0, rt = 0;
+            cudaDriverGetVersion(&drv); /* 0 when no driver is installed */
+            cudaRuntimeGetVersion(&rt);
+            cudaGetLastError();
+            if (drv == 0)
+                return bl_seterr(err, BL_EUNSUPPORTED, "no CUDA device: %s (no NVIDIA driver found; this build's "
+                                 "runtime is CUDA %d.%d)", why, rt / 1000, rt % 1000 / 10);
+            return bl_seterr(err, BL_EUNSUPPORTED, "no CUDA device: %s (the driver supports CUDA %d.%d, this build's "
+                             "runtime is CUDA %d.%d; CUDA 13 needs driver R580 or newer)", why, drv / 1000,
+                             drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+        }
         return bl_seterr(err, BL_EUNSUPPORTED, "no CUDA device: %s", why);
     }
     if (n < 1) return bl_seterr(err, BL_EUNSUPPORTED, "no CUDA device: none found");
@@ -70,34 +93,6 @@ extern "C" bl_status bl_cuda_available(bl_error *err) {
 }
 
 /* ---- context and memory ---------------------------------------------------------------------- */
-
-static bl_status cu_open(void **out, bl_error *err) {
-    cu_ctx *c = (cu_ctx *)calloc(1, sizeof *c);
-    if (!c) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
-    if (e != cudaSuccess) {
-        free(c);
-        return bl_seterr(err, BL_EUNSUPPORTED, "CUDA stream: %s", cudaGetErrorString(e));
-    }
-    c->have_stream = 1;
-    cublasStatus_t s = cublasCreate(&c->blas);
-    if (s == CUBLAS_STATUS_SUCCESS) {
-        c->have_blas = 1;
-        s = cublasSetStream(c->blas, c->stream);
-    }
-    /* after cublasSetStream, which resets the workspace to the default pool */
-    if (s == CUBLAS_STATUS_SUCCESS && cudaMalloc(&c->workspace, WORKSPACE_BYTES) == cudaSuccess)
-        s = cublasSetWorkspace(c->blas, c->workspace, WORKSPACE_BYTES);
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        if (c->have_blas) cublasDestroy(c->blas);
-        if (c->workspace) cudaFree(c->workspace);
-        cudaStreamDestroy(c->stream);
-        free(c);
-        return bl_seterr(err, BL_EUNSUPPORTED, "cuBLAS handle: status %d", (int)s);
-    }
-    *out = c;
-    return BL_OK;
-}
 
 static void cu_close(void *ctx) {
     cu_ctx *c = (cu_ctx *)ctx;
@@ -107,7 +102,59 @@ static void cu_close(void *ctx) {
     if (c->have_blas) cublasDestroy(c->blas);
     if (c->workspace) cudaFree(c->workspace);
     if (c->have_stream) cudaStreamDestroy(c->stream);
+    cudaGetLastError(); /* what failed here concerns nobody after us */
     free(c);
+}
+
+/* A cuBLAS failure in cu_open: BL_ENOMEM when it ran out of memory, else BL_EUNSUPPORTED. */
+static bl_status blas_open_err(bl_error *err, cublasStatus_t s, const char *what) {
+    return bl_seterr(err, s == CUBLAS_STATUS_ALLOC_FAILED ? BL_ENOMEM : BL_EUNSUPPORTED, "cuBLAS %s: %s (%d)", what,
+                     cublasGetStatusName(s), (int)s);
+}
+
+static bl_status cu_open(void **out, bl_error *err) {
+    *out = NULL;
+    cu_ctx *c = (cu_ctx *)calloc(1, sizeof *c);
+    if (!c) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_status st = BL_OK;
+    cublasStatus_t s;
+    cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        st = bl_seterr(err, BL_EUNSUPPORTED, "CUDA stream: %s", cudaGetErrorString(e));
+        goto fail;
+    }
+    c->have_stream = 1;
+    if ((s = cublasCreate(&c->blas)) != CUBLAS_STATUS_SUCCESS) {
+        st = blas_open_err(err, s, "handle");
+        goto fail;
+    }
+    c->have_blas = 1;
+    if ((s = cublasSetStream(c->blas, c->stream)) != CUBLAS_STATUS_SUCCESS) {
+        st = blas_open_err(err, s, "stream");
+        goto fail;
+    }
+    /* Stated rather than assumed: IEEE double GEMMs, no emulated FP64 (CUDA 13 offers fixed-point
+     * emulation behind a math mode); the tolerances of tests/test_gpu.c rest on this. */
+    if ((s = cublasSetMathMode(c->blas, CUBLAS_DEFAULT_MATH)) != CUBLAS_STATUS_SUCCESS) {
+        st = blas_open_err(err, s, "math mode");
+        goto fail;
+    }
+    /* after cublasSetStream, which resets the workspace to cuBLAS's default pool */
+    if ((e = cudaMalloc(&c->workspace, WORKSPACE_BYTES)) != cudaSuccess) {
+        c->workspace = NULL;
+        st = bl_seterr(err, e == cudaErrorMemoryAllocation ? BL_ENOMEM : BL_EUNSUPPORTED,
+                       "CUDA: cuBLAS workspace of %zu MiB: %s", WORKSPACE_BYTES >> 20, cudaGetErrorString(e));
+        goto fail;
+    }
+    if ((s = cublasSetWorkspace(c->blas, c->workspace, WORKSPACE_BYTES)) != CUBLAS_STATUS_SUCCESS) {
+        st = blas_open_err(err, s, "workspace");
+        goto fail;
+    }
+    *out = c;
+    return BL_OK;
+fail:
+    cu_close(c); /* also clears the thread's last error, so that later calls start clean */
+    return st;
 }
 
 static void *cu_alloc(void *ctx, size_t bytes) {
@@ -117,7 +164,7 @@ static void *cu_alloc(void *ctx, size_t bytes) {
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e != cudaSuccess) {
         check(c, e, "cudaMalloc");
-        return NULL;
+        return NULL; /* reported by finish */
     }
     check(c, cudaMemsetAsync(p, 0, bytes, c->stream), "cudaMemsetAsync");
     return p;
@@ -322,31 +369,68 @@ static void cu_keep_best(void *ctx, const bl_tg_state *s) {
 
 /* ---- graphs: an epoch's launches recorded once, replayed each epoch ---------------------------- */
 
-static void cu_capture_begin(void *ctx) {
+/* The contract is tgroup_ops.h's: the ops between a capture_begin that answered 1 and capture_end are
+ * recorded, never run; when capture_begin answers 0 the stream is not capturing and the caller runs the
+ * ops directly, once. Why a capture failed goes to c->why (capture_why), never to c->st: nothing of a
+ * failed capture ran, so nothing failed that finish should report. */
+static int cu_capture_begin(void *ctx) {
     cu_ctx *c = (cu_ctx *)ctx;
-    c->st_capture = c->st;
-    check(c, cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal), "begin graph capture");
+    c->why[0] = 0;
+    if (c->st) { /* a failure is pending: finish reports it; the caller's direct run changes nothing */
+        snprintf(c->why, sizeof c->why, "not started: an earlier failure is pending (%s)", c->msg);
+        return 0;
+    }
+    if (c->capturing) { /* the caller broke the contract; record nothing twice */
+        snprintf(c->why, sizeof c->why, "not started: a capture is already open");
+        return 0;
+    }
+    const cudaError_t e = cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess) {
+        snprintf(c->why, sizeof c->why, "cudaStreamBeginCapture: %s", cudaGetErrorString(e));
+        cudaGetLastError(); /* not sticky: clear it, or the next launch check would report it */
+        /* should the stream be capturing after all, end that capture: the caller now runs directly */
+        cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing(c->stream, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone) {
+            cudaGraph_t graph = NULL;
+            cudaStreamEndCapture(c->stream, &graph);
+            if (graph) cudaGraphDestroy(graph);
+        }
+        cudaGetLastError();
+        return 0;
+    }
+    c->capturing = 1;
+    return 1;
 }
 
 static int cu_capture_end(void *ctx) {
     cu_ctx *c = (cu_ctx *)ctx;
+    if (!c->capturing) { /* capture_begin answered 0: the ops ran directly; there is nothing to end */
+        snprintf(c->why, sizeof c->why, "capture_end without a capture");
+        return 0;
+    }
+    c->capturing = 0;
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
-    const cudaError_t e = cudaStreamEndCapture(c->stream, &graph); /* ends capture mode even on failure */
-    int ok = e == cudaSuccess && graph != NULL && c->st == BL_OK;
-    if (ok) ok = cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+    cudaError_t e = cudaStreamEndCapture(c->stream, &graph); /* ends capture mode even on failure */
+    if (e != cudaSuccess || !graph) {
+        snprintf(c->why, sizeof c->why, "cudaStreamEndCapture: %s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no graph");
+    } else if (c->st) {
+        snprintf(c->why, sizeof c->why, "an op failed while recording: %s", c->msg);
+    } else if ((e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) {
+        snprintf(c->why, sizeof c->why, "cudaGraphInstantiate: %s", cudaGetErrorString(e));
+        exec = NULL;
+    }
     if (graph) cudaGraphDestroy(graph);
-    if (!ok) {
-        if (exec) cudaGraphExecDestroy(exec);
+    if (!exec) {
         cudaGetLastError(); /* capture errors are not sticky: clear the last one */
-        if (c->st_capture == BL_OK) { /* forget what failed during the capture: nothing of it ran */
-            c->st = BL_OK;
-            c->msg[0] = 0;
-        }
+        c->st = BL_OK;      /* forget what failed during the capture: nothing of it ran */
+        c->msg[0] = 0;
         return 0;
     }
     if (c->exec) cudaGraphExecDestroy(c->exec);
     c->exec = exec;
+    c->why[0] = 0;
     return 1;
 }
 
@@ -356,6 +440,8 @@ static void cu_replay(void *ctx) {
     else check(c, cudaGraphLaunch(c->exec, c->stream), "graph launch");
 }
 
+static const char *cu_capture_why(void *ctx) { return ((cu_ctx *)ctx)->why; }
+
 /* Positional, in tgroup_ops.h's field order (C++17 has no designated initialisers): a constant table,
  * so no C++ start-up code runs. */
 static const bl_tg_ops cuda_ops = {
@@ -363,6 +449,7 @@ static const bl_tg_ops cuda_ops = {
     cu_open, cu_close, cu_alloc, cu_free, cu_host_alloc, cu_host_free, cu_put, cu_get, cu_copy, cu_finish,
     cu_gemm, cu_gather, cu_bias_selu, cu_selu_dropout, cu_codes, cu_recon, cu_head, cu_selu_back_bias,
     cu_dropout_selu_back, cu_code_back, cu_adam, cu_keep_best, cu_capture_begin, cu_capture_end, cu_replay,
+    cu_capture_why,
 };
 
 extern "C" const bl_tg_ops *bl_tg_ops_cuda(void) { return &cuda_ops; }
