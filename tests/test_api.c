@@ -562,7 +562,7 @@ START_TEST(test_totals_per_machine_model) {
     char bufs[16][64];
     for (size_t r = 0; r < ds->n_rows; r += 7) {
         size_t n = row_context(r, ctx, bufs);
-        double x = ds->scale_out[r], got, want, c[8];
+        double x = ds->scale_out[r], got, want, c[BL_BNET_DIM_MAX];
         ck_assert_msg(bl_predict(p, ctx, n, &x, 1, &got, &err) == BL_OK, "%s", err.message);
         ck_assert_int_eq(bl_model_context_row(m, ds, r, c, &err), BL_OK);
         ck_assert_int_eq(bl_model_predict(m, c, &x, 1, &want, &err), BL_OK);

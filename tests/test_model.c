@@ -484,7 +484,7 @@ START_TEST(pretrain_top_ranks_the_trials) {
     o.trials = 4;
     o.epochs = 40;
     o.grace = 20;
-    bl_model *one, *top[3];
+    bl_model *one, *top[5];
     bl_error e;
     ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &one, &e), BL_OK);
     ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 3, top, &e) == BL_OK, "%s", e.message);
