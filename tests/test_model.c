@@ -746,9 +746,345 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
 }
 END_TEST
 
+/* ==== bnet.c's fast paths (issue 4, speed): activations against libm, the dropout draw order
+ * against a row-by-row reference that draws with bl_rng_uniform, predictions against a libm
+ * reference, and the plain-loop path of other dimensions. ===================================== */
+
+/* A small random view like fixture, for any dimensions (f_in 3, vec_len ≤ 64, ≤ 8 properties). */
+typedef struct kview {
+    size_t n_rows, n_sx, n_vals[8];
+    uint32_t sx[64], val[64 * 8];
+    double target[64], sx_feat[16 * 3], *vecs[8];
+    const double *cvecs[8];
+    bl_bview v;
+} kview;
+
+static void kview_make(kview *f, const bl_bnet_dims *d, uint64_t seed) {
+    memset(f, 0, sizeof *f);
+    bl_rng r;
+    bl_rng_seed(&r, seed);
+    int np = d->n_ess + d->n_opt;
+    f->n_rows = 48;
+    f->n_sx = 7;
+    for (size_t i = 0; i < f->n_sx * 3; i++) f->sx_feat[i] = bl_rng_uniform(&r);
+    for (int p = 0; p < np; p++) {
+        f->n_vals[p] = 2 + (size_t)p % 4;
+        f->vecs[p] = malloc(f->n_vals[p] * (size_t)d->vec_len * sizeof(double));
+        for (size_t i = 0; i < f->n_vals[p] * (size_t)d->vec_len; i++) f->vecs[p][i] = bl_rng_uniform(&r) - 0.3;
+        f->cvecs[p] = f->vecs[p];
+    }
+    for (size_t i = 0; i < f->n_rows; i++) {
+        f->sx[i] = (uint32_t)bl_rng_int(&r, f->n_sx);
+        for (int p = 0; p < np; p++) f->val[i * (size_t)np + (size_t)p] = (uint32_t)bl_rng_int(&r, f->n_vals[p]);
+        f->target[i] = 0.2 + 3.0 * bl_rng_uniform(&r);
+    }
+    f->v.n_rows = f->n_rows;
+    f->v.sx = f->sx;
+    f->v.val = f->val;
+    f->v.target = f->target;
+    f->v.n_sx = f->n_sx;
+    f->v.sx_feat = f->sx_feat;
+    f->v.n_vals = f->n_vals;
+    f->v.vecs = f->cvecs;
+}
+
+static void kview_free(kview *f) {
+    for (int p = 0; p < 8; p++) free(f->vecs[p]);
+}
+
+static double kselu(double x) { return x > 0 ? BL_SELU_LAMBDA * x : BL_SELU_LAMBDA * BL_SELU_ALPHA * expm1(x); }
+
+/* y = act(W·x + b), W [out×in]; act 1 SELU, 2 tanh, else none (libm throughout) */
+static void kdense(const double *W, const double *b, int out, int in, const double *x, double *y, int act) {
+    for (int o = 0; o < out; o++) {
+        double s = b ? b[o] : 0;
+        for (int i = 0; i < in; i++) s += W[o * in + i] * x[i];
+        y[o] = act == 1 ? kselu(s) : act == 2 ? tanh(s) : s;
+    }
+}
+
+/* AlphaDropout of one unit with the pass's coefficients. */
+static double kdrop(double s, int keep, double a, double b) { return keep ? s * a + b : BL_SELU_ALPHA_PRIME * a + b; }
+
+/* The training loss of rows[0..B) with AlphaDropout p, written row by row for any dimensions, with
+ * the masks drawn from rng by bl_rng_uniform in the order bnet.h documents: per property, per
+ * slot, the encoder's H units, then (decoder slots) the decoder's H units. Slots: mode 0 one per
+ * distinct value (in order of first appearance), 1 and 2 one per row; decoder slots: every slot,
+ * except mode 2: one per distinct value, on the code without encoder dropout. */
+static double kreference_loss(const bl_bnet *net, const kview *f, const size_t *rows, size_t B, int mode,
+                              double p, bl_rng *rng) {
+    const double *W = net->P.param;
+    const bl_bnet_dims *d = &net->d;
+    const int H = d->ae_hidden, C = d->code, V = d->vec_len, Z = d->z_hidden, FH = d->f_hidden, FO = d->f_out;
+    const int NE = d->n_ess, NO = d->n_opt, NP = NE + NO;
+    double a = 1, b = 0;
+    ck_assert_int_eq(bl_alpha_dropout_coef(p, &a, &b, NULL), BL_OK);
+    static unsigned char enc[8][64][64], dec[8][64][64];
+    int slot_of[8][64], first_row[8][64], count[8][64], n_slots[8];
+    for (int pp = 0; pp < NP; pp++) {
+        n_slots[pp] = 0;
+        for (size_t r = 0; r < B; r++) {
+            uint32_t v = f->val[rows[r] * (size_t)NP + (size_t)pp];
+            int first = -1;
+            for (size_t q = 0; q < r && first < 0; q++)
+                if (f->val[rows[q] * (size_t)NP + (size_t)pp] == v) first = (int)q;
+            if (mode == 0) {
+                if (first < 0) {
+                    slot_of[pp][r] = n_slots[pp];
+                    first_row[pp][n_slots[pp]] = (int)r;
+                    count[pp][n_slots[pp]++] = 0;
+                } else {
+                    slot_of[pp][r] = slot_of[pp][first];
+                }
+                count[pp][slot_of[pp][r]]++;
+            } else {
+                slot_of[pp][r] = (int)r;
+                first_row[pp][r] = first < 0 ? (int)r : first;
+                count[pp][r] = 0;
+                count[pp][first < 0 ? (int)r : first]++;
+                n_slots[pp]++;
+            }
+        }
+        for (int i = 0; i < n_slots[pp]; i++) {
+            for (int h = 0; h < H; h++) enc[pp][i][h] = bl_rng_uniform(rng) >= p;
+            const int is_dec = mode != 2 || first_row[pp][i] == i;
+            if (is_dec)
+                for (int h = 0; h < H; h++) dec[pp][i][h] = bl_rng_uniform(rng) >= p;
+        }
+    }
+    double rt = 0, rec_e = 0, rec_o = 0;
+    for (size_t r = 0; r < B; r++) {
+        size_t row = rows[r];
+        double zin[256] = {0}, t16[64], F[64], hid[64], out;
+        kdense(W + net->f0w, W + net->f0b, FH, 3, f->sx_feat + f->sx[row] * 3, t16, 1);
+        kdense(W + net->f2w, W + net->f2b, FO, FH, t16, F, 1);
+        memcpy(zin, F, (size_t)FO * sizeof(double));
+        for (int pp = 0; pp < NP; pp++) {
+            const double *x = f->vecs[pp] + f->val[row * (size_t)NP + (size_t)pp] * (size_t)V;
+            double s1[64], d1[64], c[64];
+            kdense(W + net->g0w, NULL, H, V, x, s1, 1);
+            for (int h = 0; h < H; h++) d1[h] = kdrop(s1[h], enc[pp][slot_of[pp][r]][h], a, b);
+            kdense(W + net->g3w, NULL, C, H, d1, c, 1);
+            if (pp < NE) memcpy(zin + FO + C * pp, c, (size_t)C * sizeof(double));
+            else
+                for (int k = 0; k < C; k++) zin[FO + C * NE + k] += c[k] / NO;
+        }
+        kdense(W + net->z0w, W + net->z0b, Z, net->z_in, zin, hid, 1);
+        kdense(W + net->z2w, W + net->z2b, 1, Z, hid, &out, 1);
+        double e = out - f->target[row];
+        rt += fabs(e) < 1 ? 0.5 * e * e : fabs(e) - 0.5;
+    }
+    for (int pp = 0; pp < NP; pp++)
+        for (int i = 0; i < n_slots[pp]; i++) {
+            if (mode == 2 && first_row[pp][i] != i) continue;
+            const size_t row = rows[mode == 0 ? first_row[pp][i] : i];
+            const double *x = f->vecs[pp] + f->val[row * (size_t)NP + (size_t)pp] * (size_t)V;
+            double s1[64], d1[64], c[64], t[64], e1[64], rr[64];
+            kdense(W + net->g0w, NULL, H, V, x, s1, 1);
+            for (int h = 0; h < H; h++) d1[h] = mode == 2 ? s1[h] : kdrop(s1[h], enc[pp][i][h], a, b);
+            kdense(W + net->g3w, NULL, C, H, d1, c, 1);
+            kdense(W + net->h0w, NULL, H, C, c, t, 1);
+            for (int h = 0; h < H; h++) e1[h] = kdrop(t[h], dec[pp][i][h], a, b);
+            kdense(W + net->h3w, NULL, V, H, e1, rr, 2);
+            double e2 = 0;
+            for (int k = 0; k < V; k++) e2 += (rr[k] - x[k]) * (rr[k] - x[k]);
+            const double wgt = mode == 1 ? 1.0 : (double)count[pp][i];
+            if (pp < NE) rec_e += wgt * e2;
+            else rec_o += wgt * e2;
+        }
+    double L = rt / B;
+    if (NE) L += rec_e / ((double)B * NE * V);
+    if (NO) L += rec_o / ((double)B * NO * V);
+    return L;
+}
+
+/* Dimensions away from the paper's, which run bnet.c's plain loops. */
+static void odd_dims(bl_bnet_dims *d, int n_ess, int n_opt) {
+    bl_bnet_dims_default(d, n_ess, n_opt);
+    d->f_hidden = 7;
+    d->f_out = 5;
+    d->vec_len = 13;
+    d->ae_hidden = 6;
+    d->code = 3;
+    d->z_hidden = 5;
+}
+
+START_TEST(activations_match_libm_within_a_few_ulp) {
+    enum { N = 40000 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    size_t n = 0;
+    for (int i = 0; i < 20000; i++) x[n++] = -60.0 + 120.0 * i / 19999.0;      /* the working range */
+    for (int i = 0; i < 9000; i++) {                                          /* ±1e-300 .. ±1e3 */
+        double m = pow(10.0, -300.0 + 303.0 * i / 8999.0);
+        x[n++] = m;
+        x[n++] = -m;
+    }
+    const double special[] = {0.0, -0.0, 1e-320, -1e-320, -40.0, -40.5, -708.0, -745.2, -1e300, 1e300,
+                              19.0, 20.0, 30.0, 0.34657359027997264, -0.34657359027997264, INFINITY,
+                              -INFINITY};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) x[n++] = special[i];
+    for (; n < N; n++) x[n] = 1e-8 * (double)(n % 977) - 5e-6;
+    for (int fn = 0; fn < 4; fn++) {
+        bl_bnet_act_eval(fn, x, n, y);
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) {
+            double ref = fn % 2 == 0 ? kselu(x[i]) : tanh(x[i]);
+            if (ref == 0 || isinf(ref)) {
+                ck_assert_msg(y[i] == ref, "fn %d at %g: %g, want %g", fn, x[i], y[i], ref);
+                continue;
+            }
+            double ulp = nextafter(fabs(ref), INFINITY) - fabs(ref);
+            double e = fabs(y[i] - ref) / ulp;
+            ck_assert_msg(e <= 4.0, "fn %d at %.17g: %.17g, libm %.17g (%g ulp)", fn, x[i], y[i], ref, e);
+            if (e > worst) worst = e;
+        }
+        double nan_in = NAN, nan_out;
+        bl_bnet_act_eval(fn, &nan_in, 1, &nan_out);
+        ck_assert_msg(isnan(nan_out), "fn %d: NaN gives %g", fn, nan_out);
+        if (getenv("BL_TEST_VERBOSE")) fprintf(stderr, "activation %d: worst %.2f ulp\n", fn, worst);
+    }
+    free(x);
+    free(y);
+}
+END_TEST
+
+START_TEST(dropout_masks_follow_the_documented_draw_order) {
+    for (int dims = 0; dims < 2; dims++) {
+        bl_bnet_dims d;
+        if (dims == 0) bl_bnet_dims_default(&d, 3, 2);
+        else odd_dims(&d, 2, 3);
+        kview f;
+        kview_make(&f, &d, 31 + (uint64_t)dims);
+        bl_rng r;
+        bl_rng_seed(&r, 5);
+        bl_bnet net;
+        bl_error e;
+        ck_assert_int_eq(bl_bnet_init(&net, &d, &r, &e), BL_OK);
+        net.P.param[net.z2b] = 1.5;
+        bl_bwork *w;
+        ck_assert_int_eq(bl_bwork_new(&net, &f.v, 64, &w, &e), BL_OK);
+        size_t rows[48];
+        for (size_t i = 0; i < 48; i++) rows[i] = (i * 11 + 3) % f.n_rows;
+        for (int mode = 0; mode <= 2; mode++)
+            for (size_t B = 1; B <= 48; B += 23) {
+                bl_rng r1, r2;
+                bl_rng_seed(&r1, 77 + (uint64_t)mode);
+                bl_rng_seed(&r2, 77 + (uint64_t)mode);
+                bl_bpass ps = {.training = 1, .dropout = 0.3, .want_grad = mode == 1, .recon = 1, .rng = &r1,
+                               .per_row_dropout = mode};
+                bl_bloss L;
+                bl_params_zero_grad(&net.P);
+                ck_assert_int_eq(bl_bnet_pass(&net, &f.v, rows, B, &ps, w, NULL, &L, &e), BL_OK);
+                double want = kreference_loss(&net, &f, rows, B, mode, 0.3, &r2);
+                ck_assert_msg(fabs(L.total - want) <= 1e-12 * fmax(1.0, fabs(want)),
+                              "dims %d mode %d B %zu: pass %.17g, row-by-row %.17g", dims, mode, B, L.total, want);
+                /* the same number of draws: both generators continue alike */
+                ck_assert_msg(bl_rng_u64(&r1) == bl_rng_u64(&r2), "dims %d mode %d B %zu: draw count differs",
+                              dims, mode, B);
+            }
+        bl_bwork_free(w);
+        bl_bnet_free(&net);
+        kview_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(predictions_match_a_libm_reference) {
+    for (int dims = 0; dims < 2; dims++) {
+        bl_bnet_dims d;
+        bl_bnet_dims_default(&d, 2, 1);
+        if (dims) d.f_hidden = 12; /* the plain loops */
+        bl_rng r;
+        bl_rng_seed(&r, 41);
+        bl_bnet net;
+        bl_error e;
+        ck_assert_int_eq(bl_bnet_init(&net, &d, &r, &e), BL_OK);
+        for (size_t i = 0; i < net.P.n; i++) net.P.param[i] *= 1.5; /* both SELU branches, often */
+        net.P.param[net.z2b] = 2.0;
+        double ctx[8], feat[203 * 3], out[203];
+        for (int k = 0; k < 8; k++) ctx[k] = 4.0 * bl_rng_uniform(&r) - 2.0;
+        for (int i = 0; i < 203 * 3; i++) feat[i] = 4.0 * bl_rng_uniform(&r) - 1.0;
+        const size_t ns[] = {1, 7, 8, 9, 203};
+        for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+            bl_bnet_predict_scaled(&net, ctx, feat, ns[t], out);
+            for (size_t i = 0; i < ns[t]; i++) {
+                const double *W = net.P.param;
+                double s0[64], F[64], h[64], want;
+                kdense(W + net.f0w, W + net.f0b, d.f_hidden, 3, feat + 3 * i, s0, 1);
+                kdense(W + net.f2w, W + net.f2b, 8, d.f_hidden, s0, F, 1);
+                for (int o = 0; o < 8; o++) {
+                    double s = ctx[o];
+                    for (int k = 0; k < 8; k++) s += W[net.z0w + (size_t)o * net.z_in + k] * F[k];
+                    h[o] = kselu(s);
+                }
+                kdense(W + net.z2w, W + net.z2b, 1, 8, h, &want, 1);
+                ck_assert_msg(fabs(want) > 1e-3, "reference output %g too close to 0 for a relative test", want);
+                ck_assert_msg(fabs(out[i] - want) <= 1e-12 * fabs(want), "dims %d n %zu sample %zu: %.17g, libm %.17g",
+                              dims, ns[t], i, out[i], want);
+            }
+        }
+        bl_bnet_free(&net);
+    }
+}
+END_TEST
+
+/* Training loss of one pass with a fixed mask stream (dropout 0.1, masks of mode). */
+static double kpass_loss(bl_bnet *net, const kview *f, bl_bwork *w, const size_t *rows, size_t B, int mode,
+                         int grad) {
+    bl_rng r;
+    bl_rng_seed(&r, 99);
+    bl_bpass ps = {.training = 1, .dropout = 0.1, .want_grad = grad, .recon = 1, .rng = &r, .per_row_dropout = mode};
+    bl_bloss L;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_pass(net, &f->v, rows, B, &ps, w, NULL, &L, &e), BL_OK);
+    return L.total;
+}
+
+START_TEST(other_dimensions_gradient_matches_finite_differences) {
+    bl_bnet_dims d;
+    odd_dims(&d, 2, 2);
+    kview f;
+    kview_make(&f, &d, 9);
+    bl_rng r;
+    bl_rng_seed(&r, 10);
+    bl_bnet net;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_init(&net, &d, &r, &e), BL_OK);
+    net.P.param[net.z2b] = 1.5;
+    bl_bwork *w;
+    ck_assert_int_eq(bl_bwork_new(&net, &f.v, 64, &w, &e), BL_OK);
+    size_t rows[24];
+    for (size_t i = 0; i < 24; i++) rows[i] = (i * 5) % f.n_rows;
+    for (int mode = 0; mode <= 2; mode++) {
+        bl_params_zero_grad(&net.P);
+        kpass_loss(&net, &f, w, rows, 24, mode, 1);
+        double worst = 0;
+        for (size_t i = 0; i < net.P.n; i++) {
+            double keep = net.P.param[i], h = 1e-5 * fmax(1.0, fabs(keep));
+            net.P.param[i] = keep + h;
+            double lp = kpass_loss(&net, &f, w, rows, 24, mode, 0);
+            net.P.param[i] = keep - h;
+            double lm = kpass_loss(&net, &f, w, rows, 24, mode, 0);
+            net.P.param[i] = keep;
+            double fd = (lp - lm) / (2 * h), g = net.P.grad[i];
+            double rel = fabs(fd - g) / fmax(1e-4, fabs(fd) + fabs(g));
+            if (rel > worst) worst = rel;
+        }
+        ck_assert_msg(worst < 1e-6, "mode %d: max rel err %g", mode, worst);
+    }
+    bl_bwork_free(w);
+    bl_bnet_free(&net);
+    kview_free(&f);
+}
+END_TEST
+
+/* ==== end of bnet.c fast-path tests ============================================================ */
+
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("bnet");
+    tcase_set_timeout(tc, 60); /* the gradient checks take seconds under sanitizers */
     tcase_add_test(tc, whole_model_gradient_matches_finite_differences);
     tcase_add_test(tc, distinct_value_pass_equals_row_by_row_reference);
     tcase_add_test(tc, bad_dimensions_and_batches_are_errors);
@@ -768,5 +1104,12 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);
+    TCase *tk = tcase_create("bnet fast paths");
+    tcase_set_timeout(tk, 120);
+    tcase_add_test(tk, activations_match_libm_within_a_few_ulp);
+    tcase_add_test(tk, dropout_masks_follow_the_documented_draw_order);
+    tcase_add_test(tk, predictions_match_a_libm_reference);
+    tcase_add_test(tk, other_dimensions_gradient_matches_finite_differences);
+    suite_add_tcase(s, tk);
     return s;
 }

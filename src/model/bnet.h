@@ -121,4 +121,9 @@ void bl_bnet_context_term(const bl_bnet *net, const double *ess_codes, const dou
 void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
                             double *out);
 
+/* Tests only: the activations as the pass computes them: fn 0 SELU, 1 tanh in the vector form this
+ * CPU's copy of the pass runs (paper's dimensions), 2 SELU, 3 tanh in the scalar form of the plain
+ * loops; y[i] = f(x[i]) for i < n. */
+void bl_bnet_act_eval(int fn, const double *x, size_t n, double *y);
+
 #endif /* BL_MODEL_BNET_H */
