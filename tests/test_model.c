@@ -246,6 +246,7 @@ static bl_dataset *synth_ds(uint64_t seed) {
 static bl_model *quick_pretrain(const bl_dataset *ds, int threads, uint64_t seed) {
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 3;
     o.epochs = 40;
     o.grace = 20;
@@ -388,6 +389,7 @@ START_TEST(refit_trains_the_winner_on_every_row) {
     bl_dataset *ds = synth_ds(7);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 2;
     o.epochs = 30;
     o.grace = 15;
@@ -414,6 +416,7 @@ START_TEST(log_targets_train_predict_and_roundtrip) {
     bl_dataset *ds = synth_ds(11);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 2;
     o.epochs = 150;
     o.grace = 75;
@@ -481,6 +484,7 @@ START_TEST(pretrain_top_ranks_the_trials) {
     bl_dataset *ds = synth_ds(12);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 4;
     o.epochs = 40;
     o.grace = 20;
