@@ -12,6 +12,7 @@
 #include "model/bnet.h"
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "modelfile/modelfile.h"
 
 /* A small random view: n_rows rows over n_sx scale-outs and n_props properties. */
 typedef struct fixture {
@@ -641,6 +642,78 @@ START_TEST(ensemble_members_predict_their_median) {
 }
 END_TEST
 
+/* A record copied from rec, leaving out block `skip` and replacing attribute members/`attr` (when
+ * not NULL) by the string or the doubles given; saved under `name` into path. */
+static void save_altered(const bl_modelrec *rec, const char *path, const char *name, const char *skip,
+                         const char *attr, const char *sval, const double *dv, size_t dn) {
+    bl_modelrec *o;
+    bl_error e;
+    ck_assert_int_eq(bl_modelrec_new(name, &o, &e), BL_OK);
+    for (size_t i = 0; i < rec->n_blocks; i++) {
+        const bl_mfblock *b = &rec->blocks[i];
+        if (skip && strcmp(b->name, skip) == 0) continue;
+        ck_assert_int_eq(bl_modelrec_add_block(o, b->name, b->rank, b->rows, b->cols, b->data, &e), BL_OK);
+    }
+    for (size_t i = 0; i < rec->n_attrs; i++) {
+        const bl_mfattr *a = &rec->attrs[i];
+        bl_status st = BL_OK;
+        if (attr && strcmp(a->group, "members") == 0 && strcmp(a->name, attr) == 0) {
+            st = sval ? bl_modelrec_add_string(o, a->group, a->name, sval, &e)
+                      : bl_modelrec_add_doubles(o, a->group, a->name, dv, dn, &e);
+        } else if (a->type == BL_MFATTR_STRING) st = bl_modelrec_add_string(o, a->group, a->name, a->v.s, &e);
+        else if (a->type == BL_MFATTR_INT64) st = bl_modelrec_add_int(o, a->group, a->name, a->v.i, &e);
+        else if (a->type == BL_MFATTR_DOUBLE) st = bl_modelrec_add_double(o, a->group, a->name, a->v.d, &e);
+        else if (a->type == BL_MFATTR_DOUBLES) st = bl_modelrec_add_doubles(o, a->group, a->name, a->v.dv, a->count, &e);
+        else if (a->type == BL_MFATTR_INT64S) st = bl_modelrec_add_ints(o, a->group, a->name, a->v.iv, a->count, &e);
+        else st = bl_modelrec_add_strings(o, a->group, a->name, (const char *const *)a->v.sv, a->count, &e);
+        ck_assert_msg(st == BL_OK, "%s", e.message);
+    }
+    ck_assert_msg(bl_modelfile_save(path, o, &e) == BL_OK, "%s", e.message);
+    bl_modelrec_free(o);
+}
+
+/* A damaged ensemble in a model file is a clear error naming what is wrong, never a silent
+ * one-network model. */
+START_TEST(damaged_ensemble_files_are_errors) {
+    bl_dataset *ds = synth_ds(15);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 5;
+    o.grace = 5;
+    o.members = 3;
+    bl_model *m, *l = NULL;
+    bl_error e;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_OK);
+    free(m->name);
+    m->name = strdup("ens");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/damaged.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &e), BL_OK);
+    bl_modelrec *rec;
+    ck_assert_int_eq(bl_modelfile_load(path, "ens", &rec, &e), BL_OK);
+    ck_assert_ptr_nonnull(bl_modelrec_find_block(rec, "member2.h.3.weight"));
+    save_altered(rec, path, "noblock", "member2.h.3.weight", NULL, NULL, NULL, 0);
+    ck_assert_int_ne(bl_model_load(path, "noblock", &l, &e), BL_OK);
+    ck_assert_ptr_null(l);
+    ck_assert_msg(strstr(e.message, "member2.h.3.weight") && strstr(e.message, path), "%s", e.message);
+    double two[2] = {0.1, 0.2};
+    save_altered(rec, path, "shortmeta", NULL, "learning_rate", NULL, two, 2);
+    ck_assert_int_eq(bl_model_load(path, "shortmeta", &l, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "members/learning_rate"), "%s", e.message);
+    save_altered(rec, path, "mean", NULL, "combine", "mean", NULL, 0);
+    ck_assert_int_eq(bl_model_load(path, "mean", &l, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "members/combine"), "%s", e.message);
+    /* the intact one still loads, with its three members */
+    ck_assert_int_eq(bl_model_load(path, "ens", &l, &e), BL_OK);
+    ck_assert_int_eq(l->n_members, 3);
+    bl_model_free(l);
+    bl_modelrec_free(rec);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
@@ -1105,6 +1178,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, ensemble_members_predict_their_median);
+    tcase_add_test(tm, damaged_ensemble_files_are_errors);
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);
