@@ -1,6 +1,8 @@
 /* testutil.c — main() for every Check suite, and helpers to find data and temporary folders. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +50,23 @@ void bl_test_skip_all(const char *why) {
     exit(77);
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 int main(void) {
+    /* One temporary folder for the whole suite, made before Check forks its tests so that they all
+     * share it, and removed at the end (BELLAMY_KEEP_TMP=1 keeps it for a post-mortem). */
+    const char *tmp = bl_test_tmpdir();
     SRunner *sr = srunner_create(bl_test_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    const char *keep = getenv("BELLAMY_KEEP_TMP");
+    if (keep && *keep && strcmp(keep, "0") != 0) fprintf(stderr, "kept %s\n", tmp);
+    else nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return failed == 0 ? 0 : 1;
 }
