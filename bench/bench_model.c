@@ -1,5 +1,6 @@
 /* bench_model.c — speed of the Bellamy model on the C3O data, one thread:
- * pre-training time per epoch and per trial, fine-tuning wall time on 1..5 runs, predictions per second.
+ * pre-training time per epoch and per trial, fine-tuning wall time on 1..5 runs (the default rule: with
+ * 3+ runs the epoch count comes from cross-validation over the runs) and per step, predictions per second.
  *
  *   bench_model [DATA_DIR] [--epochs N] [--algorithms grep,sort] [--dropout-masks row|value|hybrid]
  *               [--reps R] [--no-finetune] [--no-predict]
@@ -137,7 +138,9 @@ int main(int argc, char **argv) {
                     return 1;
                 }
                 times[rep] = now() - t1;
-                per[rep] = times[rep] / (double)(f->finetune_epochs > 0 ? f->finetune_epochs : 1);
+                /* per Adam step: with 3+ runs the default fine-tuning also trains one copy per
+                 * cross-validation fold, and finetune_steps counts those steps too */
+                per[rep] = times[rep] / (double)(f->finetune_steps > 0 ? f->finetune_steps : 1);
                 bl_model_free(f);
             }
             ft[n - 1] = median(times, 5);

@@ -365,6 +365,7 @@ START_TEST(test_finetune_arrays) {
     bl_tune_opts to;
     bl_tune_opts_init(&to);
     ck_assert_int_eq(to.max_epochs, 2500);
+    ck_assert_int_eq(to.stop_cv, 1);
     to.max_epochs = 300;
     if (bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &q, &err) != BL_OK) ck_abort_msg("finetune: %s", err.message);
     bl_model_info mi;
@@ -382,6 +383,14 @@ START_TEST(test_finetune_arrays) {
     double tb[3] = { t[0], -1, t[2] };
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, tb, 3, NULL, &z, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 0, NULL, &z, &err), BL_EINVAL);
+    to.stop_cv = 2;
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &z, &err), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "stop_cv"));
+    to.stop_cv = 0; /* the stopping rule alone also fine-tunes */
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &z, &err), BL_OK);
+    ck_assert_msg(mean_abs_err(z, 1) < before, "fine-tuning with the rule did not help");
+    bl_predictor_free(z);
+    z = NULL;
     to.max_epochs = 0;
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &z, &err), BL_EINVAL);
     ck_assert_ptr_null(z);

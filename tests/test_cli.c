@@ -134,6 +134,9 @@ START_TEST(test_pretrain_progress_and_errors) {
     EXPECT_ERR(2, "--trials 0", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --trials 0", g_train);
     EXPECT_ERR(2, "--epochs", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epochs many", g_train);
     EXPECT_ERR(2, "--device", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device tpu", g_train);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out g.h5 --trials 1 --epochs 5 --grace 5 --val-split groups "
+              "--quiet", g_train);
+    EXPECT_ERR(2, "--val-split", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --val-split rows", g_train);
     EXPECT_ERR(2, "unknown option", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --bogus", g_train);
     EXPECT_ERR(1, "nothere.tsv", "%s pretrain --data nothere.tsv --schema synth.schema --out x.h5", g_train);
     EXPECT_ERR(1, "synth.tsv", "%s pretrain --data synth.tsv --schema synth.tsv --out x.h5", g_train);
@@ -192,6 +195,11 @@ START_TEST(test_history_and_finetune) {
     ck_assert_ptr_nonnull(strstr(g_out, "fine-tuned 'synth' on 3 runs"));
     EXPECT(0, "%s --model tuned.h5 %s --scale-out 2..12", g_predict, g_sets);
     ck_assert_str_eq(g_out, hist);
+    /* the paper's stopping rule instead of cross-validation over the 3 runs: another model */
+    EXPECT(0, "%s finetune --model model.h5 --data runs.tsv --out tuned-mae.h5 --stop mae", g_train);
+    EXPECT(0, "%s --model tuned-mae.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_str_ne(g_out, hist);
+    EXPECT_ERR(2, "--stop", "%s finetune --model model.h5 --data runs.tsv --out x.h5 --stop never", g_train);
     EXPECT(0, "%s finetune --model model.h5 --name synth --data runs.tsv --schema synth.schema --out ctx1.h5 "
               "--out-name ctx1 --max-epochs 50", g_train);
     EXPECT(0, "%s --model ctx1.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);

@@ -282,6 +282,7 @@ START_TEST(finetune_trains_only_z_and_keeps_the_rest) {
     size_t rows[1] = {ctx->rows[0]};
     bl_finetune_opts o;
     bl_finetune_opts_default(&o);
+    o.stop_cv = 0; /* the paper's rule (cross-validation has its own test) */
     o.stop_mae = 0;
     o.max_epochs = 50;
     bl_error e;
@@ -312,6 +313,80 @@ START_TEST(finetune_trains_only_z_and_keeps_the_rest) {
     ck_assert_int_eq(bl_finetune(m, ds, rows3, 3, &o, &f, &e), BL_OK);
     ck_assert_int_eq(f->finetune_epochs, 1);
     bl_model_free(f);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* Relative error of model f on data row r. */
+static double rel_err_row(const bl_model *f, const bl_dataset *ds, size_t r) {
+    double ctx[BL_BNET_DIM_MAX], y;
+    bl_error e;
+    ck_assert_int_eq(bl_model_context_row(f, ds, r, ctx, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(f, ctx, &ds->scale_out[r], 1, &y, &e), BL_OK);
+    return fabs(y - ds->runtime_s[r]) / ds->runtime_s[r];
+}
+
+/* Leave-one-out stopping: the epoch count is the one whose mean held-out error over the runs is
+ * lowest, recomputed here from fixed-length fine-tunings; the model is the fine-tuning on all runs
+ * for that many epochs; with two runs the MAE rule applies unchanged. */
+START_TEST(finetune_leave_one_out_epoch_choice) {
+    bl_dataset *ds = synth_ds(4);
+    bl_model *m = quick_pretrain(ds, 1, 1), *f, *g;
+    const bl_context *ctx = &ds->contexts[0];
+    enum { N = 4, E = 30 };
+    size_t rows[N] = {ctx->rows[0], ctx->rows[4], ctx->rows[8], ctx->rows[12]};
+    for (int i = 1; i < N; i++) ck_assert(ds->scale_out[rows[i]] != ds->scale_out[rows[i - 1]]);
+    bl_finetune_opts o;
+    bl_finetune_opts_default(&o);
+    o.stop_cv = 1;
+    o.cv_epochs = E;
+    bl_error e;
+    ck_assert_msg(bl_finetune(m, ds, rows, N, &o, &f, &e) == BL_OK, "%s", e.message);
+    long chosen = f->finetune_epochs;
+    ck_assert(chosen >= 0 && chosen < E);
+    /* the held-out curve, from plain fine-tunings of exactly k epochs on the other runs */
+    bl_finetune_opts x;
+    bl_finetune_opts_default(&x);
+    double curve[E], lo = INFINITY;
+    for (int k = 0; k < E; k++) {
+        x.fixed_epochs = k;
+        curve[k] = 0;
+        for (int h = 0; h < N; h++) {
+            size_t others[N - 1];
+            for (int i = 0, j = 0; i < N; i++)
+                if (i != h) others[j++] = rows[i];
+            ck_assert_int_eq(bl_finetune(m, ds, others, N - 1, &x, &g, &e), BL_OK);
+            ck_assert_int_eq(g->finetune_epochs, k);
+            curve[k] += rel_err_row(g, ds, rows[h]) / N;
+            bl_model_free(g);
+        }
+        if (curve[k] < lo) lo = curve[k];
+    }
+    /* (the folds use the four-run schedule, which unfreezes f at 120 > E: the same as three runs' 60 > E) */
+    ck_assert_msg(curve[chosen] <= lo + 1e-9, "chose %ld (%.6g), lowest %.6g", chosen, curve[chosen], lo);
+    ck_assert(curve[E - 1] > lo || curve[0] > lo); /* the curve is not flat: the choice means something */
+    /* the model is the fine-tuning on all runs for that many epochs, bit for bit */
+    x.fixed_epochs = chosen;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, N, &x, &g, &e), BL_OK);
+    ck_assert_int_eq(memcmp(f->net.P.param, g->net.P.param, f->net.P.n * sizeof(double)), 0);
+    bl_model_free(g);
+    bl_model_free(f);
+    /* two runs: the MAE rule, as without stop_cv */
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 2, &o, &f, &e), BL_OK);
+    o.stop_cv = 0;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 2, &o, &g, &e), BL_OK);
+    ck_assert_int_eq(memcmp(f->net.P.param, g->net.P.param, f->net.P.n * sizeof(double)), 0);
+    ck_assert_int_eq(f->finetune_epochs, g->finetune_epochs);
+    bl_model_free(g);
+    bl_model_free(f);
+    /* options out of range */
+    o.stop_cv = 1;
+    o.cv_epochs = 0;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, N, &o, &f, &e), BL_EINVAL);
+    o.cv_epochs = E;
+    o.fixed_epochs = o.max_epochs + 1;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, N, &o, &f, &e), BL_EINVAL);
     bl_model_free(m);
     bl_dataset_free(ds);
 }
@@ -1158,6 +1233,111 @@ END_TEST
 /* ==== end of bnet.c fast-path tests ============================================================ */
 
 
+/* The search's validation split: whole contexts, or a share of every (context, scale-out) group. */
+START_TEST(validation_split_by_contexts_and_by_groups) {
+    bl_dataset *ds = synth_ds(5);
+    const size_t n = ds->n_rows;
+    size_t *tr = malloc(n * sizeof *tr), *va = malloc(n * sizeof *va), *tr2 = malloc(n * sizeof *tr2),
+           *va2 = malloc(n * sizeof *va2);
+    uint8_t *side = calloc(n, 1);
+    ck_assert(tr && va && tr2 && va2 && side);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    bl_error e;
+    for (int mode = BL_VAL_CONTEXTS; mode <= BL_VAL_GROUPS; mode++) {
+        o.val_split = mode;
+        o.val_fraction = 0.2;
+        bl_rng r1, r2;
+        bl_rng_seed(&r1, 11);
+        bl_rng_seed(&r2, 11);
+        size_t ntr = 0, nva = 0, ntr2 = 0, nva2 = 0;
+        ck_assert_int_eq(bl_pretrain_split(ds, &o, &r1, tr, &ntr, va, &nva, &e), BL_OK);
+        ck_assert_int_eq(bl_pretrain_split(ds, &o, &r2, tr2, &ntr2, va2, &nva2, &e), BL_OK);
+        /* a partition, ascending on both sides, and the same for the same generator */
+        ck_assert_uint_eq(ntr + nva, n);
+        ck_assert_uint_eq(ntr, ntr2);
+        ck_assert_int_eq(memcmp(tr, tr2, ntr * sizeof *tr), 0);
+        memset(side, 0, n);
+        for (size_t i = 0; i < ntr; i++) {
+            ck_assert(i == 0 || tr[i] > tr[i - 1]);
+            side[tr[i]] = 1;
+        }
+        for (size_t i = 0; i < nva; i++) {
+            ck_assert(i == 0 || va[i] > va[i - 1]);
+            ck_assert_int_eq(side[va[i]], 0);
+            side[va[i]] = 2;
+        }
+        /* per context and per (context, scale-out) group: rows on each side */
+        size_t ctx_mixed = 0, groups = 0, groups_in_val = 0;
+        for (size_t c = 0; c < ds->n_contexts; c++) {
+            const bl_context *cx = &ds->contexts[c];
+            size_t in_va = 0;
+            for (size_t i = 0; i < cx->n_rows; i++) in_va += side[cx->rows[i]] == 2;
+            if (in_va && in_va < cx->n_rows) ctx_mixed++;
+            for (size_t i = 0; i < cx->n_rows; i++) {
+                double x = ds->scale_out[cx->rows[i]];
+                int first = 1;
+                for (size_t j = 0; j < i; j++) first &= ds->scale_out[cx->rows[j]] != x;
+                if (!first) continue;
+                size_t g_n = 0, g_va = 0;
+                for (size_t j = i; j < cx->n_rows; j++)
+                    if (ds->scale_out[cx->rows[j]] == x) {
+                        g_n++;
+                        g_va += side[cx->rows[j]] == 2;
+                    }
+                groups++;
+                groups_in_val += g_va > 0;
+                if (mode == BL_VAL_GROUPS) {
+                    ck_assert_msg(g_va < g_n, "a group lost all its rows to validation");
+                    /* each group gives floor or ceil of its share (never its last row) */
+                    ck_assert(g_va + 1 >= (size_t)floor(0.2 * (double)g_n));
+                    ck_assert(g_va <= (size_t)ceil(0.2 * (double)g_n));
+                }
+            }
+        }
+        if (mode == BL_VAL_CONTEXTS) {
+            ck_assert_uint_eq(ctx_mixed, 0); /* contexts are held out whole */
+            size_t want = (size_t)llround(0.2 * (double)ds->n_contexts);
+            size_t got = 0;
+            for (size_t c = 0; c < ds->n_contexts; c++) got += side[ds->contexts[c].rows[0]] == 2;
+            ck_assert_uint_eq(got, want);
+        } else {
+            ck_assert_uint_gt(ctx_mixed, ds->n_contexts / 2); /* contexts train and validate */
+            ck_assert_uint_gt(groups_in_val, 0);
+            ck_assert(fabs((double)nva - 0.2 * (double)n) <= 1.0 + 1e-9); /* the fraction, to a row */
+        }
+    }
+    /* no share: everything trains */
+    o.val_fraction = 0;
+    bl_rng r3;
+    bl_rng_seed(&r3, 1);
+    size_t ntr = 0, nva = 0;
+    ck_assert_int_eq(bl_pretrain_split(ds, &o, &r3, tr, &ntr, va, &nva, &e), BL_OK);
+    ck_assert_uint_eq(nva, 0);
+    ck_assert_uint_eq(ntr, n);
+    /* an unknown split is an error naming it; a pre-training with groups runs */
+    o.val_fraction = 0.2;
+    o.val_split = 7;
+    o.members = 1;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "validation split 7"));
+    o.val_split = BL_VAL_GROUPS;
+    o.trials = 2;
+    o.epochs = 20;
+    o.grace = 10;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &e) == BL_OK, "%s", e.message);
+    ck_assert(isfinite(m->best_val_loss));
+    bl_model_free(m);
+    free(tr);
+    free(va);
+    free(tr2);
+    free(va2);
+    free(side);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("bnet");
@@ -1169,8 +1349,10 @@ Suite *bl_test_suite(void) {
     TCase *tm = tcase_create("model");
     tcase_set_timeout(tm, 600);
     tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
+    tcase_add_test(tm, validation_split_by_contexts_and_by_groups);
     tcase_add_test(tm, finetune_trains_only_z_and_keeps_the_rest);
     tcase_add_test(tm, finetune_learning_rate_schedule);
+    tcase_add_test(tm, finetune_leave_one_out_epoch_choice);
     tcase_add_test(tm, model_file_roundtrip_bit_exact);
     tcase_add_test(tm, prediction_context_from_text_values);
     tcase_add_test(tm, refit_trains_the_winner_on_every_row);

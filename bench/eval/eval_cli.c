@@ -143,12 +143,14 @@ int bl_eval_main(int argc, char **argv) {
     size_t seed = 1, contexts = 0, spc = 0;
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
-    long ft_unfreeze = 1;
+    long ft_unfreeze = 1, ft_cv_epochs = 500;
+    const char *ft_stop = NULL;
     int refit = 0, per_machine = 0;
     long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
     int ens_seeds = 0;
     const char *masks = "row";
+    const char *vsplit = "contexts";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
         { "schemas", BL_OPT_STRING, &schemas, "DIR", "folder with NAME.schema for each data file NAME.tsv/.csv", NULL, 0, NULL, 0 },
@@ -176,8 +178,11 @@ int bl_eval_main(int argc, char **argv) {
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds, divided by the mean runtime, or ln(runtime / geometric mean)", "model default", 0, "seconds|mean|log", 0 },
         { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
+        { "ft-stop", BL_OPT_CHOICE, &ft_stop, NULL, "fine-tuning: with n >= 3 runs, the epoch count chosen by cross-validation over the runs (cv), or the MAE rule for every n (mae)", "model default (cv)", 0, "cv|mae", 0 },
+        { "ft-cv-epochs", BL_OPT_INT, &ft_cv_epochs, "N", "fine-tuning: epochs the cross-validation considers", "model default (500)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
+        { "val-split", BL_OPT_CHOICE, &vsplit, NULL, "pre-training: validation rows are whole contexts, or a share of every (context, scale-out) group as the prototype's stratified split", "model default", 0, "contexts|groups", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
@@ -198,6 +203,7 @@ int bl_eval_main(int argc, char **argv) {
     o.model_cache = cache;
     o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
+    if (SEEN("val-split")) o.pre.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
     if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble must be 1..27"); return BL_EXIT_USAGE; }
     o.ensemble = (int)ensemble;
     o.ensemble_seeds = ens_seeds;
@@ -244,6 +250,11 @@ int bl_eval_main(int argc, char **argv) {
     if (SEEN("ft-patience")) o.ft.patience = ft_patience;
     if (SEEN("stop-mae")) o.ft.stop_mae = stop_mae;
     if (SEEN("stop-rel")) o.ft.stop_rel = stop_rel;
+    if (ft_stop) o.ft.stop_cv = strcmp(ft_stop, "cv") == 0;
+    if (SEEN("ft-cv-epochs")) {
+        if (ft_cv_epochs < 1) { bl_cli_error(prog, "--ft-cv-epochs must be >= 1"); return BL_EXIT_USAGE; }
+        o.ft.cv_epochs = ft_cv_epochs;
+    }
     if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
                                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
                                                                   : BL_TARGET_SECONDS;
@@ -300,11 +311,13 @@ int bl_eval_main(int argc, char **argv) {
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
         printf("bellamy-eval %s, %s\n", BL_VERSION, when);
         printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
-               "target %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g)\n",
+               "target %s, validation %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g%s)\n",
                (unsigned long long)o.seed, o.threads, splits ? "splits from file" : "drawn splits", o.max_n, o.folds,
                o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.target_scaling == BL_TARGET_MEAN ? "mean-scaled" : o.pre.target_scaling == BL_TARGET_LOG ? "log-scaled" : "seconds",
+               o.pre.val_split == BL_VAL_GROUPS ? "groups" : "contexts",
                o.ft.max_epochs, o.ft.patience, o.ft.stop_rel > 0 ? "rel" : "mae",
-               o.ft.stop_rel > 0 ? o.ft.stop_rel : o.ft.stop_mae);
+               o.ft.stop_rel > 0 ? o.ft.stop_rel : o.ft.stop_mae,
+               o.ft.stop_cv ? "; n >= 3: epochs by cross-validation" : "");
         if (!splits) printf("splits: up to %zu per context x n x kind, %zu contexts per data file (0 = all)\n",
                             o.splits_per_cell, o.contexts);
         for (size_t a = 0; a < ev.n_algos; a++) {

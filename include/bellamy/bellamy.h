@@ -194,6 +194,10 @@ typedef struct bl_tune_opts {
     double   stop_mae_s;        /* stop when the training mean absolute error ≤ this (default 5 s) */
     double   stop_rel;          /* > 0: stop when MAE ≤ stop_rel × mean runtime instead (default 0) */
     unsigned long long seed;    /* default 1 */
+    int      stop_cv;           /* 1 (default): with 3 or more runs, train for the epoch count that
+                                   cross-validation over the runs (leave-one-out, at most 10 folds)
+                                   finds best, and ignore stop_mae_s / stop_rel / patience; 0: the
+                                   stopping rule above for any number of runs */
 } bl_tune_opts;
 
 BL_API void bl_tune_opts_init(bl_tune_opts *o);

@@ -469,6 +469,7 @@ void bl_tune_opts_init(bl_tune_opts *o) {
     o->stop_mae_s = f.stop_mae;
     o->stop_rel = f.stop_rel;
     o->seed = (unsigned long long)f.seed;
+    o->stop_cv = f.stop_cv;
 }
 
 static bl_status tune_opts(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err) {
@@ -485,6 +486,9 @@ static bl_status tune_opts(const bl_tune_opts *o, bl_finetune_opts *f, bl_error 
     f->stop_mae = o->stop_mae_s;
     f->stop_rel = o->stop_rel;
     f->seed = (uint64_t)o->seed;
+    if (o->stop_cv != 0 && o->stop_cv != 1)
+        return bl_seterr(err, BL_EINVAL, "fine-tuning: stop_cv %d must be 0 or 1", o->stop_cv);
+    f->stop_cv = o->stop_cv;
     return BL_OK;
 }
 

@@ -189,13 +189,21 @@ static long default_threads(void) {
     return n > 0 ? n : 1;
 }
 
+static int seen(const bl_cli_option *opts, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(opts[i].name, name) == 0) return opts[i].seen;
+    return 0;
+}
+
+#define VAL_SPLIT_DEFAULT "contexts" /* bl_pretrain_opts_default's val_split */
+
 static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
     const char *device = "cpu", *tscale = "seconds";
     long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 3;
     double val_fraction = 0.2;
     int quiet = 0;
-    const char *totals = "total", *masks = "row";
+    const char *totals = "total", *masks = "row", *vsplit = NULL;
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
     bl_cli_option opts[] = {
@@ -208,8 +216,12 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "trials", BL_OPT_INT, &trials, "N", "hyper-parameter configurations to try (1..27)", "12", 0, NULL, 0 },
         { "epochs", BL_OPT_INT, &epochs, "N", "most epochs per trial", "2500", 0, NULL, 0 },
         { "grace", BL_OPT_INT, &grace, "N", "successive-halving grace period (epochs)", "1000", 0, NULL, 0 },
-        { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F", "share of contexts held out for validation", "0.2", 0, NULL,
-          0 },
+        { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F",
+          "share held out for validation: of the contexts, or of every (context, scale-out) group's rows", "0.2", 0,
+          NULL, 0 },
+        { "val-split", BL_OPT_CHOICE, &vsplit, NULL,
+          "validation rows: whole contexts (transfer to unseen contexts), or a share of every group (the prototype's "
+          "stratified split; every context trains)", VAL_SPLIT_DEFAULT, 0, "contexts|groups", 0 },
         { "threads", BL_OPT_INT, &threads, "N", "trials trained in parallel (the result does not depend on it)", thr_def,
           0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
@@ -234,16 +246,16 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
-                          "         [--epochs N] [--grace N] [--val-fraction F] [--threads N] [--seed S] [--members N]\n"
-                          "         [--device cpu|cuda]"
-                          "         [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
+                          "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
+                          "         [--seed S] [--members N] [--device cpu|cuda]"
+                          " [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? BL_EXIT_OK : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
     if (epochs < 1) { bl_cli_error(prog, "--epochs %ld: must be >= 1", epochs); return BL_EXIT_USAGE; }
     if (grace < 1) { bl_cli_error(prog, "--grace %ld: must be >= 1", grace); return BL_EXIT_USAGE; }
-    if (opts[8].seen && threads < 1) { bl_cli_error(prog, "--threads %ld: must be >= 1", threads); return BL_EXIT_USAGE; }
+    if (seen(opts, nopts, "threads") && threads < 1) { bl_cli_error(prog, "--threads %ld: must be >= 1", threads); return BL_EXIT_USAGE; }
     if (!(val_fraction > 0 && val_fraction < 1)) {
         bl_cli_error(prog, "--val-fraction %g: must be between 0 and 1", val_fraction);
         return BL_EXIT_USAGE;
@@ -261,7 +273,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
             return BL_EXIT_FAIL;
         }
     }
-    if (!opts[8].seen) threads = default_threads();
+    if (!seen(opts, nopts, "threads")) threads = default_threads();
     if (threads > trials) threads = trials;
 
     bl_error err = { 0 };
@@ -285,6 +297,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     po.threads = (int)threads;
     po.seed = (uint64_t)seed;
     po.val_fraction = val_fraction;
+    if (vsplit) po.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
     po.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
                       : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
                                                    : BL_TARGET_SECONDS;
@@ -339,6 +352,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     bl_tune_opts_init(&to);
     long max_epochs = to.max_epochs, patience = to.patience, seed = (long)to.seed;
     double stop_mae = to.stop_mae_s, stop_rel = to.stop_rel;
+    const char *stop = to.stop_cv ? "cv" : "mae";
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file to start from", NULL, 1, NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
@@ -355,11 +369,16 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
         { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "F", "if > 0: stop when the MAE <= F x mean runtime instead", "0", 0, NULL,
           0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
+        { "stop", BL_OPT_CHOICE, &stop, NULL,
+          "cv: with 3 or more runs, train for the epoch count that cross-validation over the runs finds best "
+          "(leave-one-out, at most 10 folds; the other stopping options then apply to 1-2 runs only); mae: the "
+          "--stop-mae/--stop-rel/--patience rule for any number of runs", "cv", 0, "cv|mae", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5\n"
-                          "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]",
+                          "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]\n"
+                          "         [--stop cv|mae]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? BL_EXIT_OK : rc;
     if (max_epochs < 1) { bl_cli_error(prog, "--max-epochs %ld: must be >= 1", max_epochs); return BL_EXIT_USAGE; }
@@ -372,6 +391,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     to.stop_mae_s = stop_mae;
     to.stop_rel = stop_rel;
     to.seed = (unsigned long long)seed;
+    to.stop_cv = strcmp(stop, "cv") == 0;
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;

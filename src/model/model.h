@@ -72,6 +72,8 @@ typedef struct bl_model {
     /* training record */
     uint64_t data_hash;
     int64_t  rows, contexts, epochs, finetune_epochs, finetune_runs;
+    int64_t  finetune_steps;          /* Adam steps of the last fine-tuning, all members and cross-
+                                         validation folds included (in memory only, not in files) */
     double   best_val_loss, best_train_loss, finetune_mae;
     char     created[32];             /* ISO 8601 UTC */
     int      pretrained;              /* 1 when the weights come from pre-training */
@@ -96,7 +98,9 @@ typedef struct bl_pretrain_opts {
     int      batch;           /* default 64 */
     int      threads;         /* default 1 */
     uint64_t seed;            /* default 1 */
-    double   val_fraction;    /* share of contexts held out for validation (default 0.2) */
+    double   val_fraction;    /* share held out for validation (default 0.2): of the contexts or of
+                                 each group's rows, by val_split */
+    int      val_split;       /* bl_val_split (default BL_VAL_CONTEXTS) */
     int      target_scaling;  /* bl_target_scaling (default BL_TARGET_SECONDS) */
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
     int      refit;           /* 1: after the search, train the winning configuration again on every
@@ -116,6 +120,12 @@ typedef struct bl_pretrain_opts {
  * on the GPU (model/tgroup.h; BL_EUNSUPPORTED without a build with CUDA or without a device), the
  * same masks and the same arithmetic, so the result matches the CPU's to rounding. BL_DEVICE_CPU_BATCHED:
  * the GPU's algorithm on the CPU (all trials batched; a reference for tests, not fast). */
+/* How the search's validation rows are chosen. CONTEXTS: whole contexts (the loss measures transfer
+ * to unseen contexts; the winner never trains on them). GROUPS: val_fraction of the rows of every
+ * (context, scale-out) group, as the prototype's stratified split does (every context trains; the
+ * loss measures the fit to unseen repetitions). */
+enum bl_val_split { BL_VAL_CONTEXTS = 0, BL_VAL_GROUPS = 1 };
+
 enum bl_pretrain_device { BL_DEVICE_CPU = 0, BL_DEVICE_CUDA = 1, BL_DEVICE_CPU_BATCHED = 2 };
 
 typedef struct bl_finetune_opts {
@@ -123,6 +133,15 @@ typedef struct bl_finetune_opts {
     long   patience;          /* epochs without improvement before stopping (default 1000) */
     double stop_mae;          /* seconds (default 5) */
     double stop_rel;          /* > 0: stop when MAE ≤ stop_rel × mean runtime instead (default 0) */
+    int    stop_cv;           /* 1 (default): with n ≥ 3 runs, each member trains for the step count
+                                 (< cv_epochs) that cross-validation over the runs finds best —
+                                 leave-one-out, or cv_folds folds with more runs — instead of the
+                                 MAE rule and patience; with fewer runs a fold would learn from a
+                                 single run, so the MAE rule applies */
+    long   cv_epochs;         /* steps stop_cv considers (default 500; at most max_epochs) */
+    int    cv_folds;          /* most folds of stop_cv (default 10, ≥ 2) */
+    long   fixed_epochs;      /* ≥ 0: exactly this many steps, keeping the last state, no stopping
+                                 rule (overrides stop_cv; ≤ max_epochs); default -1 */
     double lr_min, lr_max;    /* 0.001, 0.01 */
     int    ramp_epochs;       /* 10 */
     int    cosine_epochs;     /* 40 */

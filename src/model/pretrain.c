@@ -252,6 +252,112 @@ out:
 }
 
 /* Progress of one of several searches, reported as part of the whole. */
+static void shuffle_sizes(bl_rng *rng, size_t *a, size_t n) {
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)bl_rng_int(rng, i);
+        size_t tmp = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = tmp;
+    }
+}
+
+typedef struct row_key {
+    uint32_t context;
+    double   scale_out;
+    size_t   row;
+} row_key;
+
+static int cmp_row_key(const void *a, const void *b) {
+    const row_key *x = a, *y = b;
+    if (x->context != y->context) return x->context < y->context ? -1 : 1;
+    if (x->scale_out != y->scale_out) return x->scale_out < y->scale_out ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* bl_pretrain_split (model_internal.h): the search's split into training and validation rows.
+ * BL_VAL_CONTEXTS: a shuffled val_fraction of the contexts (at least one, never all) is held out whole.
+ * BL_VAL_GROUPS: every group of rows sharing context and scale-out gives val_fraction of its rows
+ * (the groups in a shuffled order, each taking floor or ceil of its share so that the total follows
+ * the fraction, never a group's last row), so every context and scale-out stays in training. */
+bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
+                            size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err) {
+    const size_t n = ds->n_rows;
+    uint8_t *is_val = calloc(n ? n : 1, 1);
+    if (!is_val) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (o->val_split == BL_VAL_CONTEXTS) {
+        size_t nc = ds->n_contexts, n_val_ctx = 0;
+        size_t *perm = malloc((nc ? nc : 1) * sizeof *perm);
+        if (!perm) {
+            free(is_val);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
+        if (nc >= 2 && o->val_fraction > 0) {
+            n_val_ctx = (size_t)llround(o->val_fraction * (double)nc);
+            if (n_val_ctx < 1) n_val_ctx = 1;
+            if (n_val_ctx > nc - 1) n_val_ctx = nc - 1;
+        }
+        for (size_t i = 0; i < nc; i++) perm[i] = i;
+        shuffle_sizes(rng, perm, nc);
+        uint8_t *ctx_val = calloc(nc ? nc : 1, 1);
+        if (!ctx_val) {
+            free(perm);
+            free(is_val);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n_val_ctx; i++) ctx_val[perm[i]] = 1;
+        for (size_t r = 0; r < n; r++) is_val[r] = ctx_val[ds->context[r]];
+        free(ctx_val);
+        free(perm);
+    } else if (o->val_fraction > 0 && n >= 2) {
+        row_key *k = malloc(n * sizeof *k);
+        size_t *start = malloc((n + 1) * sizeof *start), *order = malloc(n * sizeof *order);
+        if (!k || !start || !order) {
+            free(k);
+            free(start);
+            free(order);
+            free(is_val);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
+        for (size_t r = 0; r < n; r++) k[r] = (row_key){ds->context[r], ds->scale_out[r], r};
+        qsort(k, n, sizeof *k, cmp_row_key);
+        size_t ng = 0;
+        for (size_t r = 0; r < n; r++)
+            if (r == 0 || k[r].context != k[r - 1].context || k[r].scale_out != k[r - 1].scale_out)
+                start[ng++] = r;
+        start[ng] = n;
+        for (size_t g = 0; g < ng; g++) order[g] = g;
+        shuffle_sizes(rng, order, ng);
+        double share = bl_rng_uniform(rng); /* systematic allocation of the fractional parts */
+        size_t taken = 0;
+        for (size_t i = 0; i < ng; i++) {
+            size_t g = order[i], size = start[g + 1] - start[g];
+            share += o->val_fraction * (double)size;
+            size_t want = (size_t)floor(share) > taken ? (size_t)floor(share) - taken : 0;
+            if (want > size - 1) want = size - 1;
+            taken += want;
+            /* a random `want` rows of the group: a partial Fisher–Yates over its row indices */
+            for (size_t j = 0; j < want; j++) {
+                size_t pick = j + (size_t)bl_rng_int(rng, size - j);
+                row_key tmp = k[start[g] + j];
+                k[start[g] + j] = k[start[g] + pick];
+                k[start[g] + pick] = tmp;
+                is_val[k[start[g] + j].row] = 1;
+            }
+        }
+        free(k);
+        free(start);
+        free(order);
+    }
+    *n_tr = *n_va = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (is_val[r]) va_rows[(*n_va)++] = r;
+        else tr_rows[(*n_tr)++] = r;
+    }
+    free(is_val);
+    if (*n_tr == 0) return bl_seterr(err, BL_EINVAL, "%s: the validation split leaves no training rows", ds->name);
+    return BL_OK;
+}
+
 typedef struct member_progress {
     const bl_pretrain_opts *o;
     long offset, total;
@@ -333,6 +439,8 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         return bl_seterr(err, BL_EINVAL, "dropout-mask mode %d (0 per value, 1 per row, 2 hybrid)", o->per_row_dropout);
     if (!(o->val_fraction >= 0 && o->val_fraction < 1))
         return bl_seterr(err, BL_EINVAL, "validation share %g outside [0, 1)", o->val_fraction);
+    if (o->val_split != BL_VAL_CONTEXTS && o->val_split != BL_VAL_GROUPS)
+        return bl_seterr(err, BL_EINVAL, "validation split %d (0 contexts, 1 groups)", o->val_split);
     if (ds->n_rows < 2) return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds->name);
 
     bl_status st;
@@ -348,38 +456,15 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     if ((st = bl_model_from_dataset(ds, schema_text, NULL, &m, err))) return st;
     if ((st = bl_model_fit_scalers(m, ds, o->target_scaling, err))) goto done;
 
-    /* validation split by context */
-    size_t nc = ds->n_contexts, n_val_ctx = 0;
-    uint8_t *is_val = calloc(nc ? nc : 1, 1);
-    size_t *perm = malloc((nc ? nc : 1) * sizeof *perm);
+    /* the validation split */
     tr_rows = malloc(ds->n_rows * sizeof *tr_rows);
     va_rows = malloc(ds->n_rows * sizeof *va_rows);
-    if (!is_val || !perm || !tr_rows || !va_rows) {
-        free(is_val);
-        free(perm);
+    if (!tr_rows || !va_rows) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto done;
     }
-    if (nc >= 2 && o->val_fraction > 0) {
-        n_val_ctx = (size_t)llround(o->val_fraction * (double)nc);
-        if (n_val_ctx < 1) n_val_ctx = 1;
-        if (n_val_ctx > nc - 1) n_val_ctx = nc - 1;
-    }
-    for (size_t i = 0; i < nc; i++) perm[i] = i;
-    for (size_t i = nc; i > 1; i--) {
-        size_t j = (size_t)bl_rng_int(&rng, i);
-        size_t tmp = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = tmp;
-    }
-    for (size_t i = 0; i < n_val_ctx; i++) is_val[perm[i]] = 1;
     size_t n_tr = 0, n_va = 0;
-    for (size_t r = 0; r < ds->n_rows; r++) {
-        if (is_val[ds->context[r]]) va_rows[n_va++] = r;
-        else tr_rows[n_tr++] = r;
-    }
-    free(is_val);
-    free(perm);
+    if ((st = bl_pretrain_split(ds, o, &rng, tr_rows, &n_tr, va_rows, &n_va, err))) goto done;
     if ((st = bl_vbuf_build(m, ds, tr_rows, n_tr, &s.tr, err))) goto done;
     s.has_val = n_va > 0;
     if (s.has_val) {

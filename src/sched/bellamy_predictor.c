@@ -282,6 +282,7 @@ static bl_status train(bl_sched_bellamy *p, bl_error *err) {
     fo.patience = p->o.patience;
     fo.stop_rel = p->o.stop_rel;
     fo.stop_mae = 0;
+    fo.stop_cv = 0; /* the history mixes many kinds and grows to hundreds of rows: the rule as measured */
     fo.seed = p->o.seed;
     fo.lr_min = p->o.lr_min;
     fo.lr_max = p->o.lr_max;
