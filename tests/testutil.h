@@ -16,7 +16,8 @@ const char *bl_test_c3o_dir(void);
 /* Path of a file in the source tree (static buffer, valid until the next call). */
 const char *bl_test_source_path(const char *rel);
 
-/* A fresh temporary directory for this process (created on first use). */
+/* The suite's temporary directory under $TMPDIR (default /tmp), shared by all its tests; main()
+ * removes it at the end unless a test failed or BELLAMY_KEEP_TMP=1 (it then names it on stderr). */
 const char *bl_test_tmpdir(void);
 
 /* Exit the whole test binary with SKIP (77) and a reason on stderr. Call before srunner_run. */

@@ -310,6 +310,10 @@ int bl_eval_main(int argc, char **argv) {
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
         printf("bellamy-eval %s, %s\n", BL_VERSION, when);
+        char cvdesc[96] = "";
+        if (o.ft.stop_cv)
+            snprintf(cvdesc, sizeof cvdesc, "; n >= 3: epochs by cross-validation over up to %ld",
+                     o.ft.cv_epochs < o.ft.max_epochs ? o.ft.cv_epochs : o.ft.max_epochs);
         printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
                "target %s, validation %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g%s)\n",
                (unsigned long long)o.seed, o.threads, splits ? "splits from file" : "drawn splits", o.max_n, o.folds,
@@ -317,7 +321,7 @@ int bl_eval_main(int argc, char **argv) {
                o.pre.val_split == BL_VAL_GROUPS ? "groups" : "contexts",
                o.ft.max_epochs, o.ft.patience, o.ft.stop_rel > 0 ? "rel" : "mae",
                o.ft.stop_rel > 0 ? o.ft.stop_rel : o.ft.stop_mae,
-               o.ft.stop_cv ? "; n >= 3: epochs by cross-validation" : "");
+               cvdesc);
         if (!splits) printf("splits: up to %zu per context x n x kind, %zu contexts per data file (0 = all)\n",
                             o.splits_per_cell, o.contexts);
         for (size_t a = 0; a < ev.n_algos; a++) {

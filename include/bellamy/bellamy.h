@@ -122,7 +122,9 @@ typedef struct bl_model_info {
     int         pretrained;      /* 1: weights from pre-training (0: trained from scratch) */
     long long   rows, contexts;  /* pre-training data */
     long long   epochs;          /* pre-training epochs of the winning trial */
-    long long   finetune_runs, finetune_epochs;  /* 0 when never fine-tuned */
+    long long   finetune_runs;   /* runs of the last fine-tuning; 0 when never fine-tuned */
+    long long   finetune_epochs; /* its length: epochs of the longest member's fit on all runs (with
+                                    cross-validation the chosen count, which may be 0) */
     double      best_val_loss;   /* pre-training */
     double      finetune_mae_s;  /* training mean absolute error after fine-tuning (s) */
     double      dropout, learning_rate, weight_decay;

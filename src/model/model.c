@@ -407,10 +407,19 @@ double bl_finetune_lr(const bl_finetune_opts *o, long epoch) {
 /* One member's fine-tuning on idx[0..k) of fc->vb: from its current (pre-trained) state, with
  * z trainable (f too when fresh, or from fc->unfreeze_at). fixed < 0: train until the MAE rule or
  * patience stops and keep the best-MAE state; fixed ≥ 0: exactly `fixed` steps, keep the last state.
- * With nh > 0, curve[e] receives the mean relative error on rows held[0..nh) of the view after
- * e steps, for e < fixed (evaluation mode: nothing is learnt from them). */
+ * With nh > 0, curve[e] receives the mean relative error on the held-out runs held[0..nh) after
+ * e steps, for e < fixed (predicted as bl_model_predict does; nothing is learnt from them). */
+typedef struct ft_held { /* a held-out run, ready for the predictor's path */
+    const double *ess, *opt; /* codes (g is frozen throughout fine-tuning, so they stay valid) */
+    int           n_opt;
+    double        feat[BL_SCALEOUT_NFEAT];  /* scaled scale-out features */
+    double        runtime_s;
+} ft_held;
+
 typedef struct ft_ctx {
     bl_model               *c;
+    const bl_dataset       *runs;
+    const size_t           *rows;       /* data-set row of each view row (NULL: the same index) */
     const bl_vbuf          *vb;
     bl_bwork               *w;
     const bl_finetune_opts *o;
@@ -424,7 +433,16 @@ static double ft_seconds(const bl_model *c, double y) {
     return c->target_scaling == BL_TARGET_LOG ? c->target_scale * exp(y) : c->target_scale * y;
 }
 
-static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long fixed, const size_t *held,
+/* Mean absolute error in seconds of pred[0..k) against rows idx[0..k) of v (L: the pass's losses). */
+static double ft_mae(const bl_model *c, const double *pred, const bl_bview *v, const size_t *idx, size_t k,
+                     const bl_bloss *L) {
+    if (c->target_scaling != BL_TARGET_LOG) return L->abs_err / (double)k * c->target_scale;
+    double mae = 0.0; /* the rule reads seconds, as in the other modes */
+    for (size_t i = 0; i < k; i++) mae += fabs(c->target_scale * (exp(pred[i]) - exp(v->target[idx[i]])));
+    return mae / (double)k;
+}
+
+static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long fixed, const ft_held *held,
                           size_t nh, double *curve, long *epochs_out, double *mae_out, bl_error *err) {
     bl_model *c = fc->c;
     const bl_finetune_opts *o = fc->o;
@@ -449,19 +467,13 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
         bl_params_zero_grad(P);
         bl_bloss L;
         if ((st = bl_bnet_pass(net, &fc->vb->v, idx, k, &ps, fc->w, fc->pred, &L, err))) return st;
-        double mae = L.abs_err / (double)k * c->target_scale;
-        if (c->target_scaling == BL_TARGET_LOG) { /* the rule reads seconds, as in the other modes */
-            mae = 0.0;
-            for (size_t i = 0; i < k; i++)
-                mae += fabs(ft_seconds(c, fc->pred[i]) - ft_seconds(c, fc->vb->v.target[idx[i]]));
-            mae /= (double)k;
-        }
+        double mae = ft_mae(c, fc->pred, &fc->vb->v, idx, k, &L);
         if (nh) {
-            double *y = fc->pred + k, e = 0.0; /* pred holds k + nh values */
-            if ((st = bl_bnet_pass(net, &fc->vb->v, held, nh, &pe, fc->w, y, &L, err))) return st;
+            double e = 0.0, ctx[BL_BNET_DIM_MAX], y;
             for (size_t i = 0; i < nh; i++) {
-                double truth = ft_seconds(c, fc->vb->v.target[held[i]]);
-                e += fabs(ft_seconds(c, y[i]) - truth) / fabs(truth);
+                bl_bnet_context_term(net, held[i].ess, held[i].opt, held[i].n_opt, ctx);
+                bl_bnet_predict_scaled(net, ctx, held[i].feat, 1, &y);
+                e += fabs(ft_seconds(c, y) - held[i].runtime_s) / held[i].runtime_s;
             }
             curve[epoch] = e / (double)nh;
         }
@@ -485,10 +497,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
     } else { /* the MAE of the state kept: the last one */
         bl_bloss L;
         if ((st = bl_bnet_pass(net, &fc->vb->v, idx, k, &pe, fc->w, fc->pred, &L, err))) return st;
-        best_mae = 0.0;
-        for (size_t i = 0; i < k; i++)
-            best_mae += fabs(ft_seconds(c, fc->pred[i]) - ft_seconds(c, fc->vb->v.target[idx[i]]));
-        best_mae /= (double)k;
+        best_mae = ft_mae(c, fc->pred, &fc->vb->v, idx, k, &L);
         *epochs_out = fixed;
     }
     bl_params_set_frozen(P, "", 0, NULL, NULL);
@@ -504,21 +513,46 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
  * parameters are restored afterwards. */
 static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t k, long E, long *epochs,
                                   bl_error *err) {
-    bl_params *P = &bl_model_member(fc->c, mi)->P;
+    bl_model *c = fc->c;
+    const bl_bnet *net = bl_model_member(c, mi);
+    bl_params *P = &bl_model_member(c, mi)->P;
     const size_t folds = k < (size_t)fc->o->cv_folds ? k : (size_t)fc->o->cv_folds;
+    const size_t C = (size_t)net->d.code, np = c->n_props;
+    size_t map[2 * BL_BNET_PROPS_MAX];
+    bl_status st = bl_model_map_props(c, fc->runs, map, err);
+    if (st) return st;
     double *orig = malloc(P->n * sizeof *orig), *curve = malloc((size_t)E * sizeof *curve),
-           *sum = calloc((size_t)E, sizeof *sum);
-    size_t *fit = malloc(k * sizeof *fit), *held = malloc(k * sizeof *held);
-    bl_status st = BL_OK;
-    if (!orig || !curve || !sum || !fit || !held) {
+           *sum = calloc((size_t)E, sizeof *sum), *codes = malloc(k * (np ? np : 1) * C * sizeof *codes);
+    size_t *fit = malloc(k * sizeof *fit);
+    ft_held *all = malloc(k * sizeof *all), *held = malloc(k * sizeof *held);
+    if (!orig || !curve || !sum || !codes || !fit || !all || !held) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto out;
+    }
+    /* every run's codes and features, once: fine-tuning never changes g */
+    for (size_t i = 0; i < k; i++) {
+        size_t r = fc->rows ? fc->rows[idx[i]] : idx[i];
+        double *ess = codes + i * np * C, *opt = ess;
+        int n_ess = 0, n_opt = 0;
+        for (size_t j = 0; j < np; j++) n_ess += c->props[j].essential;
+        opt = ess + (size_t)n_ess * C;
+        for (size_t j = 0; j < np; j++) {
+            const double *vec = bl_dataset_vec(fc->runs, map[j], r);
+            if (c->props[j].essential) bl_bnet_encode(net, vec, ess + j * C);
+            else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * C);
+        }
+        all[i].ess = ess;
+        all[i].opt = opt;
+        all[i].n_opt = n_opt;
+        bl_scaleout_features_forward(&fc->runs->scale_out[r], 1, all[i].feat);
+        bl_minmax_transform(&c->scaler, all[i].feat, 1, all[i].feat);
+        all[i].runtime_s = fc->runs->runtime_s[r];
     }
     memcpy(orig, P->param, P->n * sizeof *orig);
     for (size_t h = 0; h < folds && !st; h++) {
         size_t nf = 0, nh = 0;
         for (size_t i = 0; i < k; i++) {
-            if (i % folds == h) held[nh++] = idx[i];
+            if (i % folds == h) held[nh++] = all[i];
             else fit[nf++] = idx[i];
         }
         long ep;
@@ -537,7 +571,9 @@ out:
     free(orig);
     free(curve);
     free(sum);
+    free(codes);
     free(fit);
+    free(all);
     free(held);
     return st;
 }
@@ -587,7 +623,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     for (size_t i = 0; i < n; i++) all[i] = i;
     long epochs_max = 0;
     double best_mae = INFINITY;
-    ft_ctx fc = {c, &vb, w, o, best, pred, threshold, -1, 0};
+    ft_ctx fc = {c, runs, rows, &vb, w, o, best, pred, threshold, -1, 0};
     /* every member alike: the same runs, schedule and stopping rule */
     for (int mi = 0; mi < c->n_members && !st; mi++) {
         if (c->pretrained && o->unfreeze_f == 1 && n > 1 && n < 60) fc.unfreeze_at = (long)floor(7.5 * ldexp(1.0, (int)n));

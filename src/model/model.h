@@ -141,7 +141,8 @@ typedef struct bl_finetune_opts {
     long   cv_epochs;         /* steps stop_cv considers (default 500; at most max_epochs) */
     int    cv_folds;          /* most folds of stop_cv (default 10, ≥ 2) */
     long   fixed_epochs;      /* ≥ 0: exactly this many steps, keeping the last state, no stopping
-                                 rule (overrides stop_cv; ≤ max_epochs); default -1 */
+                                 rule (overrides stop_cv; ≤ max_epochs); default -1. Start from
+                                 bl_finetune_opts_default: a zero-filled struct means 0 steps */
     double lr_min, lr_max;    /* 0.001, 0.01 */
     int    ramp_epochs;       /* 10 */
     int    cosine_epochs;     /* 40 */

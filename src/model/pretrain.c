@@ -251,7 +251,6 @@ out:
     return st;
 }
 
-/* Progress of one of several searches, reported as part of the whole. */
 static void shuffle_sizes(bl_rng *rng, size_t *a, size_t n) {
     for (size_t i = n; i > 1; i--) {
         size_t j = (size_t)bl_rng_int(rng, i);
@@ -276,9 +275,12 @@ static int cmp_row_key(const void *a, const void *b) {
 
 /* bl_pretrain_split (model_internal.h): the search's split into training and validation rows.
  * BL_VAL_CONTEXTS: a shuffled val_fraction of the contexts (at least one, never all) is held out whole.
- * BL_VAL_GROUPS: every group of rows sharing context and scale-out gives val_fraction of its rows
- * (the groups in a shuffled order, each taking floor or ceil of its share so that the total follows
- * the fraction, never a group's last row), so every context and scale-out stays in training. */
+ * BL_VAL_GROUPS: the (context, scale-out) groups, in a shuffled order, give their rows to validation
+ * by systematic allocation — the running total of val_fraction × group size, started at a random
+ * offset in [0, 1), decides how many rows each takes, so the total follows the fraction to a row —
+ * except that a group never gives its last row (a one-row group gives none; what it could not give
+ * moves on to the next groups, and with val_fraction × size > size − 1 the total falls short). So
+ * every context and scale-out stays in training. */
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err) {
     const size_t n = ds->n_rows;
@@ -358,6 +360,7 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
     return BL_OK;
 }
 
+/* Progress of one of several searches, reported as part of the whole. */
 typedef struct member_progress {
     const bl_pretrain_opts *o;
     long offset, total;
