@@ -319,6 +319,14 @@ START_TEST(eval_command_line_errors) {
     const char *bad_splits[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out,
                                  "--splits", missing, "--quiet" };
     ck_assert_int_eq(bl_eval_main(10, (char **)bad_splits), 1);
+    /* fine-tuning and validation options out of their ranges or choices */
+    const char *bad_opts[][2] = { { "--ft-stop", "never" }, { "--ft-cv-epochs", "0" }, { "--ft-fixed-epochs", "-1" },
+                                  { "--ft-fixed-epochs", "999999" }, { "--val-split", "rows" } };
+    for (size_t i = 0; i < sizeof bad_opts / sizeof bad_opts[0]; i++) {
+        const char *argv[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out,
+                               bad_opts[i][0], bad_opts[i][1] };
+        ck_assert_msg(bl_eval_main(9, (char **)argv) == 2, "%s %s accepted", bad_opts[i][0], bad_opts[i][1]);
+    }
 }
 END_TEST
 

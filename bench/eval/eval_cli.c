@@ -143,7 +143,7 @@ int bl_eval_main(int argc, char **argv) {
     size_t seed = 1, contexts = 0, spc = 0;
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
-    long ft_unfreeze = 1, ft_cv_epochs = 500;
+    long ft_unfreeze = 1, ft_cv_epochs = 500, ft_fixed = -1;
     const char *ft_stop = NULL;
     int refit = 0, per_machine = 0;
     long ensemble = 1, members = 0;
@@ -179,6 +179,7 @@ int bl_eval_main(int argc, char **argv) {
         { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
         { "ft-stop", BL_OPT_CHOICE, &ft_stop, NULL, "fine-tuning: with n >= 3 runs, the epoch count chosen by cross-validation over the runs (cv), or the MAE rule for every n (mae)", "model default (cv)", 0, "cv|mae", 0 },
+        { "ft-fixed-epochs", BL_OPT_INT, &ft_fixed, "N", "fine-tuning: exactly N epochs for every n, keeping the last state (no stopping rule, no cross-validation)", NULL, 0, NULL, 0 },
         { "ft-cv-epochs", BL_OPT_INT, &ft_cv_epochs, "N", "fine-tuning: epochs the cross-validation considers", "model default (500)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
@@ -251,6 +252,10 @@ int bl_eval_main(int argc, char **argv) {
     if (SEEN("stop-mae")) o.ft.stop_mae = stop_mae;
     if (SEEN("stop-rel")) o.ft.stop_rel = stop_rel;
     if (ft_stop) o.ft.stop_cv = strcmp(ft_stop, "cv") == 0;
+    if (SEEN("ft-fixed-epochs")) {
+        if (ft_fixed < 0 || ft_fixed > o.ft.max_epochs) { bl_cli_error(prog, "--ft-fixed-epochs must be 0..%ld", o.ft.max_epochs); return BL_EXIT_USAGE; }
+        o.ft.fixed_epochs = ft_fixed;
+    }
     if (SEEN("ft-cv-epochs")) {
         if (ft_cv_epochs < 1) { bl_cli_error(prog, "--ft-cv-epochs must be >= 1"); return BL_EXIT_USAGE; }
         o.ft.cv_epochs = ft_cv_epochs;
@@ -311,7 +316,9 @@ int bl_eval_main(int argc, char **argv) {
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
         printf("bellamy-eval %s, %s\n", BL_VERSION, when);
         char cvdesc[96] = "";
-        if (o.ft.stop_cv)
+        if (o.ft.fixed_epochs >= 0)
+            snprintf(cvdesc, sizeof cvdesc, "; every n: exactly %ld epochs", o.ft.fixed_epochs);
+        else if (o.ft.stop_cv)
             snprintf(cvdesc, sizeof cvdesc, "; n >= 3: epochs by cross-validation over up to %ld",
                      o.ft.cv_epochs < o.ft.max_epochs ? o.ft.cv_epochs : o.ft.max_epochs);
         printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
