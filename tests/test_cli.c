@@ -1,6 +1,9 @@
-/* test_cli.c — bellamy-train (pretrain, finetune, evaluate, split) and bellamy-predict run as
- * processes: outputs, exit codes (0 ok, 1 failure, 2 usage) and one-line error messages for bad
- * input. A tiny model (2 trials × 30 epochs) is pre-trained once on the synthetic corpus.
+/* test_cli.c — bellamy-train (pretrain, finetune, evaluate, split, synth), bellamy-predict and
+ * dbmlsched-sim run as processes: outputs, exit codes (0 ok, 1 failure, 2 usage) and one-line error
+ * messages for bad input — empty, blank, hexadecimal and absurd option values, folders and missing
+ * files as inputs, outputs that are inputs or non-model files (checked before any training), and
+ * failed writes to standard output. A tiny model (2 trials × 30 epochs) is pre-trained once on the
+ * synthetic corpus.
  */
 #include "testutil.h"
 
@@ -9,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "data/synth.h"
+#include "modelfile/modelfile.h"
 
-static char g_dir[4096], g_train[4200], g_predict[4200], g_sets[2048];
+static char g_dir[4096], g_train[4200], g_predict[4200], g_sim[4200], g_sets[2048];
 
 /* Runs a shell command line (printf-style); stdout and stderr land in out/err; returns the exit code. */
 static char g_out[65536], g_err[65536];
@@ -69,6 +74,7 @@ static void setup(void) {
     ck_assert_ptr_nonnull(root);
     snprintf(g_train, sizeof g_train, "'%s/bellamy-train'", root);
     snprintf(g_predict, sizeof g_predict, "'%s/bellamy-predict'", root);
+    snprintf(g_sim, sizeof g_sim, "'%s/dbmlsched-sim'", root);
     bl_synth_config c;
     bl_synth_config_default(&c);
     c.n_contexts = 8;
@@ -84,7 +90,7 @@ static void setup(void) {
     for (char *line = strtok(g_out, "\n"); line; line = strtok(NULL, "\n"))
         len += (size_t)snprintf(g_sets + len, sizeof g_sets - len, " --set '%s'", line);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out model.h5 --name synth --trials 2 --epochs 30 "
-              "--grace 30 --threads 2 --quiet", g_train);
+              "--grace 30 --threads 1 --quiet", g_train);
 }
 
 static void teardown(void) {}
@@ -236,7 +242,7 @@ START_TEST(test_predict_bad_input) {
     EXPECT_ERR(1, "twice", "%s --model model.h5 %s --set machine_type=x --scale-out 2..4", g_predict, g_sets);
     EXPECT_ERR(2, "reversed", "%s --model model.h5 %s --scale-out 12..2", g_predict, g_sets);
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0..4", g_predict, g_sets);
-    EXPECT_ERR(2, "must be > 0", "%s --model model.h5 %s --scale-out 2,-4", g_predict, g_sets);
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 2,-4", g_predict, g_sets);
     EXPECT_ERR(2, "not a number", "%s --model model.h5 %s --scale-out 2,x", g_predict, g_sets);
     EXPECT_ERR(2, "--scale-out is required", "%s --model model.h5 %s", g_predict, g_sets);
     EXPECT_ERR(2, "--price -1", "%s --model model.h5 %s --scale-out 2..4 --price -1", g_predict, g_sets);
@@ -264,6 +270,159 @@ START_TEST(test_split) {
 }
 END_TEST
 
+/* ---- adversarial input: every user-facing value gets a clear, early error --------------------- */
+
+/* Option values: empty strings, blanks, hexadecimal, out-of-range and absurd numbers are usage
+ * errors naming the flag (before: accepted, or a late message naming an internal function). */
+START_TEST(test_strict_option_values) {
+    EXPECT_ERR(2, "--out: empty value", "%s pretrain --data rest.tsv --schema synth.schema --out '' --quiet", g_train);
+    EXPECT_ERR(2, "--data: empty value", "%s pretrain --data '' --schema synth.schema --out x.h5", g_train);
+    EXPECT_ERR(2, "--model: empty value", "%s --model '' %s --scale-out 2", g_predict, g_sets);
+    EXPECT_ERR(2, "--model: empty value", "%s evaluate --model '' --data held.tsv", g_train);
+    EXPECT_ERR(2, "--out: empty value", "%s finetune --model model.h5 --data runs.tsv --out ''", g_train);
+    EXPECT_ERR(2, "--trials", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --trials ' 3'", g_train);
+    EXPECT_ERR(2, "out of range", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --val-fraction 1e-400",
+               g_train);
+    EXPECT_ERR(2, "--price", "%s --model model.h5 %s --scale-out 2 --price 0x10", g_predict, g_sets);
+    EXPECT_ERR(2, "--price", "%s --model model.h5 %s --scale-out 2,1000 --price 1e308 --json", g_predict, g_sets);
+    /* a stray digit must not mean a run that never ends */
+    EXPECT_ERR(2, "--epochs 99999999999999", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epochs "
+               "99999999999999", g_train);
+    EXPECT_ERR(2, "--max-epochs", "%s finetune --model model.h5 --data runs.tsv --out x.h5 --max-epochs 99999999999",
+               g_train);
+    EXPECT_ERR(2, "--noise 5", "%s synth --out-dir . --stem s2 --noise 5", g_train);
+    EXPECT_ERR(2, "--reps 1001", "%s synth --out-dir . --stem s2 --reps 1001", g_train);
+    EXPECT_ERR(2, "--stem", "%s synth --out-dir . --stem ''", g_train);
+    EXPECT_ERR(2, "--stem", "%s synth --out-dir . --stem ../s2", g_train);
+    EXPECT_ERR(2, "--version", "%s --version extra", g_train);
+}
+END_TEST
+
+/* --scale-out: numbers of machines, 1..1e6; no hexadecimal; blanks around items are fine. JSON
+ * never holds inf or nan. */
+START_TEST(test_predict_scale_out_bounds) {
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 1e300", g_predict, g_sets);
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 1e-300", g_predict, g_sets);
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0.5", g_predict, g_sets);
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 1..1000001", g_predict, g_sets);
+    EXPECT_ERR(2, "not a number", "%s --model model.h5 %s --scale-out 0x10", g_predict, g_sets);
+    EXPECT_ERR(2, "whole number", "%s --model model.h5 %s --scale-out 2.5..5", g_predict, g_sets);
+    EXPECT(0, "%s --model model.h5 %s --scale-out '2 , 4'", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\n"), 4);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 1000000 --price 1000000000 --json", g_predict, g_sets);
+    ck_assert_ptr_null(strstr(g_out, "inf"));
+    ck_assert_ptr_null(strstr(g_out, "nan"));
+    EXPECT(0, "%s --model model.h5 %s --scale-out 1000000", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_out, "\n1000000\t")); /* not 1e+06 */
+    EXPECT_ERR(2, "--version", "%s --version extra", g_predict);
+}
+END_TEST
+
+/* Input files are checked before any work: a folder, a missing file and an unreadable one are
+ * named with their flag. */
+START_TEST(test_input_files_checked) {
+    EXPECT(0, "mkdir -p adir");
+    EXPECT_ERR(1, "--model adir: is a folder", "%s --model adir %s --scale-out 2", g_predict, g_sets);
+    EXPECT_ERR(1, "--schema adir: is a folder", "%s inspect --data rest.tsv --schema adir", g_train);
+    EXPECT_ERR(1, "--schema adir: is a folder", "%s pretrain --data rest.tsv --schema adir --out x.h5", g_train);
+    EXPECT_ERR(1, "--history adir: is a folder", "%s --model model.h5 %s --scale-out 2 --history adir", g_predict, g_sets);
+    EXPECT_ERR(1, "--data nothere.tsv: cannot open", "%s evaluate --model model.h5 --data nothere.tsv", g_train);
+    if (geteuid() != 0) { /* root reads anything */
+        EXPECT(0, "cp model.h5 unreadable.h5 && chmod 000 unreadable.h5");
+        EXPECT_ERR(1, "Permission denied", "%s --model unreadable.h5 %s --scale-out 2", g_predict, g_sets);
+    }
+}
+END_TEST
+
+/* pretrain and finetune check what they will write before training: a non-model --out, a file of a
+ * newer format, a missing folder or an invalid model name fail at once, with no training (no
+ * progress line) and the existing file untouched. */
+START_TEST(test_train_output_checked_first) {
+    const char *pre = "pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 --threads 1";
+    EXPECT(0, "cp rest.tsv victim.tsv");
+    EXPECT_ERR(1, "refusing to overwrite", "%s %s --out victim.tsv", g_train, pre);
+    EXPECT(0, "cmp rest.tsv victim.tsv");
+    EXPECT_ERR(1, "--out nodir/x.h5", "%s %s --out nodir/x.h5", g_train, pre);
+    EXPECT_ERR(2, "not a valid model name", "%s %s --out x.h5 --name a/b", g_train, pre);
+    EXPECT(0, "cp rest.tsv ..tsv");
+    EXPECT_ERR(2, "give --name", "%s pretrain --data ..tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 "
+               "--members 1 --threads 1 --out x.h5", g_train);
+    /* a file written by a newer major version: refused before training, left as it was */
+    bl_error err;
+    char path[4200];
+    EXPECT(0, "cp model.h5 newer.h5 && cp model.h5 newer-orig.h5");
+    snprintf(path, sizeof path, "%s/newer.h5", g_dir);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "2.0", 0, &err), BL_OK);
+    EXPECT(0, "cp newer.h5 newer-orig.h5");
+    EXPECT_ERR(1, "newer than this library", "%s %s --out newer.h5", g_train, pre);
+    EXPECT(0, "cmp newer.h5 newer-orig.h5");
+    EXPECT_ERR(1, "newer than this library", "%s finetune --model model.h5 --data runs.tsv --out newer.h5", g_train);
+    EXPECT(0, "cmp newer.h5 newer-orig.h5");
+    EXPECT_ERR(2, "--out-name 'a/b' is not a valid model name",
+               "%s finetune --model model.h5 --data runs.tsv --out x.h5 --out-name a/b", g_train);
+    EXPECT_ERR(1, "--out adir: is a folder", "mkdir -p adir && %s finetune --model model.h5 --data runs.tsv --out adir",
+               g_train);
+    if (geteuid() != 0) { /* a read-only model file is not replaced behind its back */
+        EXPECT(0, "cp model.h5 ro.h5 && chmod 444 ro.h5 && cp ro.h5 ro-orig.h5");
+        EXPECT_ERR(1, "not writable", "%s finetune --model ro.h5 --data runs.tsv --out ro.h5", g_train);
+        EXPECT(0, "cmp ro.h5 ro-orig.h5");
+    }
+}
+END_TEST
+
+/* split never writes over its input (that emptied the data file) or one output over another. */
+START_TEST(test_split_outputs_protected) {
+    EXPECT(0, "cp synth.tsv in.tsv && cp synth.tsv in-orig.tsv && ln -sf in.tsv inlink.tsv");
+    EXPECT_ERR(2, "is an input file", "%s split --data in.tsv --schema synth.schema --held-out in.tsv", g_train);
+    EXPECT(0, "cmp in.tsv in-orig.tsv");
+    EXPECT_ERR(2, "is an input file", "%s split --data inlink.tsv --schema synth.schema --rest ./in.tsv", g_train);
+    EXPECT(0, "cmp in.tsv in-orig.tsv");
+    EXPECT_ERR(2, "is an input file", "%s split --data in.tsv --schema synth.schema --held-out synth.schema", g_train);
+    EXPECT_ERR(2, "the same file", "%s split --data in.tsv --schema synth.schema --held-out o.tsv --rest ./o.tsv", g_train);
+    EXPECT_ERR(2, "--list", "%s split --data in.tsv --schema synth.schema --list --context 2", g_train);
+    EXPECT_ERR(1, "--held-out nodir/o.tsv", "%s split --data in.tsv --schema synth.schema --held-out nodir/o.tsv", g_train);
+    /* a good split leaves no temporary file behind */
+    EXPECT(0, "%s split --data in.tsv --schema synth.schema --context 2 --held-out o.tsv --rest r.tsv", g_train);
+    EXPECT(0, "ls | grep -c tmp- || true");
+    ck_assert_str_eq(g_out, "0\n");
+    EXPECT(0, "wc -l < o.tsv");
+    ck_assert_str_eq(g_out, "19\n");
+}
+END_TEST
+
+/* A failed write of the results (disk full) is an error with a message, never a silent exit 1 or 0. */
+START_TEST(test_write_errors_reported) {
+    if (access("/dev/full", W_OK) != 0) {
+        fprintf(stderr, "note: no /dev/full, write errors not checked\n");
+        return;
+    }
+    EXPECT_ERR(1, "cannot write the output", "%s --model model.h5 %s --scale-out 2 >/dev/full", g_predict, g_sets);
+    EXPECT_ERR(1, "cannot write the output", "%s inspect --data rest.tsv --schema synth.schema >/dev/full", g_train);
+    EXPECT_ERR(1, "cannot write the output", "%s --help >/dev/full", g_train);
+    EXPECT_ERR(1, "cannot write the output", "%s --workload hybrid --policy fifo-gpu >/dev/full", g_sim);
+}
+END_TEST
+
+/* dbmlsched-sim: the same option rules as the other programs. */
+START_TEST(test_sim_options) {
+    EXPECT(0, "%s --version", g_sim);
+    ck_assert_str_eq(g_out, "dbmlsched-sim 0.2.0\n");
+    EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
+    EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
+    EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);
+    EXPECT_ERR(2, "unexpected argument 'extra'", "%s --workload hybrid --policy fifo-gpu extra", g_sim);
+    EXPECT_ERR(2, "unknown option '--version2'", "%s --workload hybrid --policy fifo-gpu --version2", g_sim);
+    EXPECT_ERR(2, "--json takes no value", "%s --workload hybrid --policy fifo-gpu --json=1", g_sim);
+    EXPECT_ERR(2, "--est-noise", "%s --workload hybrid --policy fifo-gpu --est-noise inf", g_sim);
+    EXPECT_ERR(2, "--seed", "%s --workload hybrid --policy fifo-gpu --seed ' 5'", g_sim);
+    EXPECT_ERR(2, "--workload: empty value", "%s --workload '' --policy fifo-gpu", g_sim);
+    EXPECT_ERR(2, "given twice", "%s --workload hybrid --policy rr --policy rr", g_sim);
+    EXPECT_ERR(1, "is a folder", "mkdir -p adir && %s --workload adir --policy fifo-gpu", g_sim);
+    EXPECT_ERR(1, "not a built-in workload", "%s --workload nosuch --policy fifo-gpu", g_sim);
+    EXPECT(0, "%s --workload=hybrid --policy=fifo-gpu --no-jobs", g_sim);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
@@ -276,6 +435,13 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_predict_bad_input);
     tcase_add_test(tc, test_split);
+    tcase_add_test(tc, test_strict_option_values);
+    tcase_add_test(tc, test_predict_scale_out_bounds);
+    tcase_add_test(tc, test_input_files_checked);
+    tcase_add_test(tc, test_train_output_checked_first);
+    tcase_add_test(tc, test_split_outputs_protected);
+    tcase_add_test(tc, test_write_errors_reported);
+    tcase_add_test(tc, test_sim_options);
     suite_add_tcase(s, tc);
     return s;
 }

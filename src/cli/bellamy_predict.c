@@ -21,27 +21,59 @@
 
 static const char *PROG = "bellamy-predict";
 
-#define MAX_SCALE_OUTS 100000
+#define MAX_SCALE_OUTS 100000      /* most scale-outs one call predicts */
+#define MAX_SCALE_OUT  1000000.0   /* largest scale-out (machines); beyond, a typo, not a cluster */
+#define MAX_PRICE      1e9         /* largest --price per machine-hour: keeps every cost finite */
+#define MAX_TARGET     1e12        /* largest --target-runtime in seconds (some 30 000 years) */
 
-/* Parses "A..B" (integers, 1 ≤ A ≤ B), "X" or "X,Y,Z" (positive numbers). Returns 0 or BL_EXIT_USAGE. */
+/* Copies s[0..n) without leading and trailing blanks into buf (cap bytes); NULL when it does not fit. */
+static const char *trimmed(const char *s, size_t n, char *buf, size_t cap) {
+    while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    if (n >= cap) return NULL;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* One scale-out of --scale-out SPEC (item: its text, blanks trimmed): a decimal number in
+ * 1..MAX_SCALE_OUT; whole when whole is set (a range's ends). Prints why not and returns
+ * BL_EXIT_USAGE. */
+static int scale_out_item(const char *spec, const char *item, int whole, double *x) {
+    int r = item ? bl_cli_number(item, x) : -1;
+    if (r == 0 && whole && *x != floor(*x)) r = -1;
+    if (r != 0) {
+        bl_cli_error(PROG, "--scale-out %s: '%s' is not %s (give N, A..B or N,M,...)", spec, item ? item : "(too long)",
+                     whole ? "a whole number" : "a number");
+        return BL_EXIT_USAGE;
+    }
+    if (!(*x >= 1) || *x > MAX_SCALE_OUT) {
+        bl_cli_error(PROG, "--scale-out %s: scale-out %s must be >= 1 and <= %.0f (a number of machines)", spec, item,
+                     MAX_SCALE_OUT);
+        return BL_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Parses "A..B" (whole numbers, 1 ≤ A ≤ B), "X" or "X,Y,Z" (numbers ≥ 1), blanks around items
+ * allowed. Returns 0, BL_EXIT_USAGE or BL_EXIT_FAIL (out of memory). */
 static int parse_scale_outs(const char *spec, double **out, size_t *n) {
+    char buf[64];
     *out = NULL;
     *n = 0;
     const char *dots = strstr(spec, "..");
     if (dots) {
-        char *end;
-        errno = 0;
-        long a = strtol(spec, &end, 10);
-        if (end != dots || end == spec || errno) goto bad_range;
-        const char *bstart = dots + 2;
-        long b = strtol(bstart, &end, 10);
-        if (*end || end == bstart || errno) goto bad_range;
-        if (a <= 0 || b <= 0) {
-            bl_cli_error(PROG, "--scale-out %s: scale-outs must be >= 1", spec);
+        double a, b;
+        const char *bs = dots + 2;
+        if (strstr(bs, "..") || strchr(spec, ',')) {
+            bl_cli_error(PROG, "--scale-out %s: a range is two whole numbers, e.g. 2..12", spec);
             return BL_EXIT_USAGE;
         }
+        if (scale_out_item(spec, trimmed(spec, (size_t)(dots - spec), buf, sizeof buf), 1, &a) ||
+            scale_out_item(spec, trimmed(bs, strlen(bs), buf, sizeof buf), 1, &b))
+            return BL_EXIT_USAGE;
         if (b < a) {
-            bl_cli_error(PROG, "--scale-out %s: the range is reversed (write %ld..%ld)", spec, b, a);
+            bl_cli_error(PROG, "--scale-out %s: the range is reversed (write %.0f..%.0f)", spec, b, a);
             return BL_EXIT_USAGE;
         }
         if (b - a + 1 > MAX_SCALE_OUTS) {
@@ -51,11 +83,8 @@ static int parse_scale_outs(const char *spec, double **out, size_t *n) {
         *n = (size_t)(b - a + 1);
         *out = malloc(*n * sizeof **out);
         if (!*out) { bl_cli_error(PROG, "out of memory"); return BL_EXIT_FAIL; }
-        for (size_t i = 0; i < *n; i++) (*out)[i] = (double)a + (double)i;
+        for (size_t i = 0; i < *n; i++) (*out)[i] = a + (double)i;
         return 0;
-    bad_range:
-        bl_cli_error(PROG, "--scale-out %s: a range is two whole numbers, e.g. 2..12", spec);
-        return BL_EXIT_USAGE;
     }
     size_t cnt = 1;
     for (const char *p = spec; *p; p++) cnt += *p == ',';
@@ -64,25 +93,22 @@ static int parse_scale_outs(const char *spec, double **out, size_t *n) {
     if (!x) { bl_cli_error(PROG, "out of memory"); return BL_EXIT_FAIL; }
     const char *p = spec;
     for (size_t i = 0; i < cnt; i++) {
-        char *end;
-        errno = 0;
-        x[i] = strtod(p, &end);
-        if (end == p || (*end != ',' && *end != '\0') || errno || !isfinite(x[i])) {
-            bl_cli_error(PROG, "--scale-out %s: '%.*s' is not a number (give N, A..B or N,M,...)", spec,
-                         (int)strcspn(p, ","), p);
+        size_t len = strcspn(p, ",");
+        if (scale_out_item(spec, trimmed(p, len, buf, sizeof buf), 0, &x[i])) {
             free(x);
             return BL_EXIT_USAGE;
         }
-        if (!(x[i] > 0)) {
-            bl_cli_error(PROG, "--scale-out %s: scale-out %g must be > 0", spec, x[i]);
-            free(x);
-            return BL_EXIT_USAGE;
-        }
-        p = end + (*end == ',');
+        p += len + (p[len] == ',');
     }
     *out = x;
     *n = cnt;
     return 0;
+}
+
+/* A JSON number; JSON has no infinity or NaN, so those become null. */
+static void json_num(double v) {
+    if (isfinite(v)) printf("%.17g", v);
+    else printf("null");
 }
 
 /* A JSON string literal. */
@@ -104,8 +130,9 @@ static const char *goal_name(bl_goal g) {
 
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        if (argc > 2) { bl_cli_error(PROG, "--version takes no other arguments"); return BL_EXIT_USAGE; }
         printf("bellamy-predict %s\n", BL_VERSION);
-        return BL_EXIT_OK;
+        return bl_cli_finish(PROG);
     }
     const char *model = NULL, *name = NULL, *spec = NULL, *history = NULL, *schema = NULL, *goal_s = NULL;
     bl_cli_list sets = { 0 };
@@ -136,17 +163,17 @@ int main(int argc, char **argv) {
                           "         [--goal fastest|smallest|cheapest] [--json]\n"
                           "       bellamy-predict --help | --version",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(PROG) : rc;
 
     /* Everything the command line alone can refute is a usage error (exit 2). */
     bl_choice_opts co;
     bl_choice_opts_init(&co);
-    if (opts[6].seen && !(target > 0)) {
-        bl_cli_error(PROG, "--target-runtime %g: must be a positive number of seconds", target);
+    if (opts[6].seen && !(target > 0 && target <= MAX_TARGET)) {
+        bl_cli_error(PROG, "--target-runtime %g: must be a positive number of seconds (at most %g)", target, MAX_TARGET);
         return BL_EXIT_USAGE;
     }
-    if (opts[7].seen && !(price > 0)) {
-        bl_cli_error(PROG, "--price %g: must be a positive price per machine-hour", price);
+    if (opts[7].seen && !(price > 0 && price <= MAX_PRICE)) {
+        bl_cli_error(PROG, "--price %g: must be a positive price per machine-hour (at most %g)", price, MAX_PRICE);
         return BL_EXIT_USAGE;
     }
     if (schema && !history) { bl_cli_error(PROG, "--schema is only used with --history"); return BL_EXIT_USAGE; }
@@ -187,6 +214,10 @@ int main(int argc, char **argv) {
     size_t n = 0;
     rc = parse_scale_outs(spec, &x, &n);
     if (rc) goto out;
+    /* the files, before the model is loaded: a clear message naming the flag */
+    if ((rc = bl_cli_check_input(PROG, "model", model)) || (history && (rc = bl_cli_check_input(PROG, "history", history))) ||
+        (schema && (rc = bl_cli_check_input(PROG, "schema", schema))))
+        goto out;
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
@@ -229,29 +260,46 @@ int main(int argc, char **argv) {
         }
         printf(",\"predictions\":[");
         for (size_t i = 0; i < n; i++) {
-            printf("%s{\"scale_out\":%.17g,\"predicted_runtime_s\":%.17g", i ? "," : "", x[i], t[i]);
-            if (price > 0) printf(",\"cost\":%.17g", x[i] * t[i] / 3600.0 * price);
+            printf("%s{\"scale_out\":", i ? "," : "");
+            json_num(x[i]);
+            printf(",\"predicted_runtime_s\":");
+            json_num(t[i]);
+            if (price > 0) {
+                printf(",\"cost\":");
+                json_num(x[i] * t[i] / 3600.0 * price);
+            }
             putchar('}');
         }
-        printf("],\"choice\":{\"goal\":\"%s\",\"scale_out\":%.17g,\"predicted_runtime_s\":%.17g", goal_name(co.goal),
-               ch.scale_out, ch.runtime_s);
-        if (price > 0) printf(",\"cost\":%.17g,\"price_per_hour\":%.17g", ch.cost, price);
-        if (target > 0) printf(",\"target_runtime_s\":%.17g,\"meets_target\":%s", target, ch.met_target ? "true" : "false");
+        printf("],\"choice\":{\"goal\":\"%s\",\"scale_out\":", goal_name(co.goal));
+        json_num(ch.scale_out);
+        printf(",\"predicted_runtime_s\":");
+        json_num(ch.runtime_s);
+        if (price > 0) {
+            printf(",\"cost\":");
+            json_num(ch.cost);
+            printf(",\"price_per_hour\":");
+            json_num(price);
+        }
+        if (target > 0) {
+            printf(",\"target_runtime_s\":");
+            json_num(target);
+            printf(",\"meets_target\":%s", ch.met_target ? "true" : "false");
+        }
         printf(",\"reason\":");
         json_str(ch.reason);
         printf("}}\n");
     } else {
         printf(price > 0 ? "scale_out\tpredicted_runtime_s\tcost\n" : "scale_out\tpredicted_runtime_s\n");
         for (size_t i = 0; i < n; i++) {
-            printf("%g\t%.2f", x[i], t[i]);
+            printf("%.10g\t%.2f", x[i], t[i]);
             if (price > 0) printf("\t%.4f", x[i] * t[i] / 3600.0 * price);
             putchar('\n');
         }
-        printf("# chosen: scale-out %g, predicted %.2f s", ch.scale_out, ch.runtime_s);
+        printf("# chosen: scale-out %.10g, predicted %.2f s", ch.scale_out, ch.runtime_s);
         if (price > 0) printf(", cost %.4f", ch.cost);
         printf(": %s\n", ch.reason);
     }
-    if (rc == BL_EXIT_OK && fflush(stdout) != 0) rc = BL_EXIT_FAIL;
+    if (rc == BL_EXIT_OK) rc = bl_cli_finish(PROG);
     bl_predictor_free(tuned);
     bl_predictor_free(base);
 out:

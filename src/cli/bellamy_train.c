@@ -21,10 +21,13 @@
 #include "nn/cuda/cuda.h"
 #include "model/model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,7 +51,8 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog, "bellamy-train inspect --data FILE --schema FILE [--row K] [--delimiter tab|comma]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
+    if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema))) return rc;
 
     bl_error err;
     bl_dataset *ds;
@@ -113,7 +117,7 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         free(feat);
     }
     bl_dataset_free(ds);
-    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    return bl_cli_finish(prog);
 }
 
 /* ---- shared helpers ------------------------------------------------------------------------------ */
@@ -197,6 +201,27 @@ static int seen(const bl_cli_option *opts, size_t n, const char *name) {
 
 #define VAL_SPLIT_DEFAULT "contexts" /* bl_pretrain_opts_default's val_split */
 
+/* Most epochs (and grace period, patience) a command line may ask for: 400 times the default of
+ * 2500. More is a typo, not a plan; without a bound a stray digit means a run that never ends. */
+#define EPOCHS_MAX 1000000L
+
+/* Checks an output model file before any training: writable (bl_cli_check_output), and when it
+ * exists, a model file of a version this library can add to (saving would refuse it only at the
+ * end, after hours of training). */
+static int check_model_out(const char *prog, const char *flag, const char *path) {
+    int rc = bl_cli_check_output(prog, flag, path);
+    if (rc) return rc;
+    if (access(path, F_OK) != 0) return 0;
+    bl_model_file *f = NULL;
+    bl_error err = { 0 };
+    if (bl_model_file_open(path, &f, &err) != BL_OK) {
+        bl_cli_error(prog, "--%s: refusing to overwrite %s", flag, err.message);
+        return BL_EXIT_FAIL;
+    }
+    bl_model_file_free(f);
+    return 0;
+}
+
 static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
     const char *device = "cpu", *tscale = "seconds";
@@ -214,8 +239,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "name of the model inside the file", "the data file's stem", 0, NULL, 0 },
         { "trials", BL_OPT_INT, &trials, "N", "hyper-parameter configurations to try (1..27)", "12", 0, NULL, 0 },
-        { "epochs", BL_OPT_INT, &epochs, "N", "most epochs per trial", "2500", 0, NULL, 0 },
-        { "grace", BL_OPT_INT, &grace, "N", "successive-halving grace period (epochs)", "1000", 0, NULL, 0 },
+        { "epochs", BL_OPT_INT, &epochs, "N", "most epochs per trial (1..1000000)", "2500", 0, NULL, 0 },
+        { "grace", BL_OPT_INT, &grace, "N", "successive-halving grace period (epochs, 1..1000000)", "1000", 0, NULL, 0 },
         { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F",
           "share held out for validation: of the contexts, or of every (context, scale-out) group's rows", "0.2", 0,
           NULL, 0 },
@@ -251,10 +276,13 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                           " [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
-    if (epochs < 1) { bl_cli_error(prog, "--epochs %ld: must be >= 1", epochs); return BL_EXIT_USAGE; }
-    if (grace < 1) { bl_cli_error(prog, "--grace %ld: must be >= 1", grace); return BL_EXIT_USAGE; }
+    if (epochs < 1 || epochs > EPOCHS_MAX) {
+        bl_cli_error(prog, "--epochs %ld: must be 1..%ld", epochs, EPOCHS_MAX);
+        return BL_EXIT_USAGE;
+    }
+    if (grace < 1 || grace > EPOCHS_MAX) { bl_cli_error(prog, "--grace %ld: must be 1..%ld", grace, EPOCHS_MAX); return BL_EXIT_USAGE; }
     if (seen(opts, nopts, "threads") && threads < 1) { bl_cli_error(prog, "--threads %ld: must be >= 1", threads); return BL_EXIT_USAGE; }
     if (!(val_fraction > 0 && val_fraction < 1)) {
         bl_cli_error(prog, "--val-fraction %g: must be between 0 and 1", val_fraction);
@@ -265,7 +293,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
         return BL_EXIT_USAGE;
     }
-    if (name && !*name) { bl_cli_error(prog, "--name: empty"); return BL_EXIT_USAGE; }
+    if (name && (rc = bl_cli_check_model_name(prog, "name", name))) return rc;
     if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
         bl_error cerr = { 0 };
         if (bl_cuda_available(&cerr) != BL_OK) {
@@ -275,11 +303,21 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     }
     if (!seen(opts, nopts, "threads")) threads = default_threads();
     if (threads > trials) threads = trials;
+    /* everything that can be checked before the (long) training is checked now */
+    if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema)) ||
+        (rc = check_model_out(prog, "out", out)))
+        return rc;
+    char stem[128];
+    file_stem(data, stem, sizeof stem);
+    if (!name && bl_cli_model_name_problem(stem)) {
+        bl_cli_error(prog, "the model would be named after the data file, '%s', which is not a valid model name (%s): "
+                     "give --name", stem, bl_cli_model_name_problem(stem));
+        return BL_EXIT_USAGE;
+    }
 
     bl_error err = { 0 };
     bl_dataset *ds = NULL;
     bl_model *m = NULL;
-    char stem[128];
     char *schema_text = read_text(schema, &err);
     if (!schema_text) return bl_cli_fail(prog, &err);
     bl_encode_settings es;
@@ -317,7 +355,6 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     bl_status st = bl_pretrain(ds, schema_text, &po, &m, &err);
     if (ps.printed) fputc('\n', stderr);
     if (st == BL_OK) {
-        file_stem(data, stem, sizeof stem);
         char *nm = malloc(strlen(name ? name : stem) + 1);
         if (!nm) {
             st = BL_ENOMEM;
@@ -341,7 +378,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     bl_dataset_free(ds);
     free(schema_text);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
-    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    return bl_cli_finish(prog);
 }
 
 /* ---- finetune ------------------------------------------------------------------------------------ */
@@ -362,8 +399,8 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
         { "out", BL_OPT_STRING, &out, "NEW.h5", "model file to write (may be MODEL.h5 itself)", NULL, 1, NULL, 0 },
         { "out-name", BL_OPT_STRING, &out_name, "NAME", "name of the fine-tuned model in NEW.h5", "the model's name", 0,
           NULL, 0 },
-        { "max-epochs", BL_OPT_INT, &max_epochs, "N", "most fine-tuning epochs", "2500", 0, NULL, 0 },
-        { "patience", BL_OPT_INT, &patience, "N", "stop after N epochs without improvement", "1000", 0, NULL, 0 },
+        { "max-epochs", BL_OPT_INT, &max_epochs, "N", "most fine-tuning epochs (1..1000000)", "2500", 0, NULL, 0 },
+        { "patience", BL_OPT_INT, &patience, "N", "stop after N epochs without improvement (1..1000000)", "1000", 0, NULL, 0 },
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "stop when the training mean absolute error <= S seconds", "5", 0,
           NULL, 0 },
         { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "F", "if > 0: stop when the MAE <= F x mean runtime instead", "0", 0, NULL,
@@ -380,9 +417,15 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
                           "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]\n"
                           "         [--stop cv|mae]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
-    if (max_epochs < 1) { bl_cli_error(prog, "--max-epochs %ld: must be >= 1", max_epochs); return BL_EXIT_USAGE; }
-    if (patience < 1) { bl_cli_error(prog, "--patience %ld: must be >= 1", patience); return BL_EXIT_USAGE; }
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
+    if (max_epochs < 1 || max_epochs > EPOCHS_MAX) {
+        bl_cli_error(prog, "--max-epochs %ld: must be 1..%ld", max_epochs, EPOCHS_MAX);
+        return BL_EXIT_USAGE;
+    }
+    if (patience < 1 || patience > EPOCHS_MAX) {
+        bl_cli_error(prog, "--patience %ld: must be 1..%ld", patience, EPOCHS_MAX);
+        return BL_EXIT_USAGE;
+    }
     if (stop_mae < 0) { bl_cli_error(prog, "--stop-mae %g: must be >= 0", stop_mae); return BL_EXIT_USAGE; }
     if (stop_rel < 0) { bl_cli_error(prog, "--stop-rel %g: must be >= 0", stop_rel); return BL_EXIT_USAGE; }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
@@ -392,6 +435,10 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     to.stop_rel = stop_rel;
     to.seed = (unsigned long long)seed;
     to.stop_cv = strcmp(stop, "cv") == 0;
+    if (out_name && (rc = bl_cli_check_model_name(prog, "out-name", out_name))) return rc;
+    if ((rc = bl_cli_check_input(prog, "model", model)) || (rc = bl_cli_check_input(prog, "data", data)) ||
+        (schema && (rc = bl_cli_check_input(prog, "schema", schema))) || (rc = check_model_out(prog, "out", out)))
+        return rc;
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
@@ -409,7 +456,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     bl_predictor_free(tuned);
     bl_predictor_free(base);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
-    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    return bl_cli_finish(prog);
 }
 
 /* ---- evaluate ------------------------------------------------------------------------------------ */
@@ -430,7 +477,10 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog, "bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]", argc,
                           argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
+    if ((rc = bl_cli_check_input(prog, "model", model)) || (rc = bl_cli_check_input(prog, "data", data)) ||
+        (schema && (rc = bl_cli_check_input(prog, "schema", schema))))
+        return rc;
 
     bl_error err = { 0 };
     bl_model *m = NULL;
@@ -481,19 +531,36 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     bl_schema_free(sc);
     bl_model_free(m);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
-    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    return bl_cli_finish(prog);
 }
 
 /* ---- split --------------------------------------------------------------------------------------- */
 
 /* Writes header + the data rows whose mark matches `want` (mark[i] & want) to path. Data rows are the
- * file's non-blank lines after the header, numbered as bl_dataset's src_row numbers them. */
+ * file's non-blank lines after the header, numbered as bl_dataset's src_row numbers them.
+ * Atomic: the rows go to a temporary file next to path, renamed over it only when complete, so a
+ * failure leaves no half-written file and an existing file as it was. */
 static int write_rows(const char *prog, const char *in, const char *path, const unsigned char *mark, size_t n_mark,
                       unsigned char want) {
     FILE *f = fopen(in, "rb");
-    if (!f) { bl_cli_error(prog, "%s: cannot open", in); return BL_EXIT_FAIL; }
-    FILE *o = fopen(path, "wb");
-    if (!o) { fclose(f); bl_cli_error(prog, "%s: cannot create", path); return BL_EXIT_FAIL; }
+    if (!f) { bl_cli_error(prog, "%s: cannot open: %s", in, strerror(errno)); return BL_EXIT_FAIL; }
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    if (!tmp) { fclose(f); bl_cli_error(prog, "out of memory"); return BL_EXIT_FAIL; }
+    snprintf(tmp, pl + 16, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *o = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!o) {
+        bl_cli_error(prog, "%s: cannot create: %s", path, strerror(errno));
+        if (fd >= 0) { close(fd); unlink(tmp); }
+        fclose(f);
+        free(tmp);
+        return BL_EXIT_FAIL;
+    }
+    /* mkstemp makes the file private (0600); a data file gets the usual mode (0666 less the umask) */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
     char *line = NULL;
     size_t cap = 0, row = 0;
     ssize_t len;
@@ -515,10 +582,56 @@ static int write_rows(const char *prog, const char *in, const char *path, const 
         row++;
     }
     free(line);
-    int bad = ferror(f);
+    int bad_in = ferror(f);
     fclose(f);
-    if (fclose(o) != 0 || bad) { bl_cli_error(prog, "%s: write error", path); return BL_EXIT_FAIL; }
-    return BL_EXIT_OK;
+    int bad_out = ferror(o) || fflush(o) != 0 || fsync(fileno(o)) != 0;
+    int saved = errno;
+    if (fclose(o) != 0 && !bad_out) { bad_out = 1; saved = errno; }
+    int rc = BL_EXIT_OK;
+    if (bad_in) {
+        bl_cli_error(prog, "%s: read error", in);
+        rc = BL_EXIT_FAIL;
+    } else if (bad_out) {
+        bl_cli_error(prog, "%s: write error: %s", path, strerror(saved));
+        rc = BL_EXIT_FAIL;
+    } else if (rename(tmp, path) != 0) {
+        bl_cli_error(prog, "%s: cannot replace: %s", path, strerror(errno));
+        rc = BL_EXIT_FAIL;
+    }
+    if (rc != BL_EXIT_OK) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Splits path into its folder ("." when it has no '/') and last component; dir is malloc'd. */
+static char *path_dir(const char *path, const char **base) {
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    char *dir = malloc(dl + 2);
+    if (!dir) return NULL;
+    if (!slash) strcpy(dir, ".");
+    else if (dl == 0) strcpy(dir, "/");
+    else { memcpy(dir, path, dl); dir[dl] = '\0'; }
+    *base = slash ? slash + 1 : path;
+    return dir;
+}
+
+/* Do the two paths name the same file? Existing files compare by device and inode (hard and
+ * symbolic links included); a file that does not exist yet by its folder's device and inode and
+ * its last component. */
+static int same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    const char *ba, *bb;
+    char *da = path_dir(a, &ba), *db = path_dir(b, &bb);
+    int same;
+    if (da && db && stat(da, &sa) == 0 && stat(db, &sb) == 0)
+        same = sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(ba, bb) == 0;
+    else
+        same = strcmp(a, b) == 0;
+    free(da);
+    free(db);
+    return same;
 }
 
 static int cmd_split(const char *prog, int argc, char **argv) {
@@ -548,10 +661,32 @@ static int cmd_split(const char *prog, int argc, char **argv) {
                           "Prints the held-out context's property values as name=value lines (cluster totals per machine),\n"
                           "ready for bellamy-predict --set.",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((sample > 0) != (sample_out != NULL)) {
         bl_cli_error(prog, "--sample and --sample-out go together");
         return BL_EXIT_USAGE;
+    }
+    if (list && (held || rest || sample_out || seen(opts, nopts, "context"))) {
+        bl_cli_error(prog, "--list only lists the contexts: it takes no --context, --held-out, --rest or --sample-out");
+        return BL_EXIT_USAGE;
+    }
+    if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema))) return rc;
+    /* The outputs: writable, and none of them the input or another output (writing one would
+     * destroy the other: the data file would be emptied before it is read). */
+    const struct { const char *flag, *path; } outs[] = { { "held-out", held }, { "rest", rest }, { "sample-out", sample_out } };
+    for (size_t i = 0; i < 3; i++) {
+        if (!outs[i].path) continue;
+        if ((rc = bl_cli_check_output(prog, outs[i].flag, outs[i].path))) return rc;
+        if (same_file(outs[i].path, data) || same_file(outs[i].path, schema)) {
+            bl_cli_error(prog, "--%s %s: is an input file (--%s); choose another output file", outs[i].flag, outs[i].path,
+                         same_file(outs[i].path, data) ? "data" : "schema");
+            return BL_EXIT_USAGE;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (outs[j].path && same_file(outs[i].path, outs[j].path)) {
+                bl_cli_error(prog, "--%s and --%s name the same file (%s)", outs[j].flag, outs[i].flag, outs[i].path);
+                return BL_EXIT_USAGE;
+            }
     }
     bl_error err = { 0 };
     bl_dataset *ds = NULL;
@@ -559,7 +694,7 @@ static int cmd_split(const char *prog, int argc, char **argv) {
     if (list) {
         for (size_t c = 0; c < ds->n_contexts; c++) printf("%zu\t%zu\t%s\n", c, ds->contexts[c].n_rows, ds->contexts[c].label);
         bl_dataset_free(ds);
-        return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+        return bl_cli_finish(prog);
     }
     if (context >= ds->n_contexts) {
         bl_cli_error(prog, "--context %zu: %s has %zu contexts (0..%zu)", context, data, ds->n_contexts, ds->n_contexts - 1);
@@ -620,7 +755,7 @@ static int cmd_split(const char *prog, int argc, char **argv) {
             else
                 printf("%s=%s\n", pr->name, v);
         }
-        if (fflush(stdout) != 0) rc = BL_EXIT_FAIL;
+        rc = bl_cli_finish(prog);
     }
     free(mark);
     free(xs);
@@ -642,8 +777,8 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
           NULL, 0 },
         { "stem", BL_OPT_STRING, &stem, "STEM", "file name stem", "synth", 0, NULL, 0 },
         { "contexts", BL_OPT_SIZE, &contexts, "N", "contexts (1..60)", "12", 0, NULL, 0 },
-        { "reps", BL_OPT_SIZE, &reps, "N", "repetitions per scale-out", "3", 0, NULL, 0 },
-        { "noise", BL_OPT_DOUBLE, &noise, "F", "relative noise (standard deviation)", "0.03", 0, NULL, 0 },
+        { "reps", BL_OPT_SIZE, &reps, "N", "repetitions per scale-out (1..1000)", "3", 0, NULL, 0 },
+        { "noise", BL_OPT_DOUBLE, &noise, "F", "relative noise (standard deviation, 0..1)", "0.03", 0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
@@ -651,13 +786,21 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
                           "bellamy-train synth --out-dir DIR [--stem STEM] [--contexts N] [--reps N] [--noise F] [--seed S]\n"
                           "Writes the synthetic corpus (Ernest-form runtime curves, scale-outs 2..12) and its schema.",
                           argc, argv, 1, opts, nopts, NULL, NULL);
-    if (rc) return rc < 0 ? BL_EXIT_OK : rc;
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (contexts < 1 || contexts > BL_SYNTH_MAX_CONTEXTS) {
         bl_cli_error(prog, "--contexts %zu: must be 1..%d", contexts, BL_SYNTH_MAX_CONTEXTS);
         return BL_EXIT_USAGE;
     }
-    if (reps < 1) { bl_cli_error(prog, "--reps: must be >= 1"); return BL_EXIT_USAGE; }
-    if (noise < 0) { bl_cli_error(prog, "--noise %g: must be >= 0", noise); return BL_EXIT_USAGE; }
+    /* the bounds bl_synth_generate checks, named by flag here */
+    if (reps < 1 || reps > 1000) { bl_cli_error(prog, "--reps %zu: must be 1..1000", reps); return BL_EXIT_USAGE; }
+    if (noise < 0 || noise > 1) { bl_cli_error(prog, "--noise %g: must be 0..1", noise); return BL_EXIT_USAGE; }
+    if (strchr(stem, '/') || strcmp(stem, ".") == 0 || strcmp(stem, "..") == 0) {
+        bl_cli_error(prog, "--stem '%s': a file name without folders (the folder is --out-dir)", stem);
+        return BL_EXIT_USAGE;
+    }
+    struct stat dst;
+    if (stat(dir, &dst) != 0) { bl_cli_error(prog, "--out-dir %s: %s", dir, strerror(errno)); return BL_EXIT_FAIL; }
+    if (!S_ISDIR(dst.st_mode)) { bl_cli_error(prog, "--out-dir %s: not a folder", dir); return BL_EXIT_FAIL; }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
     c.n_contexts = contexts;
     c.reps = reps;
@@ -671,7 +814,7 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
                             corp->n_contexts, dir, stem);
     bl_synth_free(corp);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
-    return fflush(stdout) == 0 ? BL_EXIT_OK : BL_EXIT_FAIL;
+    return bl_cli_finish(prog);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------------- */
@@ -706,8 +849,12 @@ int main(int argc, char **argv) {
         return BL_EXIT_USAGE;
     }
     const char *a = argv[1];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return BL_EXIT_OK; }
-    if (strcmp(a, "--version") == 0) { printf("bellamy-train %s\n", BL_VERSION); return BL_EXIT_OK; }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return bl_cli_finish("bellamy-train"); }
+    if (strcmp(a, "--version") == 0) {
+        if (argc > 2) { bl_cli_error("bellamy-train", "--version takes no other arguments"); return BL_EXIT_USAGE; }
+        printf("bellamy-train %s\n", BL_VERSION);
+        return bl_cli_finish("bellamy-train");
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a, commands[i].name) == 0) {
             char prog[64];

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void bl_cli_error(const char *prog, const char *fmt, ...) {
     va_list ap;
@@ -28,6 +30,135 @@ char bl_cli_delim(const char *value) {
     if (!value) return 0;
     return strcmp(value, "comma") == 0 ? ',' : '\t';
 }
+
+/* ---- numbers ------------------------------------------------------------------------------------ */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Is s an optional sign, digits, and (frac) an optional fraction and exponent, and nothing else?
+ * strtod/strtol alone would also take leading blanks, hexadecimal, "inf" and "nan". */
+static int decimal_syntax(const char *s, int frac) {
+    const char *p = s;
+    size_t digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    while (is_digit(*p)) { p++; digits++; }
+    if (frac && *p == '.') {
+        p++;
+        while (is_digit(*p)) { p++; digits++; }
+    }
+    if (digits == 0) return 0;
+    if (frac && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!is_digit(*p)) return 0;
+        while (is_digit(*p)) p++;
+    }
+    return *p == '\0';
+}
+
+int bl_cli_number(const char *s, double *out) {
+    if (!s || !decimal_syntax(s, 1)) return -1;
+    errno = 0;
+    double x = strtod(s, NULL);
+    /* ERANGE: overflow (±HUGE_VAL) or underflow (a non-zero number that became 0 or subnormal) */
+    if (errno == ERANGE || !isfinite(x)) return -2;
+    *out = x;
+    return 0;
+}
+
+int bl_cli_integer(const char *s, long *out) {
+    if (!s || !decimal_syntax(s, 0)) return -1;
+    errno = 0;
+    long x = strtol(s, NULL, 10);
+    if (errno == ERANGE) return -2;
+    *out = x;
+    return 0;
+}
+
+/* ---- files ---------------------------------------------------------------------------------------- */
+
+int bl_cli_check_input(const char *prog, const char *flag, const char *path) {
+    struct stat st;
+    if (!path || !*path) { bl_cli_error(prog, "--%s: empty file name", flag); return BL_EXIT_FAIL; }
+    if (stat(path, &st) != 0) {
+        bl_cli_error(prog, "--%s %s: cannot open: %s", flag, path, strerror(errno));
+        return BL_EXIT_FAIL;
+    }
+    if (S_ISDIR(st.st_mode)) { bl_cli_error(prog, "--%s %s: is a folder, not a file", flag, path); return BL_EXIT_FAIL; }
+    FILE *f = fopen(path, "rb");
+    if (!f) { bl_cli_error(prog, "--%s %s: cannot open: %s", flag, path, strerror(errno)); return BL_EXIT_FAIL; }
+    fclose(f);
+    return 0;
+}
+
+int bl_cli_check_output(const char *prog, const char *flag, const char *path) {
+    struct stat st;
+    if (!path || !*path) { bl_cli_error(prog, "--%s: empty file name", flag); return BL_EXIT_FAIL; }
+    size_t n = strlen(path);
+    if (path[n - 1] == '/') { bl_cli_error(prog, "--%s %s: names a folder, not a file", flag, path); return BL_EXIT_FAIL; }
+    /* the folder: everything before the last '/' ("/" for "/x", "." without a '/') */
+    char *dir = malloc(n + 2);
+    if (!dir) { bl_cli_error(prog, "out of memory"); return BL_EXIT_FAIL; }
+    const char *slash = strrchr(path, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == path) strcpy(dir, "/");
+    else { memcpy(dir, path, (size_t)(slash - path)); dir[slash - path] = '\0'; }
+    int rc = 0;
+    if (stat(dir, &st) != 0) {
+        bl_cli_error(prog, "--%s %s: folder '%s': %s", flag, path, dir, strerror(errno));
+        rc = BL_EXIT_FAIL;
+    } else if (!S_ISDIR(st.st_mode)) {
+        bl_cli_error(prog, "--%s %s: '%s' is not a folder", flag, path, dir);
+        rc = BL_EXIT_FAIL;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        bl_cli_error(prog, "--%s %s: cannot write into folder '%s': %s", flag, path, dir, strerror(errno));
+        rc = BL_EXIT_FAIL;
+    } else if (stat(path, &st) == 0) {
+        /* writing replaces the file by a rename, which its permissions would not stop: honour them here */
+        if (S_ISDIR(st.st_mode)) {
+            bl_cli_error(prog, "--%s %s: is a folder, not a file", flag, path);
+            rc = BL_EXIT_FAIL;
+        } else if (access(path, W_OK) != 0) {
+            bl_cli_error(prog, "--%s %s: the file is not writable (%s); it is left as it is", flag, path, strerror(errno));
+            rc = BL_EXIT_FAIL;
+        }
+    }
+    free(dir);
+    return rc;
+}
+
+const char *bl_cli_model_name_problem(const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0) return "it is empty";
+    if (n > 255) return "it is longer than 255 bytes";
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return "it is '.' or '..'";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == '/') return "it contains '/'";
+        if (c < 0x20 || c == 0x7f) return "it contains control characters";
+    }
+    return NULL;
+}
+
+int bl_cli_check_model_name(const char *prog, const char *flag, const char *name) {
+    const char *why = bl_cli_model_name_problem(name);
+    if (!why) return 0;
+    size_t n = name ? strlen(name) : 0;
+    bl_cli_error(prog, "--%s '%.*s%s' is not a valid model name: %s", flag, n > 64 ? 64 : (int)n, name ? name : "", n > 64 ? "..." : "",
+                 why);
+    return BL_EXIT_USAGE;
+}
+
+int bl_cli_finish(const char *prog) {
+    /* fflush reports what buffered writes failed; ferror what already failed before */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        bl_cli_error(prog, "cannot write the output: %s", errno ? strerror(errno) : "write error");
+        return BL_EXIT_FAIL;
+    }
+    return BL_EXIT_OK;
+}
+
+/* ---- options -------------------------------------------------------------------------------------- */
 
 void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option *opts, size_t nopts) {
     printf("usage: %s\n\noptions:\n", usage ? usage : prog);
@@ -59,12 +190,14 @@ static int choice_ok(const char *choices, const char *v) {
 }
 
 static int set_value(const char *prog, bl_cli_option *o, const char *v) {
-    char *end;
     switch (o->type) {
     case BL_OPT_FLAG:
         *(int *)o->dest = 1;
         return 0;
     case BL_OPT_STRING:
+        /* every string option names a file, a folder, a model or a value: "" is always a mistake
+         * (an unset shell variable), and would otherwise surface later as a puzzling message */
+        if (!*v) { bl_cli_error(prog, "--%s: empty value", o->name); return BL_EXIT_USAGE; }
         *(const char **)o->dest = v;
         return 0;
     case BL_OPT_CHOICE:
@@ -75,27 +208,32 @@ static int set_value(const char *prog, bl_cli_option *o, const char *v) {
         *(const char **)o->dest = v;
         return 0;
     case BL_OPT_INT: {
-        errno = 0;
-        long x = strtol(v, &end, 10);
-        if (!*v || *end || errno) { bl_cli_error(prog, "--%s: '%s' is not an integer", o->name, v); return BL_EXIT_USAGE; }
+        long x = 0;
+        int r = bl_cli_integer(v, &x);
+        if (r) {
+            bl_cli_error(prog, "--%s: '%s' %s", o->name, v, r == -2 ? "is out of range" : "is not an integer");
+            return BL_EXIT_USAGE;
+        }
         *(long *)o->dest = x;
         return 0;
     }
     case BL_OPT_SIZE: {
-        errno = 0;
-        if (!(*v >= '0' && *v <= '9')) { bl_cli_error(prog, "--%s: '%s' is not a non-negative integer", o->name, v); return BL_EXIT_USAGE; }
-        unsigned long long x = strtoull(v, &end, 10);
-        if (*end || errno || x > (unsigned long long)SIZE_MAX) {
-            bl_cli_error(prog, "--%s: '%s' is not a non-negative integer", o->name, v);
+        long x = 0;
+        int r = is_digit(*v) ? bl_cli_integer(v, &x) : -1;
+        if (r) {
+            bl_cli_error(prog, "--%s: '%s' %s", o->name, v, r == -2 ? "is out of range" : "is not a non-negative integer");
             return BL_EXIT_USAGE;
         }
         *(size_t *)o->dest = (size_t)x;
         return 0;
     }
     case BL_OPT_DOUBLE: {
-        errno = 0;
-        double x = strtod(v, &end);
-        if (!*v || *end || errno || !isfinite(x)) { bl_cli_error(prog, "--%s: '%s' is not a finite number", o->name, v); return BL_EXIT_USAGE; }
+        double x = 0;
+        int r = bl_cli_number(v, &x);
+        if (r) {
+            bl_cli_error(prog, "--%s: '%s' %s", o->name, v, r == -2 ? "is out of range" : "is not a finite decimal number");
+            return BL_EXIT_USAGE;
+        }
         *(double *)o->dest = x;
         return 0;
     }

@@ -24,10 +24,10 @@ typedef struct bl_cli_list {
 
 typedef enum bl_cli_type {
     BL_OPT_FLAG,     /* int*: set to 1, takes no value */
-    BL_OPT_STRING,   /* const char**: points into argv */
-    BL_OPT_INT,      /* long*: decimal integer */
+    BL_OPT_STRING,   /* const char**: points into argv; never empty */
+    BL_OPT_INT,      /* long*: decimal integer (bl_cli_integer) */
     BL_OPT_SIZE,     /* size_t*: non-negative decimal integer */
-    BL_OPT_DOUBLE,   /* double*: finite number */
+    BL_OPT_DOUBLE,   /* double*: finite decimal number (bl_cli_number) */
     BL_OPT_LIST,     /* bl_cli_list*: repeatable string */
     BL_OPT_CHOICE    /* const char**: one of the '|'-separated words in choices */
 } bl_cli_type;
@@ -46,7 +46,7 @@ typedef struct bl_cli_option {
 
 /* Parses argv[first..argc). Positional arguments are collected into pos[] (up to *npos capacity;
  * *npos receives the count; pos may be NULL to forbid them). --help prints usage + options and
- * returns -1 (the caller exits 0). Returns 0 on success or BL_EXIT_USAGE after printing a message.
+ * returns -1 (the caller exits with bl_cli_finish). Returns 0 on success or BL_EXIT_USAGE after printing a message.
  * usage: the synopsis line(s) printed under "usage:". */
 int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
                  bl_cli_option *opts, size_t nopts, const char **pos, size_t *npos);
@@ -66,5 +66,33 @@ int bl_cli_fail(const char *prog, const bl_error *err);
 
 /* Parses a delimiter option value: NULL → 0 (by extension), "tab" → '\t', "comma" → ','. */
 char bl_cli_delim(const char *value);
+
+/* Strict decimal numbers, as the option parser reads them: an optional sign, digits, and (for
+ * bl_cli_number) a fraction and an exponent; no blanks, no hexadecimal, no inf/nan. Return 0 on
+ * success, -1 when s is not such a number, -2 when it is out of range (overflow, or a non-zero
+ * value that underflows). */
+int bl_cli_number(const char *s, double *out);
+int bl_cli_integer(const char *s, long *out);
+
+/* Checks, before any work is done, an input file named by --flag: it exists, is not a folder and
+ * can be opened for reading. Otherwise prints "PROG: --flag PATH: reason" and returns
+ * BL_EXIT_FAIL; 0 when fine. The library still checks the contents. */
+int bl_cli_check_input(const char *prog, const char *flag, const char *path);
+
+/* Checks, before any work is done, that a file can be written at path (named by --flag): its folder
+ * exists and is writable, and path is not a folder or a read-only file. Otherwise prints
+ * "PROG: --flag PATH: reason" and returns BL_EXIT_FAIL; 0 when fine. */
+int bl_cli_check_output(const char *prog, const char *flag, const char *path);
+
+/* Checks a model name given by --flag against the model-file rule (models/README.md: 1..255 bytes,
+ * no '/', not "." or "..", no control characters). Prints the reason and returns BL_EXIT_USAGE. */
+int bl_cli_check_model_name(const char *prog, const char *flag, const char *name);
+/* The same rule without printing: NULL when name is a valid model name, else why not ("it contains '/'"). */
+const char *bl_cli_model_name_problem(const char *name);
+
+/* Flushes standard output; when that fails (disk full, closed pipe) prints
+ * "PROG: cannot write the output: reason" and returns BL_EXIT_FAIL, else BL_EXIT_OK. Every program
+ * ends with it so a failed write is never silent. */
+int bl_cli_finish(const char *prog);
 
 #endif /* BL_CLI_UTIL_H */

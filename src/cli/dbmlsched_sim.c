@@ -3,6 +3,10 @@
  *   dbmlsched-sim --workload paper|hybrid|sql|poisson:N|FILE --policy P [--policy P ...] [--seed S]
  *                 [--json] [--plot FILE.svg|png] [--gantt FILE.svg|png] [--gantt-policy P] [--jobs|--no-jobs]
  *                 [--save-workload FILE] [--est-noise X] [--predictor bellamy|history]
+ *   dbmlsched-sim --help | --version
+ *
+ * Options are long ("--name VALUE" or "--name=VALUE"), each at most once except --policy; errors are
+ * one line on stderr, exit 2 for a usage error, 1 for a failure, 3 when only a plot failed.
  *
  * dbmlsched-bellamy takes its runtimes from a Bellamy model trained on the run's history as it goes
  * (bl_sched_bellamy, the default) or from the built-in per-kind history predictor (--predictor history).
@@ -14,6 +18,8 @@
 #include "bellamy/sched.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,9 @@ static void usage(FILE *f) {
             "                     [--seed S] [--json] [--plot FILE] [--gantt FILE] [--gantt-policy P]\n"
             "                     [--jobs | --no-jobs] [--save-workload FILE] [--est-noise X]\n"
             "                     [--predictor bellamy|history]\n"
+            "       dbmlsched-sim --help | --version\n"
+            "options are long (--name VALUE or --name=VALUE), each given once except --policy;\n"
+            "--seed is a whole number, --est-noise a relative noise 0..10 (default 0).\n"
             "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"
             "dbmlsched-bellamy predicts runtimes with a Bellamy model trained on the finished jobs as the run\n"
             "goes (--predictor bellamy, the default) or with the per-kind history predictor (history).\n"
@@ -233,58 +242,158 @@ static void print_text(const char *wname, const bl_sched_workload *w, bl_sched_r
     printf("\nflags: E = went through the estimation phase, P = runtime from the predictor, A = aged into the implicit queue\n");
 }
 
+static const char *PROG = "dbmlsched-sim";
+
+/* "dbmlsched-sim: message (try --help)" on stderr, one line; returns the usage exit code 2. */
+static int usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", PROG);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    return 2;
+}
+
+/* Flushes stdout; a failed write (disk full, closed pipe) is an error with a message, never silent. */
+static int finish_stdout(int rc) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: cannot write the output: %s\n", PROG, errno ? strerror(errno) : "write error");
+        return 1;
+    }
+    return rc;
+}
+
+/* Is s digits only (a seed), or a plain decimal number (sign, digits, fraction, exponent; no blanks,
+ * hexadecimal, inf or nan, which strtoull/strtod would also take)? */
+static int all_digits(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+static int decimal_number(const char *s) {
+    size_t digits = 0;
+    if (*s == '+' || *s == '-') s++;
+    for (; *s >= '0' && *s <= '9'; s++) digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++) digits++;
+    if (!digits) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return *s == '\0';
+}
+
+#define EST_NOISE_MAX 10.0   /* relative noise of measured iteration times: 10 = 1000 % */
+
+/* The options: long only, "--name VALUE" or "--name=VALUE"; each at most once except --policy. */
+enum { O_WORKLOAD, O_POLICY, O_SEED, O_JSON, O_PLOT, O_GANTT, O_GANTT_POLICY, O_JOBS, O_NO_JOBS, O_SAVE, O_EST_NOISE,
+       O_PREDICTOR, O_COUNT };
+static const struct { const char *name; int takes_value; } OPTS[O_COUNT] = {
+    [O_WORKLOAD] = { "workload", 1 }, [O_POLICY] = { "policy", 1 },      [O_SEED] = { "seed", 1 },
+    [O_JSON] = { "json", 0 },         [O_PLOT] = { "plot", 1 },          [O_GANTT] = { "gantt", 1 },
+    [O_GANTT_POLICY] = { "gantt-policy", 1 }, [O_JOBS] = { "jobs", 0 }, [O_NO_JOBS] = { "no-jobs", 0 },
+    [O_SAVE] = { "save-workload", 1 }, [O_EST_NOISE] = { "est-noise", 1 }, [O_PREDICTOR] = { "predictor", 1 },
+};
+
 int main(int argc, char **argv) {
     const char *wspec = NULL, *plot = NULL, *gantt = NULL, *gantt_pol = NULL, *save = NULL;
     bl_sched_policy pols[MAXPOL];
     int np = 0, json = 0, jobs = -1, rc = 1, use_bellamy = 1;
     bl_sched_bellamy_stats bstats[MAXPOL];
     int have_bstats[MAXPOL] = { 0 };
+    int given[O_COUNT] = { 0 };
     uint64_t seed = 1;
     double est_noise = 0;
     bl_error err = { 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return 0; }
-        else if (strcmp(a, "--json") == 0) json = 1;
-        else if (strcmp(a, "--jobs") == 0) jobs = 1;
-        else if (strcmp(a, "--no-jobs") == 0) jobs = 0;
-        else if (!has) { fprintf(stderr, "dbmlsched-sim: %s needs a value\n", a); usage(stderr); return 2; }
-        else if (strcmp(a, "--workload") == 0) wspec = argv[++i];
-        else if (strcmp(a, "--plot") == 0) plot = argv[++i];
-        else if (strcmp(a, "--gantt") == 0) gantt = argv[++i];
-        else if (strcmp(a, "--gantt-policy") == 0) gantt_pol = argv[++i];
-        else if (strcmp(a, "--save-workload") == 0) save = argv[++i];
-        else if (strcmp(a, "--predictor") == 0) {
-            const char *v = argv[++i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return finish_stdout(0); }
+        if (strcmp(a, "--version") == 0) {
+            if (argc > 2) return usage_error("--version takes no other arguments");
+            printf("dbmlsched-sim %s\n", bl_version());
+            return finish_stdout(0);
+        }
+        if (a[0] != '-' || a[1] == '\0') return usage_error("unexpected argument '%s'", a);
+        if (a[1] != '-') return usage_error("unknown option '%s': options are long, e.g. --workload", a);
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+        int o = -1;
+        for (int k = 0; k < O_COUNT; k++)
+            if (strlen(OPTS[k].name) == nl && strncmp(OPTS[k].name, name, nl) == 0) { o = k; break; }
+        if (o < 0) return usage_error("unknown option '--%.*s'", (int)nl, name);
+        if (given[o] && o != O_POLICY) return usage_error("--%s given twice", OPTS[o].name);
+        given[o] = 1;
+        const char *v = NULL;
+        if (!OPTS[o].takes_value) {
+            if (eq) return usage_error("--%s takes no value", OPTS[o].name);
+        } else {
+            if (eq) v = eq + 1;
+            else if (i + 1 < argc) v = argv[++i];
+            else return usage_error("--%s needs a value", OPTS[o].name);
+            if (!*v) return usage_error("--%s: empty value", OPTS[o].name);
+        }
+        switch (o) {
+        case O_WORKLOAD: wspec = v; break;
+        case O_JSON: json = 1; break;
+        case O_JOBS: jobs = 1; break;
+        case O_NO_JOBS: jobs = 0; break;
+        case O_PLOT: plot = v; break;
+        case O_GANTT: gantt = v; break;
+        case O_GANTT_POLICY: gantt_pol = v; break;
+        case O_SAVE: save = v; break;
+        case O_PREDICTOR:
             if (strcmp(v, "bellamy") == 0) use_bellamy = 1;
             else if (strcmp(v, "history") == 0) use_bellamy = 0;
             else { fprintf(stderr, "dbmlsched-sim: --predictor '%s' must be bellamy or history\n", v); return 2; }
-        }
-        else if (strcmp(a, "--seed") == 0 || strcmp(a, "--est-noise") == 0) {
-            const char *v = argv[++i];
-            char *end;
+            break;
+        case O_SEED: {
             errno = 0;
-            if (a[2] == 's') {
-                unsigned long long x = strtoull(v, &end, 10);
-                if (!*v || *end || errno || v[0] == '-') { fprintf(stderr, "dbmlsched-sim: --seed '%s' is not a whole number\n", v); return 2; }
-                seed = x;
-            } else {
-                est_noise = strtod(v, &end);
-                if (!*v || *end || errno || est_noise < 0) { fprintf(stderr, "dbmlsched-sim: --est-noise '%s' must be >= 0\n", v); return 2; }
+            unsigned long long x = all_digits(v) ? strtoull(v, NULL, 10) : 0;
+            if (!all_digits(v) || errno) {
+                fprintf(stderr, "dbmlsched-sim: --seed '%s' is not a whole number 0..%llu\n", v, (unsigned long long)UINT64_MAX);
+                return 2;
             }
-        } else if (strcmp(a, "--policy") == 0) {
+            seed = (uint64_t)x;
+            break;
+        }
+        case O_EST_NOISE:
+            errno = 0;
+            est_noise = decimal_number(v) ? strtod(v, NULL) : -1;
+            if (!decimal_number(v) || errno || !(est_noise >= 0 && est_noise <= EST_NOISE_MAX)) {
+                fprintf(stderr, "dbmlsched-sim: --est-noise '%s' must be a number 0..%g\n", v, EST_NOISE_MAX);
+                return 2;
+            }
+            break;
+        case O_POLICY:
             if (np == MAXPOL) { fprintf(stderr, "dbmlsched-sim: at most %d policies\n", MAXPOL); return 2; }
-            if (bl_sched_policy_parse(argv[++i], &pols[np], &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
+            if (bl_sched_policy_parse(v, &pols[np], &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
+            for (int p = 0; p < np; p++)
+                if (pols[p] == pols[np]) return usage_error("--policy %s given twice", v);
             np++;
-        } else { fprintf(stderr, "dbmlsched-sim: unknown option '%s'\n", a); usage(stderr); return 2; }
+            break;
+        }
     }
-    if (!wspec || np == 0) { fprintf(stderr, "dbmlsched-sim: --workload and at least one --policy are required\n"); usage(stderr); return 2; }
+    if (!wspec || np == 0) return usage_error("--workload and at least one --policy are required");
+    if (given[O_JOBS] && given[O_NO_JOBS]) return usage_error("--jobs and --no-jobs exclude each other");
     if (plot && strchr(plot, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", plot); return 2; }
     if (gantt && strchr(gantt, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", gantt); return 2; }
+    if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", plot);
+    if (save && ((plot && strcmp(save, plot) == 0) || (gantt && strcmp(save, gantt) == 0)))
+        return usage_error("--save-workload and a plot name the same file (%s)", save);
     int gi = 0;
     if (gantt_pol) {
         bl_sched_policy gp;
+        if (!gantt) return usage_error("--gantt-policy goes with --gantt");
         if (bl_sched_policy_parse(gantt_pol, &gp, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
         gi = -1;
         for (int p = 0; p < np; p++) if (pols[p] == gp) { gi = p; break; }
@@ -296,8 +405,17 @@ int main(int argc, char **argv) {
     struct stat st;
     int is_gen = strcmp(wspec, "paper") == 0 || strcmp(wspec, "hybrid") == 0 || strcmp(wspec, "sql") == 0 ||
                  strncmp(wspec, "poisson:", 8) == 0;
-    bl_status s = (is_gen && stat(wspec, &st) != 0) ? bl_sched_workload_generate(wspec, seed, &w, &err)
-                                                    : bl_sched_workload_load(wspec, &w, &err);
+    int from_file = !is_gen || stat(wspec, &st) == 0;
+    if (from_file && stat(wspec, &st) != 0) {
+        fprintf(stderr, "dbmlsched-sim: --workload %s: %s (and not a built-in workload: paper, hybrid, sql, poisson:N)\n",
+                wspec, strerror(errno));
+        return 1;
+    }
+    if (from_file && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "dbmlsched-sim: --workload %s: is a folder, not a workload file\n", wspec);
+        return 1;
+    }
+    bl_status s = from_file ? bl_sched_workload_load(wspec, &w, &err) : bl_sched_workload_generate(wspec, seed, &w, &err);
     if (s) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
     if (save && bl_sched_workload_save(w, save, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
     size_t n = bl_sched_workload_njobs(w);
@@ -339,9 +457,8 @@ int main(int argc, char **argv) {
                    b->last_mae, b->predictions, b->fallbacks);
         }
     }
-    fflush(stdout);
-    rc = 0;
-    if (plot || gantt) {
+    rc = finish_stdout(0);
+    if (rc == 0 && (plot || gantt)) {
         const char *gp = find_gnuplot();
         if (!gp) {
             fprintf(stderr, "dbmlsched-sim: gnuplot not found (install gnuplot-nox, or set GNUPLOT=/path/to/gnuplot); "
