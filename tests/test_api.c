@@ -1,6 +1,7 @@
 /* test_api.c — the public C API (include/bellamy/bellamy.h) on a tiny model pre-trained once on the
  * synthetic corpus: model files, predictor properties, predictions (checked against the internal
- * model), context errors, choosing a scale-out, fine-tuning from arrays and from a file, saving,
+ * model), context errors, choosing a scale-out, fine-tuning from arrays and from a file (also in the
+ * two internal steps, and refused for runs whose schema differs from the model's), saving,
  * concurrent predictions from several threads, and the example scheduler program run as a process.
  */
 #include "testutil.h"
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "bellamy/bellamy.h"
+#include "api/api_internal.h"
 #include "data/synth.h"
 #include "model/model.h"
 
@@ -383,6 +385,12 @@ START_TEST(test_finetune_arrays) {
     double tb[3] = { t[0], -1, t[2] };
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, tb, 3, NULL, &z, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 0, NULL, &z, &err), BL_EINVAL);
+    /* scale-outs are numbers of machines */
+    double xf[3] = { x[0], 2.5, x[2] }, xb[3] = { x[0], x[1], 2e6 };
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, xf, t, 3, NULL, &z, &err), BL_ERANGE);
+    ck_assert_str_eq(err.message, "run 1: scale-out 2.5 is not a number of machines (a whole number from 1 to 1000000)");
+    ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, xb, t, 3, NULL, &z, &err), BL_ERANGE);
+    ck_assert_ptr_null(z);
     to.stop_cv = 2;
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 3, &to, &z, &err), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.message, "stop_cv"));
@@ -438,6 +446,96 @@ START_TEST(test_finetune_file_and_save) {
     ck_assert_ptr_null(z);
     bl_predictor_free(back);
     bl_predictor_free(q2);
+    bl_predictor_free(q);
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* Writes the synthetic schema with extra appended (a line or "") into the tmp dir; returns the path. */
+static const char *schema_with(const char *file, const char *extra, const char *from, const char *to) {
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/%s", bl_test_tmpdir(), file);
+    const char *text = bl_synth_schema_text();
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    const char *at = from ? strstr(text, from) : NULL;
+    if (at) {
+        fwrite(text, 1, (size_t)(at - text), f);
+        fputs(to, f);
+        fputs(at + strlen(from), f);
+    } else {
+        fputs(text, f);
+    }
+    fputs(extra, f);
+    fclose(f);
+    return path;
+}
+
+/* The two steps of bl_predictor_finetune_file (api_internal.h): the runs first, so a caller can see
+ * how many contexts they span; the same fine-tuned model as the one-call form. */
+START_TEST(test_load_runs_contexts) {
+    bl_error err;
+    bl_predictor *p = load(), *q = NULL, *r = NULL;
+    bl_dataset *runs = NULL;
+    ck_assert_int_eq(bl_predictor_load_runs(p, g_tsv, NULL, &runs, &err), BL_OK);
+    ck_assert_uint_eq(runs->n_contexts, 8);
+    char spread[512];
+    ck_assert_uint_gt(bl_dataset_context_spread(runs, spread, sizeof spread), 0);
+    ck_assert_ptr_nonnull(strstr(spread, "machine_type: "));
+    bl_dataset_free(runs);
+    ck_assert_int_eq(bl_predictor_load_runs(p, g_runs, g_schema, &runs, &err), BL_OK);
+    ck_assert_uint_eq(runs->n_contexts, 1);
+    ck_assert_uint_eq(runs->n_rows, 3);
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 100;
+    ck_assert_int_eq(bl_predictor_finetune_runs(p, runs, &to, &q, &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, g_schema, &to, &r, &err), BL_OK);
+    double x[3] = { 2, 7, 12 }, a[3], b[3];
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    ck_assert_int_eq(bl_predict(q, ctx, n, x, 3, a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(r, ctx, n, x, 3, b, &err), BL_OK);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(a[i], b[i]);
+    /* the runs' context compared with a given one */
+    ck_assert_uint_eq(bl_dataset_context_diff(runs, 0, ctx, n, spread, sizeof spread), 0);
+    bl_dataset_free(runs);
+    /* the library stays permissive: runs of 8 contexts fine-tune (a scheduler may mean to) */
+    bl_predictor_free(q);
+    q = NULL;
+    to.max_epochs = 20;
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_tsv, NULL, &to, &q, &err), BL_OK);
+    bl_model_info mi;
+    bl_predictor_info(q, &mi);
+    ck_assert_int_eq(mi.finetune_runs, (long long)g_ds->n_rows);
+    bl_predictor_free(q);
+    bl_predictor_free(r);
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* Runs whose schema describes other properties than the model's: an error naming schema, line and
+ * property, not a silent fine-tuning on the properties the two share. */
+START_TEST(test_runs_schema_must_match) {
+    bl_error err;
+    bl_predictor *p = load(), *q = NULL;
+    size_t lines = 0;
+    for (const char *c = bl_synth_schema_text(); *c; c++) lines += *c == '\n';
+    const char *path = schema_with("extra.schema", "property x_extra essential text const \"foo\"\n", NULL, NULL);
+    char want[4400];
+    snprintf(want, sizeof want, "%s:%zu:10: property 'x_extra' is not a property of model 'synth'", path, lines + 1);
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, path, NULL, &q, &err), BL_EFORMAT);
+    ck_assert_ptr_null(q);
+    ck_assert_msg(strncmp(err.message, want, strlen(want)) == 0, "%s", err.message);
+    path = schema_with("optional.schema", "", "property job_type             optional", "property job_type essential");
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, path, NULL, &q, &err), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "property 'job_type' is essential here but optional in model 'synth'"));
+    path = schema_with("totals.schema", "", "cluster_totals slots memory", "cluster_totals slots");
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, path, NULL, &q, &err), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.message, "property 'memory' is not a cluster total here but one in model 'synth'"));
+    path = schema_with("same.schema", "", NULL, NULL);
+    ck_assert_int_eq(bl_predictor_finetune_file(p, g_runs, path, NULL, &q, &err), BL_OK);
     bl_predictor_free(q);
     bl_predictor_free(p);
 }
@@ -604,6 +702,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_choose_scale_out);
     tcase_add_test(tc, test_finetune_arrays);
     tcase_add_test(tc, test_finetune_file_and_save);
+    tcase_add_test(tc, test_load_runs_contexts);
+    tcase_add_test(tc, test_runs_schema_must_match);
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_example_program);

@@ -2,7 +2,8 @@
  * dbmlsched-sim run as processes: outputs, exit codes (0 ok, 1 failure, 2 usage) and one-line error
  * messages for bad input — empty, blank, hexadecimal and absurd option values, folders and missing
  * files as inputs, outputs that are inputs or non-model files (checked before any training), and
- * failed writes to standard output. A tiny model (2 trials × 30 epochs) is pre-trained once on the
+ * failed writes to standard output; notes when fine-tuning runs span several contexts or another
+ * context than --set, and errors for runs whose schema differs from the model's. A tiny model (2 trials × 30 epochs) is pre-trained once on the
  * synthetic corpus.
  */
 #include "testutil.h"
@@ -222,6 +223,61 @@ START_TEST(test_history_and_finetune) {
 }
 END_TEST
 
+/* Fine-tuning is meant for the runs of one context: notes on stderr (one line each, the command
+ * still succeeds) when the runs span several, or are of another context than --set. */
+START_TEST(test_history_contexts_noted) {
+    /* runs of the --set context: no note */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history runs.tsv", g_predict, g_sets);
+    ck_assert_str_eq(g_err, "");
+    EXPECT(0, "%s finetune --model model.h5 --data runs.tsv --out n1.h5 --max-epochs 20", g_train);
+    ck_assert_str_eq(g_err, "");
+    /* every context but the --set one */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history rest.tsv", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, "bellamy-predict: note: --history rest.tsv holds runs of 7 contexts, which differ in "
+                                "machine_type: ") != NULL, "%s", g_err);
+    ck_assert_ptr_nonnull(strstr(g_err, "and uses all 126 runs\n"));
+    ck_assert_ptr_nonnull(strstr(g_err, "bellamy-predict: note: none of those contexts is the --set context\n"));
+    ck_assert_uint_eq(count(g_err, "\n"), 2);
+    ck_assert_ptr_nonnull(strstr(g_out, "# chosen:"));
+    /* every context, the --set one among them */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history synth.tsv", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_err, "holds runs of 8 contexts"));
+    ck_assert_uint_eq(count(g_err, "\n"), 1);
+    /* one context, another than --set: the differing properties named */
+    EXPECT(0, "head -n 4 rest.tsv > other.tsv");
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history other.tsv", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, "bellamy-predict: note: the --history runs are of another context than --set (") != NULL,
+                  "%s", g_err);
+    ck_assert_ptr_nonnull(strstr(g_err, "' in the data, '"));
+    ck_assert_uint_eq(count(g_err, "\n"), 1);
+    /* bellamy-train finetune on several contexts */
+    EXPECT(0, "%s finetune --model model.h5 --data rest.tsv --out n2.h5 --max-epochs 20", g_train);
+    ck_assert_msg(strstr(g_err, "bellamy-train finetune: note: --data rest.tsv holds runs of 7 contexts, which differ in ")
+                  != NULL, "%s", g_err);
+    ck_assert_ptr_nonnull(strstr(g_out, "fine-tuned 'synth' on 126 runs"));
+}
+END_TEST
+
+/* Runs described by properties the model does not have (or has otherwise): errors naming the schema
+ * file, line and property, in every command that reads runs for a model. */
+START_TEST(test_runs_schema_checked) {
+    EXPECT(0, "cp synth.schema extra.schema && echo 'property x_extra essential text const \"foo\"' >> extra.schema");
+    EXPECT(0, "wc -l < extra.schema");
+    int lines = atoi(g_out);
+    char want[256];
+    snprintf(want, sizeof want, "extra.schema:%d:10: property 'x_extra' is not a property of model 'synth'", lines);
+    EXPECT_ERR(1, want, "%s evaluate --model model.h5 --data held.tsv --schema extra.schema", g_train);
+    EXPECT_ERR(1, want, "%s finetune --model model.h5 --data runs.tsv --schema extra.schema --out x.h5", g_train);
+    EXPECT_ERR(1, want, "%s --model model.h5 %s --scale-out 2..4 --history runs.tsv --schema extra.schema", g_predict,
+               g_sets);
+    EXPECT(0, "sed 's/^property data_size_MB .*/property data_size_MB essential text column data_size_MB/' synth.schema "
+              "> kind.schema");
+    EXPECT_ERR(1, "property 'data_size_MB' is text here but a number in model 'synth'",
+               "%s evaluate --model model.h5 --data held.tsv --schema kind.schema", g_train);
+    EXPECT(0, "%s evaluate --model model.h5 --data held.tsv --schema synth.schema", g_train);
+}
+END_TEST
+
 /* A fine-tuned model saved into the file that holds its base: two models, --name picks one. */
 START_TEST(test_multi_model_file) {
     EXPECT(0, "cp model.h5 both.h5");
@@ -432,6 +488,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_pretrain_progress_and_errors);
     tcase_add_test(tc, test_predict_table);
     tcase_add_test(tc, test_history_and_finetune);
+    tcase_add_test(tc, test_history_contexts_noted);
+    tcase_add_test(tc, test_runs_schema_checked);
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_predict_bad_input);
     tcase_add_test(tc, test_split);

@@ -1,6 +1,7 @@
 /* test_data.c — reader, schema parser, data sets, contexts, synthetic corpus and `bellamy-train
  * inspect`: the shipped schemas reproduce the property table, C3O row/context counts (skipped when
- * the data is absent), and every bad input yields an error naming file:line:column. */
+ * the data is absent), and every bad input yields an error naming file:line:column — including
+ * schema lines whose columns contradict their roles and runs schemas that differ from a model's. */
 #include "testutil.h"
 
 #include "data/dataset.h"
@@ -184,6 +185,12 @@ START_TEST(test_bad_rows) {
     expect_row_error("0\t3\tc4\t5\t6", "bad.tsv:3:1: ", "column 'x' (scale-out): '0' must be greater than 0");
     expect_row_error("-2\t3\tc4\t5\t6", "bad.tsv:3:1: ", "greater than 0");
     expect_row_error("inf\t3\tc4\t5\t6", "bad.tsv:3:1: ", "NaN or infinity");
+    /* Scale-outs are numbers of machines: whole, 1..1000000 (the bound of bellamy-predict --scale-out). */
+    expect_row_error("2.5\t3\tc4\t5\t6", "bad.tsv:3:1: ",
+                     "column 'x' (scale-out): '2.5' is not a number of machines (a whole number from 1 to 1000000)");
+    expect_row_error("0.5\t3\tc4\t5\t6", "bad.tsv:3:1: ", "not a number of machines");
+    expect_row_error("1e300\t3\tc4\t5\t6", "bad.tsv:3:1: ", "'1e300' is not a number of machines");
+    expect_row_error("1000001\t3\tc4\t5\t6", "bad.tsv:3:1: ", "not a number of machines");
     expect_row_error("2\t0\tc4\t5\t6", "bad.tsv:3:3: ", "column 't' (runtime): '0' must be greater than 0");
     expect_row_error("2\t-1.5\tc4\t5\t6", "bad.tsv:3:3: ", "greater than 0");
     expect_row_error("2\tNaN\tc4\t5\t6", "bad.tsv:3:3: ", "NaN or infinity");
@@ -275,10 +282,183 @@ START_TEST(test_schema_syntax) {
     ck_assert_double_eq_tol(ds->runtime_s[0], 1.5, 1e-12);
     ck_assert(ds->props[2].cluster_total);
     bl_dataset_free(ds);
-    /* per_machine × a fractional scale-out that gives no integer is an error at the row. */
-    const char frac[] = "x\tt\tm\tn\n2.5\t1500\tab\tcd\n2.3\t1\tab\tcd\n";
+    /* A fractional scale-out is no number of machines (so per_machine always gives a whole number). */
+    const char frac[] = "x\tt\tm\tn\n2\t1500\tab\tcd\n2.5\t1\tab\tcd\n";
     ck_assert_int_eq(load_str(frac, strlen(frac), schema, &ds, &e), BL_EFORMAT);
     ck_assert_msg(strncmp(e.message, "bad.tsv:3:1: ", 13) == 0, "%s", e.message);
+    ck_assert_ptr_nonnull(strstr(e.message, "not a number of machines"));
+    /* per_machine × scale-out beyond the binarizer's 2^39 is an error at the row. */
+    const char *big_schema = "scale_out x\nruntime t s\nproperty machine_type essential text column m\n"
+                             "property memory optional number per_machine 300000000000\n";
+    const char big[] = "x\tt\tm\n1\t5\tab\n2\t5\tab\n";
+    ck_assert_int_eq(load_str(big, strlen(big), big_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_msg(strncmp(e.message, "bad.tsv:3:1: ", 13) == 0, "%s", e.message);
+    ck_assert_ptr_nonnull(strstr(e.message, "property 'memory'"));
+}
+END_TEST
+
+START_TEST(test_scale_out_whole_numbers) {
+    /* The bounds themselves and whole numbers written as decimals load. */
+    char tsv[256];
+    snprintf(tsv, sizeof tsv, "%s1\t10\tc4\t5\t16\n1000000\t10\tc4\t5\t16\n2.0\t10\tc4\t5\t16\n1e3\t1\tc4\t5\t16\n",
+             base_header);
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_msg(load_str(tsv, strlen(tsv), base_schema, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_double_eq(ds->scale_out[1], 1000000);
+    ck_assert_double_eq(ds->scale_out[2], 2);
+    ck_assert_double_eq(ds->scale_out[3], 1000);
+    bl_dataset_free(ds);
+    /* The synthetic generator's scale-outs obey the rule: its largest allowed one loads. */
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 1;
+    c.n_scale_outs = 2;
+    c.scale_outs[0] = 1;
+    c.scale_outs[1] = 100000;
+    bl_synth_corpus *corp;
+    ck_assert_int_eq(bl_synth_generate(&c, &corp, &e), BL_OK);
+    ck_assert_msg(bl_synth_dataset(corp, NULL, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_double_eq(ds->scale_out[ds->n_rows - 1], 100000);
+    bl_dataset_free(ds);
+    bl_synth_free(corp);
+}
+END_TEST
+
+START_TEST(test_schema_bom) {
+    /* A byte-order mark before the first directive is skipped, as in data files; columns in messages
+     * do not count it. */
+    char buf[512];
+    snprintf(buf, sizeof buf, "\xEF\xBB\xBF%s", base_schema);
+    bl_schema *sc;
+    bl_error e;
+    ck_assert_msg(bl_schema_parse("t.schema", buf, strlen(buf), &sc, &e) == BL_OK, "%s", e.message);
+    ck_assert_str_eq(sc->scale_out.name, "x");
+    ck_assert_uint_eq(sc->scale_out.col, 11);
+    ck_assert_uint_eq(sc->n_props, 3);
+    bl_schema_free(sc);
+    expect_schema_error("\xEF\xBB\xBF" "bellamy-schema 1\nscale_out x\nruntme t s\n", "t.schema:3:1: ",
+                        "unknown directive");
+    expect_schema_error("\xEF\xBB\xBFscale_out x y\n", "t.schema:1:13: ", "one column name");
+    /* Only at the very start: elsewhere it is an ordinary (unknown) token. */
+    expect_schema_error("scale_out x\n\xEF\xBB\xBFruntime t s\n", "t.schema:2:1: ", "unknown directive");
+    /* From a file, as bellamy-train reads it. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bom.schema", bl_test_tmpdir());
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(buf, f);
+    fclose(f);
+    ck_assert_msg(bl_schema_load(path, &sc, &e) == BL_OK, "%s", e.message);
+    bl_schema_free(sc);
+    /* A folder given as the schema: the reason, not just "read error". */
+    ck_assert_int_eq(bl_schema_load(bl_test_tmpdir(), &sc, &e), BL_EIO);
+    ck_assert_ptr_nonnull(strstr(e.message, bl_test_tmpdir()));
+    ck_assert_msg(strstr(e.message, "is a folder") != NULL, "%s", e.message);
+}
+END_TEST
+
+START_TEST(test_schema_column_roles) {
+    const char *head = "scale_out x\nruntime t s\nproperty machine_type essential text column m\n";
+    char sch[1024];
+    /* cluster_totals: only number properties may read such a column */
+    snprintf(sch, sizeof sch, "%sproperty memory optional number column mem\ncluster_totals mem m\n", head);
+    expect_schema_error(sch, "t.schema:5:20: ",
+                        "cluster_totals: column 'm' is read by the text property 'machine_type' (line 3)");
+    expect_schema_error("scale_out x\nruntime t s\ncluster_totals m\nproperty machine_type essential text join n m\n",
+                        "t.schema:3:16: ", "text property 'machine_type' (line 4)");
+    /* ... and some property must read it; and it is listed once */
+    snprintf(sch, sizeof sch, "%scluster_totals mem\n", head);
+    expect_schema_error(sch, "t.schema:4:16: ", "no property reads column 'mem'");
+    snprintf(sch, sizeof sch, "%sproperty memory optional number column mem\ncluster_totals mem\ncluster_totals mem\n",
+             head);
+    expect_schema_error(sch, "t.schema:6:16: ", "column 'mem' is listed twice (first on line 5)");
+    /* scale-out and runtime: two different columns, in either order */
+    expect_schema_error("scale_out x\nruntime x s\nproperty machine_type essential text column m\n", "t.schema:2:9: ",
+                        "runtime reads column 'x', which scale_out already reads (line 1)");
+    expect_schema_error("runtime x s\nscale_out x\nproperty machine_type essential text column m\n",
+                        "t.schema:2:11: ", "scale_out reads column 'x', which runtime already reads (line 1)");
+    /* no property reads the scale-out or the runtime column, whatever the source */
+    snprintf(sch, sizeof sch, "%sproperty x_nodes optional number column x\n", head);
+    expect_schema_error(sch, "t.schema:4:41: ", "property 'x_nodes' reads the scale-out column 'x' (scale_out, line 1)");
+    snprintf(sch, sizeof sch, "%sproperty job_args essential text template \"<m> <t>\"\n", head);
+    expect_schema_error(sch, "t.schema:4:43: ", "property 'job_args' reads the runtime column 't' (runtime, line 2)");
+    snprintf(sch, sizeof sch, "%sproperty data_size_MB essential number column x\ncluster_totals x\n", head);
+    expect_schema_error(sch, "t.schema:4:47: ", "reads the scale-out column 'x'");
+    /* the shipped form still loads */
+    bl_dataset *ds;
+    bl_error e;
+    char tsv[128];
+    snprintf(tsv, sizeof tsv, "%s2\t3\tc\t4\t5\n", base_header);
+    ck_assert_msg(load_str(tsv, strlen(tsv), base_schema, &ds, &e) == BL_OK, "%s", e.message);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(test_schema_check_props) {
+    bl_schema *sc;
+    bl_error e;
+    ck_assert_int_eq(bl_schema_parse("runs.schema", base_schema, strlen(base_schema), &sc, &e), BL_OK);
+    bl_prop_spec want[3] = { { "machine_type", 1, BL_PROP_TEXT, 0 }, { "data_size_MB", 1, BL_PROP_NUMBER, 0 },
+                             { "memory", 0, BL_PROP_NUMBER, 1 } };
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 3, "model 'm'", &e), BL_OK);
+    want[2].cluster_total = -1; /* unknown: not checked */
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 3, "model 'm'", &e), BL_OK);
+    /* the schema has a property the model lacks */
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 2, "model 'm'", &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "runs.schema:5:10: property 'memory' is not a property of model 'm' (it has: "
+                                "machine_type, data_size_MB); the runs must be described by the properties it was "
+                                "trained with");
+    /* essential vs optional, number vs text, cluster total or not */
+    want[0].essential = 0;
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 3, "model 'm'", &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "runs.schema:3:10: property 'machine_type' is essential here but optional in model 'm'");
+    want[0].essential = 1;
+    want[1].kind = BL_PROP_TEXT;
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 3, "model 'm'", &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "runs.schema:4:10: property 'data_size_MB' is a number here but text in model 'm'");
+    want[1].kind = BL_PROP_NUMBER;
+    want[2].cluster_total = 0;
+    ck_assert_int_eq(bl_schema_check_props(sc, want, 3, "model 'm'", &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "runs.schema:5:10: property 'memory' is a cluster total here but not one"));
+    want[2].cluster_total = 1;
+    /* the model has a property the schema lacks */
+    bl_prop_spec more[4] = { want[0], want[1], want[2], { "job_type", 0, BL_PROP_TEXT, 0 } };
+    ck_assert_int_eq(bl_schema_check_props(sc, more, 4, "model 'm'", &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "runs.schema: no property 'job_type': model 'm' has it (optional text), so the runs must "
+                                "give it too");
+    bl_schema_free(sc);
+}
+END_TEST
+
+START_TEST(test_context_spread_and_diff) {
+    const char tsv[] = "x\tt\tm\tn\tmem\n2\t10\tc4\t5\t16\n4\t6\tc4\t5\t32\n2\t10\tr4\t5\t16\n2\t9\tm4\t7\t16\n";
+    bl_dataset *ds;
+    bl_error e;
+    ck_assert_int_eq(load_str(tsv, strlen(tsv), base_schema, &ds, &e), BL_OK);
+    ck_assert_uint_eq(ds->n_contexts, 3);
+    char buf[512];
+    ck_assert_uint_eq(bl_dataset_context_spread(ds, buf, sizeof buf), 2);
+    ck_assert_str_eq(buf, "machine_type: 3 values ('c4', 'r4', 'm4'); data_size_MB: 2 values ('5', '7')");
+    char small[24];
+    ck_assert_uint_eq(bl_dataset_context_spread(ds, small, sizeof small), 2);  /* cut short, still terminated */
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    ck_assert_str_eq(small + sizeof small - 4, "...");
+    /* context 0 against given values: numbers by value, cluster totals (given per machine) skipped */
+    bl_prop_value same[] = { { "machine_type", "c4" }, { "data_size_MB", "5.0" }, { "memory", "8" } };
+    ck_assert_uint_eq(bl_dataset_context_diff(ds, 0, same, 3, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    bl_prop_value other[] = { { "machine_type", "c5" }, { "data_size_MB", "6" } };
+    ck_assert_uint_eq(bl_dataset_context_diff(ds, 0, other, 2, buf, sizeof buf), 2);
+    ck_assert_str_eq(buf, "machine_type: 'c4' in the data, 'c5' given; data_size_MB: '5' in the data, '6' given");
+    ck_assert_uint_eq(bl_dataset_context_diff(ds, 2, same, 3, buf, sizeof buf), 2);
+    bl_dataset_free(ds);
+    /* one context: nothing differs */
+    const char one[] = "x\tt\tm\tn\tmem\n2\t10\tc4\t5\t16\n4\t6\tc4\t5\t32\n";
+    ck_assert_int_eq(load_str(one, strlen(one), base_schema, &ds, &e), BL_OK);
+    ck_assert_uint_eq(bl_dataset_context_spread(ds, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    bl_dataset_free(ds);
 }
 END_TEST
 
@@ -739,6 +919,11 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_bad_rows);
     tcase_add_test(tc, test_bad_schemas);
     tcase_add_test(tc, test_schema_syntax);
+    tcase_add_test(tc, test_scale_out_whole_numbers);
+    tcase_add_test(tc, test_schema_bom);
+    tcase_add_test(tc, test_schema_column_roles);
+    tcase_add_test(tc, test_schema_check_props);
+    tcase_add_test(tc, test_context_spread_and_diff);
     tcase_add_test(tc, test_c3o_schemas_table);
     tcase_add_test(tc, test_bell_schemas);
     tcase_add_test(tc, test_totals_per_machine);

@@ -1,7 +1,7 @@
 /* test_eval.c — the evaluation harness (bench/eval/): a tiny run on the synthetic corpus writes
  * well-formed splits/predictions/summary files with finite predictions; reading its splits.tsv back
  * (on another thread count) reproduces the predictions exactly; bad split files fail with FILE:LINE
- * messages; bad command lines are usage errors. */
+ * messages; bad command lines, and every option out of its bounds, are usage errors before any work. */
 #include "testutil.h"
 
 #include <math.h>
@@ -330,6 +330,45 @@ START_TEST(eval_command_line_errors) {
 }
 END_TEST
 
+/* Every option out of the library's or bellamy-train's bounds is a usage error up front: before the
+ * data is split or anything trains. The run only fits Ernest (no pre-training, seconds), so an option
+ * that is not checked shows as a run that succeeds (or fails later, with exit status 1). */
+START_TEST(eval_options_checked_up_front) {
+    const char *bad[][2] = {
+        { "--stop-mae", "-5" },       { "--stop-rel", "-5" },          { "--trials", "99" },
+        { "--trials", "0" },          { "--epochs", "999999999999" },  { "--epochs", "1000001" },
+        { "--grace", "2000000" },     { "--ft-epochs", "1000001" },    { "--ft-patience", "0" },
+        { "--ft-cv-epochs", "1000001" }, { "--ft-weight-decay", "1e300" }, { "--ft-weight-decay", "2" },
+        { "--ft-lr-max", "1e300" },   { "--ft-lr-max", "0" },          { "--splits-per-cell", "0" },
+        { "--ensemble", "13" },       { "--threads", "0" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char out[4096], splits[4200];
+        snprintf(out, sizeof out, "%s/upfront%zu", bl_test_tmpdir(), i);
+        snprintf(splits, sizeof splits, "%s/splits.tsv", out);
+        /* --ensemble 13 needs 13 trials of the default 12; --members 1 so it is not refused for that */
+        const char *argv[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out, "--quiet",
+                               "--methods", "ernest", "--contexts", "2", "--splits-per-cell", "1", "--max-n", "2",
+                               "--members", "1", bad[i][0], bad[i][1] };
+        int rc = bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv);
+        ck_assert_msg(rc == 2, "%s %s: exit %d, expected 2", bad[i][0], bad[i][1], rc);
+        ck_assert_msg(access(splits, F_OK) != 0, "%s %s: the run started", bad[i][0], bad[i][1]);
+    }
+    /* the bounds themselves are fine (no pre-training here, so nothing long runs) */
+    const char *good[][2] = { { "--epochs", "1000000" }, { "--ft-weight-decay", "-1" }, { "--ft-lr-max", "1" },
+                              { "--stop-mae", "0" },     { "--trials", "27" } };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char out[4096];
+        snprintf(out, sizeof out, "%s/bounds%zu", bl_test_tmpdir(), i);
+        const char *argv[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out, "--quiet",
+                               "--methods", "ernest", "--contexts", "2", "--splits-per-cell", "1", "--max-n", "2",
+                               good[i][0], good[i][1] };
+        int rc = bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv);
+        ck_assert_msg(rc == 0, "%s %s: exit %d", good[i][0], good[i][1], rc);
+    }
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("eval");
     TCase *tc = tcase_create("eval");
@@ -339,6 +378,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_split_file_errors);
     tcase_add_test(tc, eval_split_file_valid_groups);
     tcase_add_test(tc, eval_command_line_errors);
+    tcase_add_test(tc, eval_options_checked_up_front);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,6 @@
 /* test_modelfile.c — model records and HDF5 model files: round trips (bit-exact), several models per
  * file, atomic saves under injected failures and simulated crashes, clear errors for damaged, foreign,
- * mislabelled and future files, and the on-disk layout as h5dump shows it. */
+ * mislabelled, future and unreadable files, and the on-disk layout as h5dump shows it. */
 #include "testutil.h"
 #include "modelfile/modelfile.h"
 
@@ -507,6 +507,37 @@ START_TEST(test_truncated_and_not_hdf5) {
 }
 END_TEST
 
+/* A file the user may not read: the operating system's reason, not "not an HDF5 file" (HDF5 says
+ * nothing useful about why it cannot open a file). Root reads anything, so only checked as another user. */
+START_TEST(test_unreadable_file) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1), *back = NULL;
+    const char *path = tpath("locked.h5");
+    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    ck_assert_int_eq(chmod(path, 0), 0);
+    if (geteuid() != 0) {
+        char want[4300];
+        snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(EACCES));
+        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EIO);
+        ck_assert_ptr_null(back);
+        ck_assert_str_eq(e.message, want);
+        char **ls;
+        size_t n;
+        ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_EIO);
+        ck_assert_str_eq(e.message, want);
+        ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_EIO); /* never replaced: it could not be checked */
+        ck_assert_ptr_nonnull(strstr(e.message, want));
+        ck_assert_ptr_nonnull(strstr(e.message, "refusing"));
+    } else {
+        fprintf(stderr, "note: running as root; the unreadable model file case is not checked\n");
+    }
+    chmod(path, 0644);
+    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+    bl_modelrec_free(back);
+    bl_modelrec_free(r);
+}
+END_TEST
+
 START_TEST(test_foreign_and_mislabelled) {
     bl_error e;
     bl_modelrec *r = make_record("grep", 1), *back = NULL;
@@ -688,6 +719,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_failed_save_leaves_file_intact);
     tcase_add_test(tc, test_save_to_bad_places);
     tcase_add_test(tc, test_truncated_and_not_hdf5);
+    tcase_add_test(tc, test_unreadable_file);
     tcase_add_test(tc, test_foreign_and_mislabelled);
     tcase_add_test(tc, test_malformed_datasets);
     tcase_add_test(tc, test_h5dump_layout);

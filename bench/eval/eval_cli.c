@@ -22,6 +22,12 @@
 #include "cli/cli_util.h"
 #include "common/error.h"
 
+/* The bounds bellamy-train uses (src/cli/bellamy_train.c): more epochs is a typo, not a plan. */
+#define EPOCHS_MAX 1000000L
+/* Largest fine-tuning weight decay and peak learning rate: beyond, the schedule is meaningless. */
+#define FT_WD_MAX 1.0
+#define FT_LR_MAX 1.0
+
 static const char usage[] =
     "bellamy-eval --data DIR --schemas DIR --out DIR [--splits FILE] [--algorithms a,b] [--quick] [--seed S] [--threads N]\n"
     "       bellamy-eval --data FILE --schema S --out DIR [options]\n"
@@ -168,19 +174,19 @@ int bl_eval_main(int argc, char **argv) {
         { "splits-per-cell", BL_OPT_SIZE, &spc, "K", "up to K splits per context, n and kind", "24 (quick: 2)", 0, NULL, 0 },
         { "max-n", BL_OPT_INT, &max_n, "N", "training runs n = 1..N", "5", 0, NULL, 0 },
         { "folds", BL_OPT_INT, &folds, "K", "k-fold over contexts for pre-training", "3", 0, NULL, 0 },
-        { "epochs", BL_OPT_INT, &epochs, "N", "pre-training: maximum epochs per trial", "model default (quick: 200)", 0, NULL, 0 },
-        { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched", "model default (quick: 2)", 0, NULL, 0 },
-        { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period", "model default (quick: 100)", 0, NULL, 0 },
-        { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs", "model default (quick: 500)", 0, NULL, 0 },
-        { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping", "model default (quick: 200)", 0, NULL, 0 },
-        { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds", "model default", 0, NULL, 0 },
-        { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (> 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
+        { "epochs", BL_OPT_INT, &epochs, "N", "pre-training: maximum epochs per trial (1..1000000)", "model default (quick: 200)", 0, NULL, 0 },
+        { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched (1..27)", "model default (quick: 2)", 0, NULL, 0 },
+        { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period (1..1000000)", "model default (quick: 100)", 0, NULL, 0 },
+        { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs (1..1000000)", "model default (quick: 500)", 0, NULL, 0 },
+        { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping (1..1000000)", "model default (quick: 200)", 0, NULL, 0 },
+        { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds (>= 0)", "model default", 0, NULL, 0 },
+        { "stop-rel", BL_OPT_DOUBLE, &stop_rel, "R", "fine-tuning: stop at training MAE <= R x mean runtime (>= 0; > 0 replaces --stop-mae)", "model default", 0, NULL, 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds, divided by the mean runtime, or ln(runtime / geometric mean)", "model default", 0, "seconds|mean|log", 0 },
-        { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
-        { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule", "model default (0.01)", 0, NULL, 0 },
+        { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay, 0..1 (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
+        { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule (0 < LR <= 1)", "model default (0.01)", 0, NULL, 0 },
         { "ft-stop", BL_OPT_CHOICE, &ft_stop, NULL, "fine-tuning: with n >= 3 runs, the epoch count chosen by cross-validation over the runs (cv), or the MAE rule for every n (mae)", "model default (cv)", 0, "cv|mae", 0 },
         { "ft-fixed-epochs", BL_OPT_INT, &ft_fixed, "N", "fine-tuning: exactly N epochs for every n, keeping the last state (no stopping rule, no cross-validation)", NULL, 0, NULL, 0 },
-        { "ft-cv-epochs", BL_OPT_INT, &ft_cv_epochs, "N", "fine-tuning: epochs the cross-validation considers", "model default (500)", 0, NULL, 0 },
+        { "ft-cv-epochs", BL_OPT_INT, &ft_cv_epochs, "N", "fine-tuning: epochs the cross-validation considers (1..1000000)", "model default (500)", 0, NULL, 0 },
         { "ft-unfreeze", BL_OPT_INT, &ft_unfreeze, "0|1|2", "fine-tuning: f frozen / unfrozen after 7.5*2^n epochs / trained from the start", "1", 0, NULL, 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
         { "val-split", BL_OPT_CHOICE, &vsplit, NULL, "pre-training: validation rows are whole contexts, or a share of every (context, scale-out) group as the prototype's stratified split", "model default", 0, "contexts|groups", 0 },
@@ -205,11 +211,16 @@ int bl_eval_main(int argc, char **argv) {
     o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
     if (SEEN("val-split")) o.pre.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
-    if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble must be 1..27"); return BL_EXIT_USAGE; }
+    /* Every option is checked here, before any data is read or any training starts, with the bounds
+     * bellamy-train and the library use; a bad one is a usage error (exit 2) naming flag and value. */
+    if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble %ld: must be 1..27", ensemble); return BL_EXIT_USAGE; }
     o.ensemble = (int)ensemble;
     o.ensemble_seeds = ens_seeds;
     if (SEEN("members")) {
-        if (members < 1 || members > BL_MODEL_MEMBERS_MAX) { bl_cli_error(prog, "--members must be 1..%d", BL_MODEL_MEMBERS_MAX); return BL_EXIT_USAGE; }
+        if (members < 1 || members > BL_MODEL_MEMBERS_MAX) {
+            bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
+            return BL_EXIT_USAGE;
+        }
         o.pre.members = (int)members;
     }
     if (o.pre.members > 1 && (o.ensemble > 1 || o.ensemble_seeds)) {
@@ -218,30 +229,48 @@ int bl_eval_main(int argc, char **argv) {
     }
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
-    if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze must be 0, 1 or 2"); return BL_EXIT_USAGE; }
+    if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze %ld: must be 0, 1 or 2", ft_unfreeze); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
-    if (SEEN("ft-weight-decay")) o.ft.weight_decay = ft_wd;
+    if (SEEN("ft-weight-decay")) {
+        /* Negative: the pre-trained model's own. Otherwise at most FT_WD_MAX: the search's grid tops
+         * out at 0.01, and a coupled decay of 1 or more outweighs the loss's gradient. */
+        if (ft_wd > FT_WD_MAX) {
+            bl_cli_error(prog, "--ft-weight-decay %g: must be 0..%g (or negative for the pre-trained model's)", ft_wd,
+                         FT_WD_MAX);
+            return BL_EXIT_USAGE;
+        }
+        o.ft.weight_decay = ft_wd;
+    }
     if (SEEN("ft-lr-max")) {
-        if (!(ft_lr_max > 0)) { bl_cli_error(prog, "--ft-lr-max must be positive"); return BL_EXIT_USAGE; }
+        if (!(ft_lr_max > 0 && ft_lr_max <= FT_LR_MAX)) {
+            bl_cli_error(prog, "--ft-lr-max %g: must be a positive learning rate of at most %g", ft_lr_max, FT_LR_MAX);
+            return BL_EXIT_USAGE;
+        }
         o.ft.lr_max = ft_lr_max;
         if (o.ft.lr_min > ft_lr_max) o.ft.lr_min = ft_lr_max;
     }
     o.seed = seed;
     o.pre.seed = seed;
-    if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads must be 1..256"); return BL_EXIT_USAGE; }
+    if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads %ld: must be 1..256", threads); return BL_EXIT_USAGE; }
     o.threads = (int)threads;
     o.pre.threads = (int)threads;
     if (SEEN("contexts")) o.contexts = contexts;
-    if (SEEN("splits-per-cell")) o.splits_per_cell = spc;
-    if (max_n < 1 || max_n > BL_EVAL_MAX_N) { bl_cli_error(prog, "--max-n must be 1..%d", BL_EVAL_MAX_N); return BL_EXIT_USAGE; }
+    if (SEEN("splits-per-cell")) {
+        if (spc < 1) { bl_cli_error(prog, "--splits-per-cell %zu: must be at least 1", spc); return BL_EXIT_USAGE; }
+        o.splits_per_cell = spc;
+    }
+    if (max_n < 1 || max_n > BL_EVAL_MAX_N) { bl_cli_error(prog, "--max-n %ld: must be 1..%d", max_n, BL_EVAL_MAX_N); return BL_EXIT_USAGE; }
     o.max_n = (int)max_n;
-    if (folds < 2 || folds > 1000) { bl_cli_error(prog, "--folds must be 2..1000"); return BL_EXIT_USAGE; }
+    if (folds < 2 || folds > 1000) { bl_cli_error(prog, "--folds %ld: must be 2..1000", folds); return BL_EXIT_USAGE; }
     o.folds = (int)folds;
-    struct { const char *name; long v; } positive[] = { { "epochs", epochs }, { "trials", trials }, { "grace", grace },
-                                                         { "ft-epochs", ft_epochs }, { "ft-patience", ft_patience } };
-    for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
-        if (SEEN(positive[i].name) && positive[i].v < 1) {
-            bl_cli_error(prog, "--%s must be at least 1", positive[i].name);
+    struct { const char *name; long v, max; } bounded[] = {
+        { "epochs", epochs, EPOCHS_MAX },       { "trials", trials, 27 },
+        { "grace", grace, EPOCHS_MAX },         { "ft-epochs", ft_epochs, EPOCHS_MAX },
+        { "ft-patience", ft_patience, EPOCHS_MAX }, { "ft-cv-epochs", ft_cv_epochs, EPOCHS_MAX },
+    };
+    for (size_t i = 0; i < sizeof bounded / sizeof bounded[0]; i++)
+        if (SEEN(bounded[i].name) && (bounded[i].v < 1 || bounded[i].v > bounded[i].max)) {
+            bl_cli_error(prog, "--%s %ld: must be 1..%ld", bounded[i].name, bounded[i].v, bounded[i].max);
             return BL_EXIT_USAGE;
         }
     if (SEEN("epochs")) o.pre.epochs = epochs;
@@ -249,16 +278,28 @@ int bl_eval_main(int argc, char **argv) {
     if (SEEN("grace")) o.pre.grace = grace;
     if (SEEN("ft-epochs")) o.ft.max_epochs = ft_epochs;
     if (SEEN("ft-patience")) o.ft.patience = ft_patience;
-    if (SEEN("stop-mae")) o.ft.stop_mae = stop_mae;
-    if (SEEN("stop-rel")) o.ft.stop_rel = stop_rel;
+    if (SEEN("ft-cv-epochs")) o.ft.cv_epochs = ft_cv_epochs;
+    /* K best trials of one search need K trials (--ensemble-seeds runs K searches instead) */
+    if (o.ensemble > o.pre.trials && !o.ensemble_seeds) {
+        bl_cli_error(prog, "--ensemble %d: the %d best trials of a search of %d trials do not exist (raise --trials "
+                     "or use --ensemble-seeds)", o.ensemble, o.ensemble, o.pre.trials);
+        return BL_EXIT_USAGE;
+    }
+    if (SEEN("stop-mae")) {
+        if (!(stop_mae >= 0)) { bl_cli_error(prog, "--stop-mae %g: must be >= 0 seconds", stop_mae); return BL_EXIT_USAGE; }
+        o.ft.stop_mae = stop_mae;
+    }
+    if (SEEN("stop-rel")) {
+        if (!(stop_rel >= 0)) { bl_cli_error(prog, "--stop-rel %g: must be >= 0", stop_rel); return BL_EXIT_USAGE; }
+        o.ft.stop_rel = stop_rel;
+    }
     if (ft_stop) o.ft.stop_cv = strcmp(ft_stop, "cv") == 0;
     if (SEEN("ft-fixed-epochs")) {
-        if (ft_fixed < 0 || ft_fixed > o.ft.max_epochs) { bl_cli_error(prog, "--ft-fixed-epochs must be 0..%ld", o.ft.max_epochs); return BL_EXIT_USAGE; }
+        if (ft_fixed < 0 || ft_fixed > o.ft.max_epochs) {
+            bl_cli_error(prog, "--ft-fixed-epochs %ld: must be 0..%ld (at most --ft-epochs)", ft_fixed, o.ft.max_epochs);
+            return BL_EXIT_USAGE;
+        }
         o.ft.fixed_epochs = ft_fixed;
-    }
-    if (SEEN("ft-cv-epochs")) {
-        if (ft_cv_epochs < 1) { bl_cli_error(prog, "--ft-cv-epochs must be >= 1"); return BL_EXIT_USAGE; }
-        o.ft.cv_epochs = ft_cv_epochs;
     }
     if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
                                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG

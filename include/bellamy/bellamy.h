@@ -204,15 +204,17 @@ typedef struct bl_tune_opts {
 
 BL_API void bl_tune_opts_init(bl_tune_opts *o);
 
-/* Fine-tunes a copy of base on n_runs runs of ONE context: scale_outs[i] machines took
- * runtimes_s[i] seconds (both finite, > 0). The context must give every property of the model,
- * optional ones included. *out receives a new predictor; base is unchanged. */
+/* Fine-tunes a copy of base on n_runs runs of ONE context: scale_outs[i] machines (a whole number,
+ * 1..1000000) took runtimes_s[i] seconds (finite, > 0). The context must give every property of the
+ * model, optional ones included. *out receives a new predictor; base is unchanged. */
 BL_API bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
                                        const double *scale_outs, const double *runtimes_s, size_t n_runs,
                                        const bl_tune_opts *o, bl_predictor **out, bl_error *err);
 
 /* Fine-tunes on every row of a data file (.tsv or .csv with a header line), read through
- * schema_path, or through the schema stored in the model when schema_path is NULL. */
+ * schema_path, or through the schema stored in the model when schema_path is NULL. The schema must
+ * describe the model's properties (BL_EFORMAT otherwise). Meant for the runs of one context; rows
+ * of several contexts are all used. */
 BL_API bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path,
                                             const char *schema_path, const bl_tune_opts *o,
                                             bl_predictor **out, bl_error *err);

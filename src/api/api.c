@@ -1,6 +1,7 @@
 /* api.c — the public C API of libbellamy (include/bellamy/bellamy.h): model files, predictors,
  * prediction for a context given as name/value pairs, choosing a scale-out, fine-tuning on runs
- * given as arrays or read from a data file, and saving.
+ * given as arrays or read from a data file (also in two steps, load then fine-tune, for programs that
+ * look at the runs first: api_internal.h), and saving.
  *
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_internal.h"
 #include "common/error.h"
 #include "data/dataset.h"
 #include "data/schema.h"
@@ -84,30 +86,29 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
 
 /* ---- predictors ---------------------------------------------------------------------------------- */
 
-/* Marks the model's cluster-total properties the way the data-set loader does: a per_machine source,
- * or a source reading a column listed in cluster_totals. A model without a (parsable) schema has none:
- * its values are then taken as given. */
-static void mark_totals(bl_predictor *p) {
-    const bl_model *m = p->m;
-    if (!m->schema_text) return;
+/* The model's cluster-total properties, the way the data-set loader marks them (a per_machine
+ * source, or a source reading a column listed in cluster_totals): total[i] for property i, 1 or 0.
+ * Returns 0 when the model has no (parsable) schema: total[] is then all 0 and unknown. */
+static int model_totals(const bl_model *m, unsigned char *total) {
+    memset(total, 0, m->n_props);
+    if (!m->schema_text) return 0;
     bl_schema *sc = NULL;
     if (bl_schema_parse(m->name ? m->name : "model", m->schema_text, strlen(m->schema_text), &sc, NULL) != BL_OK)
-        return;
+        return 0;
     for (size_t i = 0; i < sc->n_props; i++) {
-        const bl_schema_prop *sp = &sc->props[i];
-        long k = bl_model_find_prop(m, sp->name);
-        if (k < 0) continue;
-        int t = sp->source == BL_SRC_PER_MACHINE;
-        for (size_t c = 0; c < sp->n_cols && !t; c++)
-            for (size_t j = 0; j < sc->n_totals; j++)
-                if (strcmp(sc->totals[j].name, sp->cols[c].name) == 0) t = 1;
+        long k = bl_model_find_prop(m, sc->props[i].name);
         /* Only a number can be multiplied by the scale-out. */
-        if (t && m->props[k].kind == BL_PROP_NUMBER) {
-            p->total[k] = 1;
-            p->any_total = 1;
-        }
+        if (k >= 0 && bl_schema_prop_is_total(sc, i) && m->props[k].kind == BL_PROP_NUMBER) total[k] = 1;
     }
     bl_schema_free(sc);
+    return 1;
+}
+
+/* Marks the predictor's cluster totals. A model without a schema has none: its values are then
+ * taken as given. */
+static void mark_totals(bl_predictor *p) {
+    model_totals(p->m, p->total);
+    for (size_t i = 0; i < p->m->n_props; i++) p->any_total |= p->total[i];
 }
 
 /* Takes ownership of m (freed on failure). */
@@ -532,6 +533,11 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     if (st != BL_OK) return st;
     st = check_scale_outs(scale_outs, n_runs, err);
     if (st != BL_OK) return st;
+    /* Said here, by run, rather than by the loader about a line of the generated table. */
+    for (size_t i = 0; i < n_runs; i++)
+        if (scale_outs[i] != floor(scale_outs[i]) || scale_outs[i] > BL_SCALE_OUT_MAX)
+            return bl_seterr(err, BL_ERANGE, "run %zu: scale-out %g is not a number of machines (a whole number from "
+                             "1 to %d)", i, scale_outs[i], BL_SCALE_OUT_MAX);
     for (size_t i = 0; i < n_runs; i++)
         if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0))
             return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number", i, runtimes_s[i]);
@@ -580,18 +586,40 @@ done:
     return st;
 }
 
-bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path, const char *schema_path,
-                                     const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
-    BL_CHECK_ARG(out, err, "bl_predictor_finetune_file: NULL out");
+bl_status bl_model_check_runs_schema(const bl_model *m, const bl_schema *runs, bl_error *err) {
+    BL_CHECK_ARG(m && runs, err, "bl_model_check_runs_schema: NULL argument");
+    bl_status st = BL_OK;
+    bl_prop_spec *want = calloc(m->n_props ? m->n_props : 1, sizeof *want);
+    unsigned char *total = calloc(m->n_props ? m->n_props : 1, 1);
+    if (!want || !total) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    int known = model_totals(m, total);
+    for (size_t i = 0; i < m->n_props; i++) {
+        want[i].name = m->props[i].name;
+        want[i].essential = m->props[i].essential;
+        want[i].kind = m->props[i].kind;
+        want[i].cluster_total = known ? total[i] : -1;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "model '%.100s'", m->name ? m->name : "");
+    st = bl_schema_check_props(runs, want, m->n_props, what, err);
+done:
+    free(want);
+    free(total);
+    return st;
+}
+
+bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                 bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_load_runs: NULL out");
     *out = NULL;
-    BL_CHECK_ARG(base && data_path, err, "bl_predictor_finetune_file: NULL argument");
+    BL_CHECK_ARG(base && data_path, err, "bl_predictor_load_runs: NULL argument");
     const bl_model *m = base->m;
-    bl_finetune_opts fo;
-    bl_status st = tune_opts(o, &fo, err);
-    if (st != BL_OK) return st;
     bl_schema *sc = NULL;
     bl_dataset *ds = NULL;
-    bl_model *tuned = NULL;
+    bl_status st;
     if (schema_path) {
         st = bl_schema_load(schema_path, &sc, err);
     } else if (m->schema_text) {
@@ -599,12 +627,50 @@ bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_
     } else {
         st = bl_seterr(err, BL_EINVAL, "model '%.60s' stores no schema: give the runs' schema file", bl_predictor_name(base));
     }
+    /* Before the data: runs described by other properties than the model's would otherwise be
+     * fine-tuned on with the extra properties silently dropped (or fail later without a line). */
+    if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, err);
     if (st == BL_OK) st = bl_dataset_load_schema(data_path, sc, 0, &m->enc, &ds, err);
     if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", data_path);
-    if (st == BL_OK) st = bl_finetune(m, ds, NULL, 0, &fo, &tuned, err);
-    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
-    bl_dataset_free(ds);
     bl_schema_free(sc);
+    if (st != BL_OK) {
+        bl_dataset_free(ds);
+        return st;
+    }
+    *out = ds;
+    return BL_OK;
+}
+
+bl_status bl_predictor_finetune_runs(const bl_predictor *base, const bl_dataset *runs, const bl_tune_opts *o,
+                                     bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_finetune_runs: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(base && runs, err, "bl_predictor_finetune_runs: NULL argument");
+    if (runs->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", runs->name);
+    bl_finetune_opts fo;
+    bl_status st = tune_opts(o, &fo, err);
+    if (st != BL_OK) return st;
+    bl_model *tuned = NULL;
+    st = bl_finetune(base->m, runs, NULL, 0, &fo, &tuned, err);
+    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
+    return st;
+}
+
+/* Runs of several contexts are fine-tuned on as they are: a scheduler may mean to (all the history
+ * of a cluster, say). A caller that wants to warn first uses bl_predictor_load_runs, looks at the
+ * runs' n_contexts, then bl_predictor_finetune_runs (bellamy-train finetune, bellamy-predict do). */
+bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                     const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_predictor_finetune_file: NULL out");
+    *out = NULL;
+    BL_CHECK_ARG(base && data_path, err, "bl_predictor_finetune_file: NULL argument");
+    bl_finetune_opts fo;
+    bl_status st = tune_opts(o, &fo, err); /* bad options before the file is read */
+    if (st != BL_OK) return st;
+    bl_dataset *ds = NULL;
+    st = bl_predictor_load_runs(base, data_path, schema_path, &ds, err);
+    if (st == BL_OK) st = bl_predictor_finetune_runs(base, ds, o, out, err);
+    bl_dataset_free(ds);
     return st;
 }
 

@@ -1,5 +1,7 @@
 /* bellamy_predict.c — the `bellamy-predict` program: predicted runtime per scale-out for one job
- * context, and the scale-out to choose, using only the public library API (bellamy/bellamy.h).
+ * context, and the scale-out to choose, using the public library API (bellamy/bellamy.h) and, for
+ * --history, the internal split of bl_predictor_finetune_file (api/api_internal.h) that lets it note
+ * on stderr when the runs span several contexts or are of another context than --set.
  *
  *   bellamy-predict --model MODEL.h5 [--name NAME] --set prop=value ... --scale-out 2..12
  *                   [--history RUNS.tsv [--schema FILE]] [--target-runtime S] [--price P]
@@ -10,6 +12,7 @@
  * Not here: model logic (src/api, src/model).
  */
 #include "cli/cli_util.h"
+#include "api/api_internal.h"
 #include "bl_config.h"
 #include "common/error.h"
 
@@ -128,6 +131,25 @@ static const char *goal_name(bl_goal g) {
     return g == BL_GOAL_SMALLEST ? "smallest" : g == BL_GOAL_CHEAPEST ? "cheapest" : "fastest";
 }
 
+/* Notes on stderr (the prediction still goes ahead) when the --history runs are not the runs of
+ * the one context predicted for: fine-tuning is meant for those. */
+static void history_notes(const char *path, const bl_dataset *runs, const bl_prop_value *ctx, size_t n_ctx) {
+    char msg[600];
+    if (runs->n_contexts > 1) {
+        bl_dataset_context_spread(runs, msg, sizeof msg);
+        fprintf(stderr, "%s: note: --history %s holds runs of %zu contexts, which differ in %s; fine-tuning is meant "
+                "for the runs of one context (the job predicted for), and uses all %zu runs\n", PROG, path,
+                runs->n_contexts, msg, runs->n_rows);
+        size_t match = 0;
+        for (size_t c = 0; c < runs->n_contexts && !match; c++)
+            match = bl_dataset_context_diff(runs, c, ctx, n_ctx, msg, sizeof msg) == 0;
+        if (!match) fprintf(stderr, "%s: note: none of those contexts is the --set context\n", PROG);
+    } else if (bl_dataset_context_diff(runs, 0, ctx, n_ctx, msg, sizeof msg) > 0) {
+        fprintf(stderr, "%s: note: the --history runs are of another context than --set (%s); the model is "
+                "fine-tuned on them and predicts for --set\n", PROG, msg);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         if (argc > 2) { bl_cli_error(PROG, "--version takes no other arguments"); return BL_EXIT_USAGE; }
@@ -228,7 +250,11 @@ int main(int argc, char **argv) {
     if (st == BL_OK && history) {
         bl_tune_opts to;
         bl_tune_opts_init(&to);
-        st = bl_predictor_finetune_file(base, history, schema, &to, &tuned, &err);
+        bl_dataset *runs = NULL;
+        st = bl_predictor_load_runs(base, history, schema, &runs, &err);
+        if (st == BL_OK) history_notes(history, runs, ctx, sets.n);
+        if (st == BL_OK) st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
+        bl_dataset_free(runs);
         if (st != BL_OK) bl_prefixerr(&err, "--history");
     }
     p = tuned ? tuned : base;

@@ -13,6 +13,7 @@
  * Not here: library logic (src/), option parsing machinery (cli_util.c).
  */
 #include "cli/cli_util.h"
+#include "api/api_internal.h"
 #include "common/file.h"
 #include "bl_config.h"
 #include "data/dataset.h"
@@ -442,9 +443,20 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
+    bl_dataset *runs = NULL;
     double t0 = now_s();
     bl_status st = bl_predictor_load(model, name, &base, &err);
-    if (st == BL_OK) st = bl_predictor_finetune_file(base, data, schema, &to, &tuned, &err);
+    /* Loaded first (as bl_predictor_finetune_file would) to warn about runs of several contexts:
+     * fine-tuning is meant for one, the new job's; the library fine-tunes on them all regardless. */
+    if (st == BL_OK) st = bl_predictor_load_runs(base, data, schema, &runs, &err);
+    if (st == BL_OK && runs->n_contexts > 1) {
+        char spread[600];
+        bl_dataset_context_spread(runs, spread, sizeof spread);
+        fprintf(stderr, "%s: note: --data %s holds runs of %zu contexts, which differ in %s; fine-tuning is meant for "
+                "the runs of one context (the new job), and uses all %zu runs\n", prog, data, runs->n_contexts, spread,
+                runs->n_rows);
+    }
+    if (st == BL_OK) st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
     if (st == BL_OK) st = bl_predictor_save(tuned, out, out_name, &err);
     if (st == BL_OK) {
         bl_model_info mi;
@@ -453,6 +465,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
                bl_predictor_name(base), mi.finetune_runs, mi.finetune_runs == 1 ? "" : "s", mi.finetune_epochs,
                now_s() - t0, mi.finetune_mae_s, out, out_name ? out_name : bl_predictor_name(tuned));
     }
+    bl_dataset_free(runs);
     bl_predictor_free(tuned);
     bl_predictor_free(base);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
@@ -493,6 +506,8 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
         else if (m->schema_text) st = bl_schema_parse("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
         else { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "the model stores no schema: give --schema"); }
     }
+    /* runs described by other properties than the model's: an error naming the schema line */
+    if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, &err);
     if (st == BL_OK) st = bl_dataset_load_schema(data, sc, 0, &m->enc, &ds, &err);
     if (st == BL_OK && ds->n_rows == 0) { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "%s: no runs", data); }
     if (st == BL_OK) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
 
@@ -14,6 +15,12 @@ bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *l
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* A folder opens fine on POSIX systems and fails only at the first read (EISDIR); say so plainly. */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return bl_seterr(err, BL_EIO, "%s: is a folder, not a file", path);
+    }
     char *b = NULL;
     size_t n = 0, cap = 0;
     bl_status st = BL_OK;
@@ -25,11 +32,13 @@ bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *l
             b = nb;
             cap = nc;
         }
+        errno = 0;
         size_t got = fread(b + n, 1, cap - n - 1, f);
         n += got;
         if (n > max_bytes) { st = bl_seterr(err, BL_EFORMAT, "%s: larger than %zu bytes", path, max_bytes); break; }
         if (got == 0) {
-            if (ferror(f)) st = bl_seterr(err, BL_EIO, "%s: read error", path);
+            if (ferror(f))
+                st = bl_seterr(err, BL_EIO, "%s: read error: %s", path, errno ? strerror(errno) : "unknown reason");
             break;
         }
     }

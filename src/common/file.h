@@ -7,7 +7,7 @@
 #include "bellamy/bellamy.h"
 
 /* Reads path into a new NUL-terminated buffer (*buf, *len without the NUL; free with free()).
- * BL_EIO "PATH: cannot open: REASON" / "PATH: read error"; BL_EFORMAT when the file is larger than
+ * BL_EIO "PATH: cannot open: REASON" / "PATH: is a folder, not a file" / "PATH: read error: REASON"; BL_EFORMAT when the file is larger than
  * max_bytes ("PATH: larger than N bytes"); BL_ENOMEM. */
 bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, bl_error *err);
 

@@ -8,6 +8,7 @@
 #include "common/error.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,17 @@ static bl_status positive_field(const bl_reader *r, size_t j, const char *text, 
     return BL_OK;
 }
 
+/* Parses a scale-out field: a number of machines, so a whole number in 1..BL_SCALE_OUT_MAX. */
+static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text, double *v, bl_error *err) {
+    bl_status st = positive_field(r, j, text, "scale-out", v, err);
+    if (st != BL_OK) return st;
+    if (*v != floor(*v) || *v > BL_SCALE_OUT_MAX)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (scale-out): '%.40s' is not a number of "
+                         "machines (a whole number from 1 to %d)", bl_reader_name(r), bl_reader_line(r),
+                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text, BL_SCALE_OUT_MAX);
+    return BL_OK;
+}
+
 /* Groups rows into contexts; fills ds->context, ds->contexts. */
 static bl_status build_contexts(bl_dataset *ds, bl_error *err) {
     size_t nk = 0;
@@ -345,7 +357,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
             if (cap > UINT32_MAX || grow_rows(ds, cap)) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
         }
         double x, t;
-        st = positive_field(r, (size_t)c_scale, f[c_scale], "scale-out", &x, err);
+        st = scale_out_field(r, (size_t)c_scale, f[c_scale], &x, err);
         if (st != BL_OK) goto fail;
         st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
         if (st != BL_OK) goto fail;
@@ -498,6 +510,89 @@ bl_status bl_dataset_load(const char *data_path, const char *schema_path, char d
     st = bl_dataset_load_schema(data_path, sc, delim, settings, out, err);
     bl_schema_free(sc);
     return st;
+}
+
+/* Appends formatted text to buf[*len..cap), cutting it short (with "...") when it does not fit. */
+static void msg_put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void msg_put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+    if (cap == 0 || *len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (w < 0) return;
+    if ((size_t)w >= cap - *len) {
+        *len = cap - 1;
+        if (cap >= 4) memcpy(buf + cap - 4, "...", 3);
+    } else {
+        *len += (size_t)w;
+    }
+}
+
+/* A property that makes up a context's identity (build_contexts keys on the same ones). */
+static int identity_prop(const bl_dataset_prop *p) { return p->essential && !p->cluster_total; }
+
+size_t bl_dataset_context_spread(const bl_dataset *ds, char *buf, size_t cap) {
+    size_t len = 0, n_diff = 0;
+    if (cap) buf[0] = '\0';
+    if (!ds || ds->n_contexts < 2) return 0;
+    for (size_t p = 0; p < ds->n_props; p++) {
+        const bl_dataset_prop *pr = &ds->props[p];
+        if (!identity_prop(pr) || pr->n_values < 2) continue;
+        unsigned char *seen = calloc(pr->n_values, 1);
+        if (!seen) break;
+        size_t k = 0;
+        for (size_t c = 0; c < ds->n_contexts; c++) {
+            if (ds->contexts[c].n_rows == 0) continue;
+            uint32_t v = pr->row_value[ds->contexts[c].rows[0]];
+            if (!seen[v]) { seen[v] = 1; k++; }
+        }
+        if (k > 1) {
+            msg_put(buf, cap, &len, "%s%s: %zu values (", n_diff ? "; " : "", pr->name, k);
+            size_t shown = 0;
+            for (size_t v = 0; v < pr->n_values && shown < 3; v++)
+                if (seen[v]) msg_put(buf, cap, &len, "%s'%.40s'", shown++ ? ", " : "", pr->values[v]);
+            msg_put(buf, cap, &len, "%s)", k > shown ? ", ..." : "");
+            n_diff++;
+        }
+        free(seen);
+    }
+    return n_diff;
+}
+
+size_t bl_dataset_context_diff(const bl_dataset *ds, size_t c, const bl_prop_value *ctx, size_t n_ctx,
+                               char *buf, size_t cap) {
+    size_t len = 0, n_diff = 0;
+    if (cap) buf[0] = '\0';
+    if (!ds || c >= ds->n_contexts || ds->contexts[c].n_rows == 0 || (n_ctx && !ctx)) return 0;
+    size_t r = ds->contexts[c].rows[0];
+    for (size_t p = 0; p < ds->n_props; p++) {
+        const bl_dataset_prop *pr = &ds->props[p];
+        if (pr->cluster_total) continue;
+        const char *given = NULL;
+        for (size_t j = 0; j < n_ctx && !given; j++)
+            if (ctx[j].name && ctx[j].value && strcmp(ctx[j].name, pr->name) == 0) given = ctx[j].value;
+        if (!given) continue;
+        const char *have = pr->values[pr->row_value[r]];
+        int same;
+        uint64_t v;
+        char num[32];
+        if (pr->kind == BL_PROP_NUMBER && bl_parse_natural(given, &ds->settings, &v, NULL) == BL_OK) {
+            snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+            same = strcmp(num, have) == 0;
+        } else {
+            same = strcmp(given, have) == 0;
+        }
+        if (same) continue;
+        msg_put(buf, cap, &len, "%s%s: '%.60s' in the data, '%.60s' given", n_diff ? "; " : "", pr->name, have, given);
+        n_diff++;
+    }
+    return n_diff;
 }
 
 bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, bl_dataset **out,

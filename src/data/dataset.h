@@ -9,7 +9,8 @@
  *
  * Errors name "FILE:LINE:COLUMN" (header = line 1) for every bad field: a missing number,
  * non-numeric text, NaN/infinity, a negative or non-integral number or one ≥ 2^39 in a number
- * property, scale-out ≤ 0, runtime ≤ 0, plus everything the reader and schema parser reject.
+ * property, a scale-out that is not a whole number in 1..BL_SCALE_OUT_MAX, runtime ≤ 0, plus
+ * everything the reader and schema parser reject.
  * Not here: scaling of scale-out features (a model fits bl_minmax on its training rows).
  */
 #ifndef BL_DATA_DATASET_H
@@ -21,6 +22,10 @@
 #include "bellamy/bellamy.h"
 #include "data/schema.h"
 #include "encode/encode.h"
+
+/* Largest scale-out (machines) a data row may have; the same bound as bellamy-predict --scale-out.
+ * Scale-outs are machine counts: whole numbers from 1 to this. */
+#define BL_SCALE_OUT_MAX 1000000
 
 typedef struct bl_dataset_prop {
     char        *name;
@@ -44,7 +49,7 @@ typedef struct bl_dataset {
     uint64_t           data_hash;     /* XXH64, seed 0, of the data file's bytes */
     bl_encode_settings settings;      /* how vectors were encoded; vec_len = settings.vec_len */
     size_t             n_rows;
-    double            *scale_out;     /* [n_rows] > 0 */
+    double            *scale_out;     /* [n_rows] whole numbers in 1..BL_SCALE_OUT_MAX */
     double            *runtime_s;     /* [n_rows] > 0, seconds */
     uint32_t          *context;       /* [n_rows] index into contexts */
     size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
@@ -74,6 +79,20 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
                             bl_error *err);
 
 void bl_dataset_free(bl_dataset *ds);
+
+/* How the contexts of ds differ, for a message: into buf (cap bytes, always NUL-terminated)
+ * "name: K values (a, b, c, ...); name2: ..." for every property that makes up a context's identity
+ * (essential, not a cluster total) and has more than one value among the rows. Returns how many
+ * properties differ (0 when ds has one context). */
+size_t bl_dataset_context_spread(const bl_dataset *ds, char *buf, size_t cap);
+
+/* How context c of ds differs from a context given as name/value pairs (cluster totals excluded:
+ * ds records totals, a caller gives them per machine): into buf "name: 'a' in the data, 'b' given;
+ * ..." for every essential property, and every optional one ctx gives, whose value differs; a
+ * property ctx does not give is skipped. Numbers compare by value ("16.0" equals "16"). Returns how
+ * many properties differ. */
+size_t bl_dataset_context_diff(const bl_dataset *ds, size_t c, const bl_prop_value *ctx, size_t n_ctx,
+                               char *buf, size_t cap);
 
 /* Index of the property called name, or -1. */
 long bl_dataset_find_prop(const bl_dataset *ds, const char *name);

@@ -270,6 +270,60 @@ static bl_status parse_line(parser *ps, bl_schema *s, char *line, int *seen_scal
     return err_at(ps, &t[0], 0, "unknown directive (expected scale_out, runtime, property or cluster_totals):", d);
 }
 
+/* What the columns are used for, checked once the whole schema is read (a directive may name a
+ * column before the line that gives it its role): the scale-out and the runtime are two different
+ * columns that no property reads, and every cluster_totals column is read by number properties
+ * only (and by at least one: otherwise the line does nothing, which is most likely a typo). */
+static bl_status check_columns(const bl_schema *s, bl_error *err) {
+    const bl_schema_ref *so = &s->scale_out, *rt = &s->runtime;
+    if (strcmp(so->name, rt->name) == 0) {
+        const bl_schema_ref *later = so->line > rt->line ? so : rt, *first = later == so ? rt : so;
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: %s reads column '%.100s', which %s already reads (line %zu): "
+                         "the scale-out and the runtime must be different columns", s->name, later->line, later->col,
+                         later == so ? "scale_out" : "runtime", later->name, later == so ? "runtime" : "scale_out",
+                         first->line);
+    }
+    for (size_t i = 0; i < s->n_props; i++) {
+        const bl_schema_prop *p = &s->props[i];
+        for (size_t k = 0; k < p->n_cols; k++) {
+            const bl_schema_ref *c = &p->cols[k];
+            if (strcmp(c->name, so->name) == 0)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' reads the scale-out column '%.100s' "
+                                 "(scale_out, line %zu): the scale-out is the model's input already and not part of a "
+                                 "context; for a value that grows with it use per_machine", s->name, c->line, c->col,
+                                 p->name, c->name, so->line);
+            if (strcmp(c->name, rt->name) == 0)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' reads the runtime column '%.100s' "
+                                 "(runtime, line %zu): the runtime is what the model predicts, not a property of the "
+                                 "job", s->name, c->line, c->col, p->name, c->name, rt->line);
+        }
+    }
+    for (size_t j = 0; j < s->n_totals; j++) {
+        const bl_schema_ref *t = &s->totals[j];
+        for (size_t q = 0; q < j; q++)
+            if (strcmp(s->totals[q].name, t->name) == 0)
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: cluster_totals: column '%.100s' is listed twice (first "
+                                 "on line %zu)", s->name, t->line, t->col, t->name, s->totals[q].line);
+        int read = 0;
+        for (size_t i = 0; i < s->n_props; i++) {
+            const bl_schema_prop *p = &s->props[i];
+            for (size_t k = 0; k < p->n_cols; k++) {
+                if (strcmp(p->cols[k].name, t->name) != 0) continue;
+                if (p->kind != BL_PROP_NUMBER)
+                    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: cluster_totals: column '%.100s' is read by the text "
+                                     "property '%.100s' (line %zu); a cluster total grows with the scale-out, so it "
+                                     "must be a number property", s->name, t->line, t->col, t->name, p->name, p->line);
+                read = 1;
+            }
+        }
+        if (!read)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: cluster_totals: no property reads column '%.100s' (a "
+                             "cluster_totals line marks the number properties that read its columns)", s->name,
+                             t->line, t->col, t->name);
+    }
+    return BL_OK;
+}
+
 bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err) {
     BL_CHECK_ARG(name && out && (text || len == 0), err, "schema: NULL argument");
     *out = NULL;
@@ -278,6 +332,12 @@ bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_sch
     bl_schema *s = calloc(1, sizeof *s);
     if (!s || !(s->name = strdup(name))) { st = bl_seterr(err, BL_ENOMEM, "schema: out of memory"); goto fail; }
     parser ps = { name, 0, err };
+    /* A leading byte-order mark is skipped, as the data reader does: editors on some systems add
+     * one, and it would otherwise glue itself to the first directive. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     size_t bad;
     if (!bl_utf8_valid(text, len, &bad)) {
         /* Name the line and column of the first bad byte. */
@@ -314,6 +374,8 @@ bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_sch
         st = bl_seterr(err, BL_EFORMAT, "%s:%zu:1: no essential property (a context needs at least one)", name, ps.line);
         goto fail;
     }
+    st = check_columns(s, err);
+    if (st != BL_OK) goto fail;
     free(copy);
     *out = s;
     return BL_OK;
@@ -321,6 +383,66 @@ fail:
     free(copy);
     bl_schema_free(s);
     return st;
+}
+
+int bl_schema_prop_is_total(const bl_schema *s, size_t i) {
+    if (!s || i >= s->n_props) return 0;
+    const bl_schema_prop *p = &s->props[i];
+    if (p->source == BL_SRC_PER_MACHINE) return 1;
+    for (size_t k = 0; k < p->n_cols; k++)
+        for (size_t j = 0; j < s->n_totals; j++)
+            if (strcmp(p->cols[k].name, s->totals[j].name) == 0) return 1;
+    return 0;
+}
+
+static const char *kind_words(bl_prop_kind k) { return k == BL_PROP_NUMBER ? "a number" : "text"; }
+
+bl_status bl_schema_check_props(const bl_schema *s, const bl_prop_spec *want, size_t n, const char *what,
+                                bl_error *err) {
+    BL_CHECK_ARG(s && (want || n == 0) && what, err, "schema check: NULL argument");
+    for (size_t i = 0; i < s->n_props; i++) {
+        const bl_schema_prop *p = &s->props[i];
+        const bl_prop_spec *w = NULL;
+        for (size_t k = 0; k < n && !w; k++)
+            if (strcmp(want[k].name, p->name) == 0) w = &want[k];
+        if (!w) {
+            /* The list of what is wanted, so the user sees what to write instead. */
+            char list[300];
+            size_t len = 0;
+            list[0] = '\0';
+            for (size_t k = 0; k < n && len + 1 < sizeof list; k++) {
+                int c = snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", want[k].name);
+                if (c < 0) break;
+                len += (size_t)c;
+            }
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is not a property of %s (it has: %s); "
+                             "the runs must be described by the properties it was trained with", s->name, p->line,
+                             p->col, p->name, what, list);
+        }
+        if (w->essential != p->essential)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is %s here but %s in %s", s->name, p->line,
+                             p->col, p->name, p->essential ? "essential" : "optional",
+                             w->essential ? "essential" : "optional", what);
+        if (w->kind != p->kind)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is %s here but %s in %s", s->name, p->line,
+                             p->col, p->name, kind_words(p->kind), kind_words(w->kind), what);
+        int total = bl_schema_prop_is_total(s, i);
+        if (w->cluster_total >= 0 && w->cluster_total != total)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is %s here but %s in %s (%s)", s->name,
+                             p->line, p->col, p->name, total ? "a cluster total" : "not a cluster total",
+                             total ? "not one" : "one", what,
+                             total ? "per_machine or cluster_totals makes it one" : "add its column to cluster_totals "
+                             "or use per_machine");
+    }
+    for (size_t k = 0; k < n; k++) {
+        int found = 0;
+        for (size_t i = 0; i < s->n_props && !found; i++) found = strcmp(s->props[i].name, want[k].name) == 0;
+        if (!found)
+            return bl_seterr(err, BL_EFORMAT, "%s: no property '%.100s': %s has it (%s %s), so the runs must give it too",
+                             s->name, want[k].name, what, want[k].essential ? "essential" : "optional",
+                             want[k].kind == BL_PROP_NUMBER ? "number" : "text");
+    }
+    return BL_OK;
 }
 
 bl_status bl_schema_load(const char *path, bl_schema **out, bl_error *err) {

@@ -19,8 +19,11 @@
  * NAME must be one of the known Bellamy properties (bl_schema_known_property) or start with "x_"
  * for a user extension. A property is a cluster total when it is made by per_machine or reads a
  * column named in cluster_totals; cluster totals and the scale-out are not part of a context's
- * identity. Parse errors read "FILE:LINE:COLUMN: message". Column names are checked against a
- * data file's header later, by the data-set loader, with the schema's line and column in the message.
+ * identity. The scale-out and the runtime are two different columns, and no property may read
+ * either; every cluster_totals column must be read by a property, by number properties only.
+ * A leading UTF-8 byte-order mark is skipped. Parse errors read "FILE:LINE:COLUMN: message".
+ * Column names are checked against a data file's header later, by the data-set loader, with the
+ * schema's line and column in the message.
  * Not here: reading data files.
  */
 #ifndef BL_DATA_SCHEMA_H
@@ -76,6 +79,25 @@ bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_sch
 /* Reads and parses a file. */
 bl_status bl_schema_load(const char *path, bl_schema **out, bl_error *err);
 void bl_schema_free(bl_schema *s);
+
+/* 1 when property i of s is a cluster total: made by per_machine, or reading a column named in
+ * cluster_totals (the parser makes sure only number properties read such columns). */
+int bl_schema_prop_is_total(const bl_schema *s, size_t i);
+
+/* One property a consumer of the data expects, e.g. a trained model (bl_schema_check_props). */
+typedef struct bl_prop_spec {
+    const char  *name;
+    int          essential;      /* 1 essential, 0 optional */
+    bl_prop_kind kind;
+    int          cluster_total;  /* 1 or 0; -1: unknown (not checked) */
+} bl_prop_spec;
+
+/* Checks that s declares exactly the properties want[0..n): the same names, each essential or
+ * optional, number or text, and a cluster total or not (where known) as wanted. `what` names the
+ * consumer in messages ("model 'grep'"). BL_EFORMAT "SCHEMA:LINE:COLUMN: property 'x' ..." for the
+ * first property that differs or is not wanted; "SCHEMA: ..." for a wanted property s lacks. */
+bl_status bl_schema_check_props(const bl_schema *s, const bl_prop_spec *want, size_t n, const char *what,
+                                bl_error *err);
 
 /* 1 when name is a known property name or an "x_" extension. */
 int bl_schema_known_property(const char *name);

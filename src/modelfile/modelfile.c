@@ -443,6 +443,12 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     if (stat(path, &sb) != 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
     if (!S_ISREG(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
+    /* Opened once ourselves first: when HDF5 cannot open a file it does not say why (an unreadable
+     * file would read as "not an HDF5 file"), while the operating system's reason (permission
+     * denied, ...) is what the user needs. */
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    fclose(probe);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
         H5CLOSE(fapl, H5Pclose);

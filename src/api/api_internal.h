@@ -1,0 +1,32 @@
+/* api_internal.h — internal queries of src/api/api.c for the command-line programs and tests (not
+ * exported: no BL_API). They split bl_predictor_finetune_file into its two steps, so a caller can
+ * look at the runs before fine-tuning on them (how many contexts they span, whether they are of
+ * the context it will predict for), and check a runs schema against a model.
+ * Not here: anything the public header (include/bellamy/bellamy.h) promises.
+ */
+#ifndef BL_API_API_INTERNAL_H
+#define BL_API_API_INTERNAL_H
+
+#include "bellamy/bellamy.h"
+#include "data/dataset.h"
+#include "data/schema.h"
+#include "model/model.h"
+
+/* Checks that the runs' schema describes the model's properties: the same names, essential or
+ * optional, number or text, and cluster total or not (the last only when the model stores its
+ * schema). BL_EFORMAT naming the schema file, line and property otherwise (bl_schema_check_props). */
+bl_status bl_model_check_runs_schema(const bl_model *m, const bl_schema *runs, bl_error *err);
+
+/* The runs bl_predictor_finetune_file would fine-tune on: data_path read through schema_path (NULL:
+ * the schema stored in the model), with the model's encoder settings, after the schema check above;
+ * BL_EINVAL for a file without runs. Free with bl_dataset_free. The runs may span several contexts:
+ * (*out)->n_contexts says how many (bl_dataset_context_spread says how they differ). */
+bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                 bl_dataset **out, bl_error *err);
+
+/* Fine-tunes a copy of base on every row of runs (from bl_predictor_load_runs), as
+ * bl_predictor_finetune_file does; every row counts, whatever its context. */
+bl_status bl_predictor_finetune_runs(const bl_predictor *base, const bl_dataset *runs, const bl_tune_opts *o,
+                                     bl_predictor **out, bl_error *err);
+
+#endif /* BL_API_API_INTERNAL_H */
