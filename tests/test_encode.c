@@ -43,6 +43,43 @@ START_TEST(test_settings) {
     ck_assert_int_eq(bl_encode_settings_check(&s, &e), BL_EINVAL);
     s.vocabulary[0] = '\0';
     ck_assert_int_eq(bl_encode_settings_check(&s, &e), BL_EINVAL);
+    s = defaults();
+    ck_assert_uint_eq(s.numbers, BL_ENC_NUMBERS_BINARY); /* the paper's encoding by default */
+    s.numbers = BL_ENC_NUMBERS_LOG;
+    ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
+    s.numbers = 2;
+    ck_assert_int_eq(bl_encode_settings_check(&s, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "number encoding"));
+}
+END_TEST
+
+/* The log-magnitude thermometer: element 1 + j = clamp(log2(1 + n) − j, 0, 1), exact for known n. */
+START_TEST(test_numbers_log) {
+    bl_encode_settings s = defaults();
+    s.numbers = BL_ENC_NUMBERS_LOG;
+    double v[40];
+    ck_assert_int_eq(bl_binarize_forward(0, &s, v, NULL), BL_OK); /* log2(1) = 0: nothing lit */
+    ck_assert(v[0] == 1.0);
+    for (int i = 1; i < 40; i++) ck_assert(v[i] == 0.0);
+    ck_assert_int_eq(bl_binarize_forward(3, &s, v, NULL), BL_OK); /* log2(4) = 2 */
+    for (int i = 0; i < 40; i++) ck_assert_msg(v[i] == (i <= 2 ? 1.0 : 0.0), "3: element %d is %g", i, v[i]);
+    ck_assert_int_eq(bl_binarize_forward(5, &s, v, NULL), BL_OK); /* log2(6) = 2.5849625007211563 */
+    ck_assert(v[1] == 1.0 && v[2] == 1.0 && v[4] == 0.0 && v[39] == 0.0);
+    ck_assert_double_eq_tol(v[3], 0.5849625007211563, 1e-15);
+    ck_assert_int_eq(bl_binarize_forward(16000, &s, v, NULL), BL_OK); /* log2(16001) = 13.96606... */
+    for (int i = 1; i <= 13; i++) ck_assert(v[i] == 1.0);
+    ck_assert_double_eq_tol(v[14], log2(16001.0) - 13.0, 1e-15);
+    for (int i = 15; i < 40; i++) ck_assert(v[i] == 0.0);
+    /* close magnitudes give close vectors (unlike bits: 2047 and 2048 share none) */
+    double a[40], b[40], d = 0.0;
+    ck_assert_int_eq(bl_binarize_forward(2047, &s, a, NULL), BL_OK);
+    ck_assert_int_eq(bl_binarize_forward(2048, &s, b, NULL), BL_OK);
+    for (int i = 0; i < 40; i++) d += fabs(a[i] - b[i]);
+    ck_assert(d > 0.0 && d < 1e-3);
+    ck_assert_int_eq(bl_binarize_forward((1ull << 39) - 1, &s, v, NULL), BL_OK); /* just below 39 */
+    for (int i = 0; i < 40; i++) ck_assert(v[i] == 1.0);
+    bl_error e;
+    ck_assert_int_eq(bl_binarize_forward(1ull << 39, &s, v, &e), BL_ERANGE);
 }
 END_TEST
 
@@ -295,6 +332,7 @@ Suite *bl_test_suite(void) {
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_settings);
     tcase_add_test(tc, test_binarize_bits);
+    tcase_add_test(tc, test_numbers_log);
     tcase_add_test(tc, test_parse_natural);
     tcase_add_test(tc, test_char_wb_ngrams);
     tcase_add_test(tc, test_hash_token);

@@ -4,7 +4,9 @@
  * messages; bad command lines, and every option out of its bounds, are usage errors before any work. */
 #include "testutil.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +118,16 @@ START_TEST(eval_writes_well_formed_files) {
     static char *pl[4 * MAXL];
     size_t np = lines_of(pr, pl, 4 * MAXL);
     ck_assert_str_eq(pl[0], "split_id\tmethod\tpredicted\tactual");
-    ck_assert_uint_eq(np - 1, 4 * (ns - 1));
+    ck_assert_uint_eq(np - 1, BL_EVAL_N_METHODS * (ns - 1));
+    /* the noise floor, recomputed here: the median of the test run's repetitions (the other runs of
+     * its context at its scale-out; the corpus has 3 of each, so the mean of the other two) */
+    char tsv[8192], schema[8192];
+    snprintf(tsv, sizeof tsv, "%s/synth.tsv", corpus_dir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", corpus_dir());
+    bl_dataset *ds = NULL;
+    bl_error err;
+    ck_assert_msg(bl_dataset_load(tsv, schema, 0, NULL, &ds, &err) == BL_OK, "%s", err.message);
+    size_t n_floor = 0;
     for (size_t i = 1; i < np; i++) {
         char id[128], method[32];
         double pred, actual;
@@ -125,14 +136,37 @@ START_TEST(eval_writes_well_formed_files) {
         ck_assert_msg(isfinite(pred), "prediction %s %s not finite", id, method);
         ck_assert(actual > 0);
         ck_assert_int_ge(bl_eval_method_index(method), 0);
+        if (strcmp(method, "noise-floor") != 0) continue;
+        unsigned long test = ULONG_MAX; /* the split's test row, from splits.tsv */
+        for (size_t j = 1; j < ns && test == ULONG_MAX; j++)
+            if (strncmp(lines[j], id, strlen(id)) == 0 && lines[j][strlen(id)] == '\t')
+                test = strtoul(strrchr(lines[j], '\t') + 1, NULL, 10);
+        ck_assert_msg(test != ULONG_MAX, "split %s not in splits.tsv", id);
+        size_t t = SIZE_MAX;
+        for (size_t r = 0; r < ds->n_rows; r++)
+            if (ds->src_row[r] == test) t = r;
+        ck_assert(t != SIZE_MAX);
+        ck_assert_double_eq(actual, ds->runtime_s[t]);
+        double sum = 0.0;
+        int reps = 0;
+        for (size_t r = 0; r < ds->n_rows; r++)
+            if (r != t && ds->context[r] == ds->context[t] && ds->scale_out[r] == ds->scale_out[t]) {
+                sum += ds->runtime_s[r];
+                reps++;
+            }
+        ck_assert_int_eq(reps, 2);
+        ck_assert_double_eq_tol(pred, sum / 2, 1e-12 * sum);
+        n_floor++;
     }
+    ck_assert_uint_eq(n_floor, ns - 1);
+    bl_dataset_free(ds);
 
     snprintf(path, sizeof path, "%s/summary.tsv", out);
     char *su = slurp(path);
     size_t nsu = lines_of(su, lines, MAXL);
     ck_assert_str_eq(lines[0], "algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean");
-    /* (synth + ALL) × 4 methods × 2 kinds × (n = 1..3 and "2-3") */
-    ck_assert_uint_eq(nsu - 1, 2 * 4 * 2 * 4);
+    /* (synth + ALL) × 5 methods × 2 kinds × (n = 1..3 and "2-3") */
+    ck_assert_uint_eq(nsu - 1, 2 * BL_EVAL_N_METHODS * 2 * 4);
     int saw_all_ernest = 0;
     for (size_t i = 1; i < nsu; i++) {
         ck_assert_int_eq(count_fields(lines[i]), 11);

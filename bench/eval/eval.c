@@ -21,7 +21,8 @@
 #include "common/error.h"
 #include "nn/rng.h"
 
-static const char *const method_names[BL_EVAL_N_METHODS] = { "bellamy", "bellamy-scratch", "ernest", "bell" };
+static const char *const method_names[BL_EVAL_N_METHODS] = { "bellamy", "bellamy-scratch", "ernest", "bell",
+                                                                      "noise-floor" };
 
 const char *bl_eval_method_name(int m) {
     return m >= 0 && m < BL_EVAL_N_METHODS ? method_names[m] : NULL;
@@ -172,6 +173,7 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
     bl_encode_settings es;
     bl_encode_settings_default(&es);
     es.totals_per_machine = (uint32_t)ev->o.totals_per_machine;
+    es.numbers = (uint32_t)ev->o.numbers;
     bl_status st = bl_dataset_load(data_path, schema_path, 0, &es, &a->ds, err);
     if (st != BL_OK) return st;
     if (a->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows", data_path);

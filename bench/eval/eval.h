@@ -21,12 +21,15 @@
 #include "data/dataset.h"
 #include "model/model.h"
 
-enum { BL_EVAL_BELLAMY = 0, BL_EVAL_SCRATCH = 1, BL_EVAL_ERNEST = 2, BL_EVAL_BELL = 3, BL_EVAL_N_METHODS = 4 };
+/* BL_EVAL_FLOOR is a reference, not a predictor: the median of the test run's repetitions (the other
+ * runs of its context at its scale-out), which no method could know in advance — the error that
+ * run-to-run noise alone leaves, and so how much of each method's error could still be removed. */
+enum { BL_EVAL_BELLAMY = 0, BL_EVAL_SCRATCH = 1, BL_EVAL_ERNEST = 2, BL_EVAL_BELL = 3, BL_EVAL_FLOOR = 4, BL_EVAL_N_METHODS = 5 };
 enum { BL_EVAL_INTERP = 0, BL_EVAL_EXTRAP = 1 };
 
 #define BL_EVAL_MAX_N 16
 
-/* "bellamy", "bellamy-scratch", "ernest", "bell"; NULL when out of range. */
+/* "bellamy", "bellamy-scratch", "ernest", "bell", "noise-floor"; NULL when out of range. */
 const char *bl_eval_method_name(int m);
 /* -1 when unknown. */
 int bl_eval_method_index(const char *name);
@@ -46,6 +49,7 @@ typedef struct bl_eval_opts {
     bl_finetune_opts ft;
     FILE    *log;             /* progress lines (NULL: silent) */
     int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
+    int      numbers;          /* bl_encode_settings.numbers: BL_ENC_NUMBERS_BINARY (default) or _LOG */
     int      ensemble;        /* bellamy: fine-tune the best `ensemble` trials of each fold's search and
                                  combine their predictions (default 1: the winner alone) */
     int      ensemble_seeds;  /* 1: the members are the winners of searches with seeds seed, seed+1, ... */

@@ -155,7 +155,7 @@ int bl_eval_main(int argc, char **argv) {
     long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
     int ens_seeds = 0;
-    const char *masks = "row";
+    const char *masks = "row", *numbers = "binary";
     const char *vsplit = "contexts";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
@@ -166,7 +166,7 @@ int bl_eval_main(int argc, char **argv) {
         { "out", BL_OPT_STRING, &out, "DIR", "output folder (created): splits.tsv, predictions.tsv, summary.tsv, pretrain.tsv, mre.svg", NULL, 1, NULL, 0 },
         { "splits", BL_OPT_STRING, &splits, "FILE", "read the splits from FILE (format of splits.tsv) instead of drawing", NULL, 0, NULL, 0 },
         { "algorithms", BL_OPT_STRING, &algos, "a,b", "only these data files (by name without extension)", "all", 0, NULL, 0 },
-        { "methods", BL_OPT_STRING, &methods, "a,b", "bellamy, bellamy-scratch, ernest, bell", "all", 0, NULL, 0 },
+        { "methods", BL_OPT_STRING, &methods, "a,b", "bellamy, bellamy-scratch, ernest, bell, noise-floor (the median of the test run's repetitions: a reference)", "all", 0, NULL, 0 },
         { "quick", BL_OPT_FLAG, &quick, NULL, "smoke test: 2 contexts, 2 splits per cell, pre-training 200 epochs x 2 trials, fine-tuning <= 500 epochs", NULL, 0, NULL, 0 },
         { "seed", BL_OPT_SIZE, &seed, "S", "seed of splits, folds, context choice, pre-training and fits", "1", 0, NULL, 0 },
         { "threads", BL_OPT_INT, &threads, "N", "threads for the fits and for pre-training", "1", 0, NULL, 0 },
@@ -192,6 +192,7 @@ int bl_eval_main(int argc, char **argv) {
         { "val-split", BL_OPT_CHOICE, &vsplit, NULL, "pre-training: validation rows are whole contexts, or a share of every (context, scale-out) group as the prototype's stratified split", "model default", 0, "contexts|groups", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
+        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary) or a log-magnitude thermometer (log)", "binary", 0, "binary|log", 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
         { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; 1 = one network)", "model default (3)", 0, NULL, 0 },
@@ -229,6 +230,7 @@ int bl_eval_main(int argc, char **argv) {
     }
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
+    o.numbers = strcmp(numbers, "log") == 0 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze %ld: must be 0, 1 or 2", ft_unfreeze); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
     if (SEEN("ft-weight-decay")) {
@@ -313,7 +315,7 @@ int bl_eval_main(int argc, char **argv) {
             char name[32];
             snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
             int m = bl_eval_method_index(name);
-            if (m < 0) { bl_cli_error(prog, "--methods: unknown method '%s' (bellamy, bellamy-scratch, ernest, bell)", name); return BL_EXIT_USAGE; }
+            if (m < 0) { bl_cli_error(prog, "--methods: unknown method '%s' (bellamy, bellamy-scratch, ernest, bell, noise-floor)", name); return BL_EXIT_USAGE; }
             o.methods |= 1u << m;
             if (!c) break;
             p = c + 1;

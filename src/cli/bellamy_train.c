@@ -229,7 +229,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 3;
     double val_fraction = 0.2;
     int quiet = 0;
-    const char *totals = "total", *masks = "row", *vsplit = NULL;
+    const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = "binary";
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
     bl_cli_option opts[] = {
@@ -265,6 +265,9 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "totals", BL_OPT_CHOICE, &totals, NULL,
           "cluster-total numbers (memory, slots): encoded as totals (as the paper) or per machine", "total", 0,
           "total|per-machine", 0 },
+        { "numbers", BL_OPT_CHOICE, &numbers, NULL,
+          "number properties: the paper's bits (binary) or a log-magnitude thermometer (log)", "binary", 0,
+          "binary|log", 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
           "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
           "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
@@ -274,7 +277,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
                           "         [--seed S] [--members N] [--device cpu|cuda]"
-                          " [--target-scale seconds|mean|log] [--totals total|per-machine]\n"
+                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
@@ -324,6 +327,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     bl_encode_settings es;
     bl_encode_settings_default(&es);
     es.totals_per_machine = strcmp(totals, "per-machine") == 0;
+    es.numbers = strcmp(numbers, "log") == 0 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY;
     if (bl_dataset_load(data, schema, bl_cli_delim(delim), &es, &ds, &err) != BL_OK) {
         free(schema_text);
         return bl_cli_fail(prog, &err);

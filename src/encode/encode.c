@@ -27,6 +27,8 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
                  err, "encode settings: n-gram range %u..%u is outside 1..%d", (unsigned)s->ngram_min,
                  (unsigned)s->ngram_max, BL_ENC_NGRAM_MAX);
     BL_CHECK_ARG(s->totals_per_machine <= 1, err, "encode settings: totals_per_machine must be 0 or 1");
+    BL_CHECK_ARG(s->numbers == BL_ENC_NUMBERS_BINARY || s->numbers == BL_ENC_NUMBERS_LOG, err,
+                 "encode settings: number encoding %u is unknown (0 binary, 1 log)", (unsigned)s->numbers);
     size_t n = strnlen(s->vocabulary, sizeof s->vocabulary);
     BL_CHECK_ARG(n > 0 && n < sizeof s->vocabulary, err,
                  "encode settings: vocabulary is empty or not NUL-terminated");
@@ -106,6 +108,14 @@ bl_status bl_binarize_forward(uint64_t v, const bl_encode_settings *s, double *o
         return bl_seterr(err, BL_ERANGE, "%llu is too large: the binarizer keeps %u bits",
                          (unsigned long long)v, bits);
     out[0] = 1.0;
+    if (s->numbers == BL_ENC_NUMBERS_LOG) { /* the thermometer of log2(1 + v) < bits (v < 2^bits) */
+        const double L = log2(1.0 + (double)v);
+        for (unsigned j = 0; j < bits; j++) {
+            const double t = L - (double)j;
+            out[1 + j] = t >= 1.0 ? 1.0 : t > 0.0 ? t : 0.0;
+        }
+        return BL_OK;
+    }
     for (unsigned i = 0; i < bits; i++)   /* out[1] is the most significant kept bit */
         out[1 + i] = (double)((v >> (bits - 1 - i)) & 1u);
     return BL_OK;

@@ -3,7 +3,8 @@
  *
  *   scale-out features  x ↦ [1/x, ln x, x]                          (3 doubles per row)
  *   min-max scaler      per feature: (v − lo) / (hi − lo), bounds fitted on training rows
- *   binarizer           natural number n ↦ [1, bit38(n), …, bit0(n)]   (vec_len doubles)
+ *   binarizer           natural number n ↦ [1, bit38(n), …, bit0(n)]   (vec_len doubles; the paper)
+ *     or, as an option, a log-magnitude thermometer: n ↦ [1, t0, …, t38], tj = clamp(log2(1 + n) − j, 0, 1)
  *   hasher              text ↦ [0, signed, L2-normalised char n-gram counts in 39 buckets]
  *
  * The first element of each property vector says which encoder made it (1 = number, 0 = text), so
@@ -55,7 +56,16 @@ typedef struct bl_encode_settings {
                                              slots) are encoded per machine (total ÷ scale-out,
                                              rounded), so a context's vectors do not change with
                                              the scale-out; 0: as totals (the paper; default) */
+    uint32_t numbers;                     /* how number properties are encoded: BL_ENC_NUMBERS_BINARY
+                                             (the paper's bits; default) or BL_ENC_NUMBERS_LOG */
 } bl_encode_settings;
+
+/* Number encodings (bl_encode_settings.numbers). BINARY: the bits of n, most significant first, so
+ * values that are close in size can share few bits (2047 and 2048 share none) and a network can only
+ * learn them value by value. LOG: element 1 + j is clamp(log2(1 + n) − j, 0, 1) — ones up to the
+ * magnitude, the fraction of the next power of two, zeros above — so close magnitudes give close
+ * vectors and a ratio (data size against cluster memory) is a difference of positions. */
+enum { BL_ENC_NUMBERS_BINARY = 0, BL_ENC_NUMBERS_LOG = 1 };
 
 /* Fills s with the defaults above. */
 void bl_encode_settings_default(bl_encode_settings *s);

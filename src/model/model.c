@@ -246,7 +246,7 @@ static int cmp_double(const void *a, const void *b) {
 bl_status bl_model_map_props(const bl_model *m, const bl_dataset *ds, size_t *map, bl_error *err) {
     if (m->enc.vec_len != ds->settings.vec_len || m->enc.ngram_min != ds->settings.ngram_min ||
         m->enc.ngram_max != ds->settings.ngram_max || m->enc.hash_seed != ds->settings.hash_seed ||
-        m->enc.totals_per_machine != ds->settings.totals_per_machine ||
+        m->enc.totals_per_machine != ds->settings.totals_per_machine || m->enc.numbers != ds->settings.numbers ||
         strcmp(m->enc.vocabulary, ds->settings.vocabulary) != 0)
         return bl_seterr(err, BL_EINVAL, "%s: encoded with other encoder settings than the model", ds->name);
     for (size_t i = 0; i < m->n_props; i++) {

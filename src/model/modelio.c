@@ -71,6 +71,8 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "hash", "xxh32", err);
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "cluster_totals",
                                          m->enc.totals_per_machine ? "per_machine" : "total", err);
+    if (!st) st = bl_modelrec_add_string(rec, "encoder", "numbers",
+                                         m->enc.numbers == BL_ENC_NUMBERS_LOG ? "log" : "binary", err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -166,6 +168,13 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
             return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/cluster_totals '%s' (expected total or per_machine)",
                              rec->name, totals);
     } /* absent: files written before the option, which encoded totals */
+    const char *numbers;
+    if (bl_modelrec_get_string(rec, "encoder", "numbers", &numbers, NULL) == BL_OK) {
+        if (strcmp(numbers, "log") == 0) enc.numbers = BL_ENC_NUMBERS_LOG;
+        else if (strcmp(numbers, "binary") != 0)
+            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary or log)", rec->name,
+                             numbers);
+    } /* absent: files written before the option, which binarized */
     if ((st = bl_encode_settings_check(&enc, err))) return bl_prefixerr(err, "model '%s': encoder", rec->name);
     if (dims[3] != (int64_t)enc.vec_len)
         return bl_seterr(err, BL_EFORMAT, "model '%s': network/vec_len %" PRId64 " differs from encoder/vec_len %u",
