@@ -690,7 +690,7 @@ START_TEST(test_totals_per_machine_model) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.2.0");
+    ck_assert_str_eq(bl_version(), "0.3.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST

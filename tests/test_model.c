@@ -423,6 +423,22 @@ START_TEST(model_file_roundtrip_bit_exact) {
     ck_assert_int_eq(memcmp(m->net.P.param, l->net.P.param, m->net.P.n * sizeof(double)), 0);
     ck_assert_str_eq(l->schema_text, "schema text");
     ck_assert_uint_eq(l->n_props, m->n_props);
+    /* the search's validation rows: the split's count (whole contexts, a 0.2 share), kept in the file */
+    {
+        bl_pretrain_opts o;
+        bl_pretrain_opts_default(&o);
+        o.seed = 2;
+        bl_rng r;
+        bl_rng_seed(&r, o.seed);
+        size_t *tr = malloc(ds->n_rows * sizeof *tr), *va = malloc(ds->n_rows * sizeof *va), ntr, nva;
+        ck_assert(tr && va);
+        ck_assert_int_eq(bl_pretrain_split(ds, &o, &r, tr, &ntr, va, &nva, &e), BL_OK);
+        ck_assert_uint_gt(nva, 0);
+        ck_assert_int_eq(m->val_rows, (int64_t)nva);
+        ck_assert_int_eq(l->val_rows, m->val_rows);
+        free(tr);
+        free(va);
+    }
     double c1[BL_BNET_DIM_MAX], c2[BL_BNET_DIM_MAX], x[11], p1[11], p2[11];
     for (int i = 0; i < 11; i++) x[i] = 2 + i;
     ck_assert_int_eq(bl_model_context_row(m, ds, 3, c1, &e), BL_OK);
@@ -435,6 +451,20 @@ START_TEST(model_file_roundtrip_bit_exact) {
     ck_assert_ptr_null(l);
     ck_assert_ptr_nonnull(strstr(e.message, "synth"));
     bl_model_free(m);
+    /* one context and whole contexts held out: no validation rows, and the file says so */
+    bl_dataset *one = NULL;
+    const bl_context *cx = &ds->contexts[0];
+    ck_assert_int_eq(bl_dataset_subset(ds, cx->rows, cx->n_rows, &one, &e), BL_OK);
+    m = quick_pretrain(one, 1, 2);
+    ck_assert_int_eq(m->val_rows, 0);
+    free(m->name);
+    m->name = strdup("one");
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_model_load(path, "one", &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(l->val_rows, 0);
+    bl_model_free(l);
+    bl_model_free(m);
+    bl_dataset_free(one);
     bl_dataset_free(ds);
 }
 END_TEST

@@ -175,10 +175,17 @@ static int on_progress(void *ctx, const bl_progress *p) {
     fmt_duration(frac > 0 ? (t - s->t0) * (1 - frac) / frac : -1, eta, sizeof eta);
     fmt_duration(t - s->t0, el, sizeof el);
     char line[256];
-    snprintf(line, sizeof line,
-             "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3.0f%%  %s elapsed, ETA %s",
-             p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss, p->val_loss,
-             p->best_val_loss, 100 * frac, el, eta);
+    if (p->has_val)
+        snprintf(line, sizeof line,
+                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3.0f%%  %s elapsed, ETA %s",
+                 p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss, p->val_loss,
+                 p->best_val_loss, 100 * frac, el, eta);
+    else /* no validation rows: the search ranks on the training loss, and says so */
+        snprintf(line, sizeof line,
+                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  best loss %.4g (no validation rows)  %3.0f%%  %s "
+                 "elapsed, ETA %s",
+                 p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss,
+                 p->best_val_loss, 100 * frac, el, eta);
     if (s->tty) {
         fprintf(stderr, "\r%s\033[K", line);
         s->printed = 1;
@@ -374,10 +381,18 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     if (st == BL_OK) {
         char el[32];
         fmt_duration(now_s() - ps.t0, el, sizeof el);
-        printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g after %lld epochs "
-               "(dropout %g, learning rate %g, weight decay %g); saved to %s\n",
-               m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->epochs, m->dropout, m->lr,
-               m->weight_decay, out);
+        if (m->val_rows == 0)
+            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (one context, and the "
+                   "validation split holds out whole contexts; --val-split groups holds out repetitions instead), so "
+                   "the search ranked trials by their training loss, best %.6g after %lld epochs (dropout %g, "
+                   "learning rate %g, weight decay %g); saved to %s\n",
+                   m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->epochs, m->dropout, m->lr,
+                   m->weight_decay, out);
+        else
+            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g on %lld rows after %lld "
+                   "epochs (dropout %g, learning rate %g, weight decay %g); saved to %s\n",
+                   m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->val_rows,
+                   (long long)m->epochs, m->dropout, m->lr, m->weight_decay, out);
     }
     bl_model_free(m);
     bl_dataset_free(ds);

@@ -116,6 +116,7 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
         return st;
     }
     m->n_members = 1;
+    m->val_rows = -1;
     m->target_scale = 1.0;
     m->dropout = 0.0;
     m->lr = 0.01;
@@ -197,6 +198,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     c->epochs = m->epochs;
     c->finetune_epochs = m->finetune_epochs;
     c->finetune_runs = m->finetune_runs;
+    c->val_rows = m->val_rows;
     c->best_val_loss = m->best_val_loss;
     c->best_train_loss = m->best_train_loss;
     c->finetune_mae = m->finetune_mae;

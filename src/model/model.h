@@ -72,6 +72,9 @@ typedef struct bl_model {
     /* training record */
     uint64_t data_hash;
     int64_t  rows, contexts, epochs, finetune_epochs, finetune_runs;
+    int64_t  val_rows;                /* rows the search validated on; 0: none (one context with the
+                                         contexts split), so best_val_loss is the winner's training
+                                         loss; −1: unknown (files written before 0.3) */
     int64_t  finetune_steps;          /* Adam steps of the last fine-tuning, all members and cross-
                                          validation folds included (in memory only, not in files) */
     double   best_val_loss, best_train_loss, finetune_mae;
@@ -87,6 +90,7 @@ typedef struct bl_progress {
     long   epoch, epochs_total;
     long   epochs_done_all, epochs_planned_all; /* over every trial, for an ETA */
     double train_loss, val_loss, best_val_loss;
+    int    has_val;               /* 0: no validation rows — val_loss and best_val_loss are training losses */
 } bl_progress;
 typedef int (*bl_progress_fn)(void *ctx, const bl_progress *p);
 

@@ -101,7 +101,7 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     const struct { const char *n; int64_t v; } ints[] = {
         {"rows", m->rows}, {"contexts", m->contexts}, {"epochs", m->epochs},
         {"finetune_epochs", m->finetune_epochs}, {"finetune_runs", m->finetune_runs},
-        {"pretrained", m->pretrained}};
+        {"pretrained", m->pretrained}, {"val_rows", m->val_rows}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0] && !st; i++)
         st = bl_modelrec_add_int(rec, "training", ints[i].n, ints[i].v, err);
     if (!st) st = bl_modelrec_add_double(rec, "training", "best_val_loss", m->best_val_loss, err);
@@ -343,6 +343,8 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if (bl_modelrec_get_int(rec, "training", "finetune_epochs", &iv, NULL) == BL_OK) m->finetune_epochs = iv;
     if (bl_modelrec_get_int(rec, "training", "finetune_runs", &iv, NULL) == BL_OK) m->finetune_runs = iv;
     if (bl_modelrec_get_int(rec, "training", "pretrained", &iv, NULL) == BL_OK) m->pretrained = iv != 0;
+    m->val_rows = -1; /* absent: written before the attribute existed */
+    if (bl_modelrec_get_int(rec, "training", "val_rows", &iv, NULL) == BL_OK) m->val_rows = iv;
     bl_modelrec_get_double(rec, "training", "best_val_loss", &m->best_val_loss, NULL);
     bl_modelrec_get_double(rec, "training", "best_train_loss", &m->best_train_loss, NULL);
     bl_modelrec_get_double(rec, "training", "finetune_mae", &m->finetune_mae, NULL);

@@ -130,7 +130,7 @@ static void *worker(void *arg) {
                                  .epoch = t->epochs_done, .epochs_total = s->o->epochs,
                                  .epochs_done_all = s->done_all, .epochs_planned_all = s->planned_all,
                                  .train_loss = t->last_train, .val_loss = t->best_val,
-                                 .best_val_loss = t->best_val};
+                                 .best_val_loss = t->best_val, .has_val = s->has_val};
                 for (int i = 0; i < s->n; i++)
                     if (s->t[i].best_val < p.best_val_loss) p.best_val_loss = s->t[i].best_val;
                 if (s->o->progress(s->o->progress_ctx, &p)) s->cancelled = 1;
@@ -216,7 +216,7 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
                                      .epoch = done + 1, .epochs_total = o->epochs,
                                      .epochs_done_all = s->done_all, .epochs_planned_all = s->planned_all,
                                      .train_loss = s->t[i].last_train, .val_loss = s->t[i].best_val,
-                                     .best_val_loss = s->t[i].best_val};
+                                     .best_val_loss = s->t[i].best_val, .has_val = s->has_val};
                     for (int j = 0; j < s->n; j++)
                         if (s->t[j].best_val < p.best_val_loss) p.best_val_loss = s->t[j].best_val;
                     if (o->progress(o->progress_ctx, &p)) {
@@ -615,6 +615,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     m->weight_decay = best->wd;
     m->best_val_loss = best->best_val;
     m->best_train_loss = best->last_train;
+    m->val_rows = s.has_val ? (int64_t)n_va : 0;
     m->epochs = refit_epochs ? refit_epochs : best->epochs_done;
     m->pretrained = 1;
     m->data_hash = ds->data_hash;

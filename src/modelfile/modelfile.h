@@ -38,7 +38,8 @@
  * and refuses a newer major version with BL_EVERSION. */
 #define BL_MODELFILE_FORMAT        "bellamy-model"
 #define BL_MODELFILE_VERSION_MAJOR 1
-#define BL_MODELFILE_VERSION_MINOR 1  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks) */
+#define BL_MODELFILE_VERSION_MINOR 2  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
+                                        1.2: encoder/numbers, training/val_rows */
 
 /* Longest accepted model, block, attribute or group-path name (bytes, without the NUL). */
 #define BL_MODELFILE_NAME_MAX 255
