@@ -312,6 +312,56 @@ START_TEST(eval_split_file_errors) {
 }
 END_TEST
 
+/* --fold-by: contexts that share the property's value share a fold (so a fold model never saw the
+ * values of the contexts it is evaluated on), several folds are used, and a property that does not
+ * exist, is a cluster total, or has one value is an error naming the flag. */
+START_TEST(eval_folds_by_property) {
+    char data[8192], schema[8192];
+    snprintf(data, sizeof data, "%s/synth.tsv", corpus_dir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", corpus_dir());
+    const char *props[] = {"data_size_MB", "machine_type"};
+    for (int k = 0; k < 2; k++) {
+        bl_eval_opts o;
+        bl_eval_opts_default(&o);
+        o.fold_by = props[k];
+        bl_eval ev;
+        bl_error err;
+        ck_assert_int_eq(bl_eval_init(&ev, &o, &err), BL_OK);
+        ck_assert_msg(bl_eval_add_algo(&ev, "synth", data, schema, NULL, NULL, &err) == BL_OK, "%s", err.message);
+        const bl_eval_algo *a = &ev.algos[0];
+        const bl_dataset *ds = a->ds;
+        long p = bl_dataset_find_prop(ds, props[k]);
+        ck_assert_int_ge(p, 0);
+        const uint32_t *val = ds->props[p].row_value;
+        int used[16] = {0}, shared = 0;
+        for (size_t c = 0; c < ds->n_contexts; c++) {
+            ck_assert(a->ctx_fold[c] >= 0 && a->ctx_fold[c] < a->n_folds);
+            used[a->ctx_fold[c]] = 1;
+            for (size_t d = 0; d < ds->n_contexts; d++) {
+                int same = val[ds->contexts[c].rows[0]] == val[ds->contexts[d].rows[0]];
+                if (same) ck_assert_int_eq(a->ctx_fold[c], a->ctx_fold[d]);
+                shared += same && c != d;
+            }
+        }
+        ck_assert_int_ge(used[0] + used[1] + used[2], 2);
+        if (k == 1) ck_assert_int_gt(shared, 0); /* machine types repeat: the grouping is exercised */
+        bl_eval_free(&ev);
+    }
+    const char *bad[] = {"no_such_property", "memory"};
+    for (int k = 0; k < 2; k++) {
+        bl_eval_opts o;
+        bl_eval_opts_default(&o);
+        o.fold_by = bad[k];
+        bl_eval ev;
+        bl_error err;
+        ck_assert_int_eq(bl_eval_init(&ev, &o, &err), BL_OK);
+        ck_assert_int_ne(bl_eval_add_algo(&ev, "synth", data, schema, NULL, NULL, &err), BL_OK);
+        ck_assert_msg(strstr(err.message, "--fold-by"), "%s", err.message);
+        bl_eval_free(&ev);
+    }
+}
+END_TEST
+
 START_TEST(eval_split_file_valid_groups) {
     char path[8192];
     snprintf(path, sizeof path, "%s/good.tsv", bl_test_tmpdir());
@@ -411,6 +461,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_split_file_reproduces_predictions);
     tcase_add_test(tc, eval_split_file_errors);
     tcase_add_test(tc, eval_split_file_valid_groups);
+    tcase_add_test(tc, eval_folds_by_property);
     tcase_add_test(tc, eval_command_line_errors);
     tcase_add_test(tc, eval_options_checked_up_front);
     suite_add_tcase(s, tc);

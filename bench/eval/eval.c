@@ -122,13 +122,55 @@ void bl_eval_free(bl_eval *ev) {
     memset(ev, 0, sizeof *ev);
 }
 
-/* Folds over contexts: a seeded permutation, then round robin, so fold sizes differ by at most one. */
+/* Folds over contexts: a seeded permutation, then round robin, so fold sizes differ by at most one.
+ * With fold_by, the same over the property's distinct values (contexts follow their value). */
 static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err) {
     size_t nc = a->ds->n_contexts;
     a->ctx_fold = calloc(nc ? nc : 1, sizeof *a->ctx_fold);
     if (!a->ctx_fold) return bl_seterr(err, BL_ENOMEM, "out of memory");
     if (a->pre_ds) {
         a->n_folds = 1;
+    } else if (ev->o.fold_by) {
+        const bl_dataset *ds = a->ds;
+        long p = bl_dataset_find_prop(ds, ev->o.fold_by);
+        if (p < 0) return bl_seterr(err, BL_EINVAL, "--fold-by %s: %s has no such property", ev->o.fold_by, a->data_path);
+        const bl_dataset_prop *pr = &ds->props[p];
+        if (pr->cluster_total)
+            return bl_seterr(err, BL_EINVAL, "--fold-by %s: a cluster total changes with the scale-out, not with the context",
+                             ev->o.fold_by);
+        /* the values the contexts have, in a seeded order */
+        int32_t *fold_of = malloc(pr->n_values * sizeof *fold_of);
+        size_t *perm = malloc(pr->n_values * sizeof *perm), nv = 0;
+        if (!fold_of || !perm) {
+            free(fold_of);
+            free(perm);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
+        for (size_t v = 0; v < pr->n_values; v++) fold_of[v] = -1;
+        for (size_t c = 0; c < nc; c++) {
+            uint32_t v = pr->row_value[ds->contexts[c].rows[0]];
+            if (fold_of[v] < 0) {
+                fold_of[v] = 0;
+                perm[nv++] = v;
+            }
+        }
+        if (nv < 2) {
+            free(fold_of);
+            free(perm);
+            return bl_seterr(err, BL_EINVAL, "--fold-by %s: every context of %s has the same value, so no fold could leave it out",
+                             ev->o.fold_by, a->data_path);
+        }
+        bl_rng rng;
+        bl_rng_seed(&rng, mix64(ev->o.seed ^ hash_name(a->name) ^ 0xf01df01dull));
+        for (size_t i = nv; i > 1; i--) {
+            size_t j = (size_t)bl_rng_int(&rng, i);
+            size_t t = perm[i - 1]; perm[i - 1] = perm[j]; perm[j] = t;
+        }
+        a->n_folds = (size_t)ev->o.folds < nv ? ev->o.folds : (int)nv;
+        for (size_t i = 0; i < nv; i++) fold_of[perm[i]] = (int32_t)(i % (size_t)a->n_folds);
+        for (size_t c = 0; c < nc; c++) a->ctx_fold[c] = fold_of[pr->row_value[ds->contexts[c].rows[0]]];
+        free(fold_of);
+        free(perm);
     } else {
         a->n_folds = (size_t)ev->o.folds < nc ? ev->o.folds : (int)nc;
         size_t *perm = malloc(nc * sizeof *perm);

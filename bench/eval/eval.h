@@ -50,6 +50,9 @@ typedef struct bl_eval_opts {
     FILE    *log;             /* progress lines (NULL: silent) */
     int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
     int      numbers;          /* bl_encode_settings.numbers: BL_ENC_NUMBERS_BINARY (default) or _LOG */
+    const char *fold_by;      /* NULL: folds of contexts; a property name: the contexts grouped by that
+                                 property's value, whole groups to a fold, so every evaluated context's
+                                 value is absent from its fold model's pre-training data */
     int      ensemble;        /* bellamy: fine-tune the best `ensemble` trials of each fold's search and
                                  combine their predictions (default 1: the winner alone) */
     int      ensemble_seeds;  /* 1: the members are the winners of searches with seeds seed, seed+1, ... */

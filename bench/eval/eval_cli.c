@@ -155,7 +155,7 @@ int bl_eval_main(int argc, char **argv) {
     long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
     int ens_seeds = 0;
-    const char *masks = "row", *numbers = "binary";
+    const char *masks = "row", *numbers = "binary", *fold_by = NULL;
     const char *vsplit = "contexts";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
@@ -192,6 +192,7 @@ int bl_eval_main(int argc, char **argv) {
         { "val-split", BL_OPT_CHOICE, &vsplit, NULL, "pre-training: validation rows are whole contexts, or a share of every (context, scale-out) group as the prototype's stratified split", "model default", 0, "contexts|groups", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
+        { "fold-by", BL_OPT_STRING, &fold_by, "PROP", "pre-training folds group the contexts by this property's value, so the evaluated contexts' values (e.g. data sizes) are new to their models", "contexts", 0, NULL, 0 },
         { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary) or a log-magnitude thermometer (log)", "binary", 0, "binary|log", 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
@@ -230,6 +231,7 @@ int bl_eval_main(int argc, char **argv) {
     }
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
+    o.fold_by = fold_by;
     o.numbers = strcmp(numbers, "log") == 0 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY;
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze %ld: must be 0, 1 or 2", ft_unfreeze); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
