@@ -235,9 +235,9 @@ static void print_block(const bl_eval *ev, const table *t, size_t a, FILE *out) 
     for (int kind = 0; kind < 2; kind++)
         for (int n = 1; n <= t->max_n + (t->max_n >= 2); n++) {
             int nn = n > t->max_n ? 0 : n;
-            if (at(t, a, BL_EVAL_ERNEST, nn, kind)->count + at(t, a, BL_EVAL_BELLAMY, nn, kind)->count +
-                    at(t, a, BL_EVAL_BELL, nn, kind)->count + at(t, a, BL_EVAL_SCRATCH, nn, kind)->count == 0)
-                continue;
+            size_t any = 0;
+            for (int m = 0; m < BL_EVAL_N_METHODS; m++) any += at(t, a, m, nn, kind)->count;
+            if (any == 0) continue;
             n_label(nl, sizeof nl, nn, t->max_n);
             fprintf(out, "  %-7s %-5s", bl_eval_kind_name(kind), nl);
             for (int m = 0; m < BL_EVAL_N_METHODS; m++) {
