@@ -689,6 +689,56 @@ START_TEST(test_totals_per_machine_model) {
 }
 END_TEST
 
+/* A model written by 0.2 may store a schema that 0.3's column checks refuse (here: a cluster total
+ * listed twice, which 0.2 allowed). It must still load and keep its cluster totals — the same
+ * predictions as with the clean schema — and a stored schema that cannot be read at all is an
+ * error, never a predictor that silently takes per-machine values as totals. */
+START_TEST(test_stored_schema_read_leniently) {
+    bl_error err;
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 20;
+    o.grace = 20;
+    o.members = 1;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_pretrain(g_ds, bl_synth_schema_text(), &o, &m, &err), BL_OK);
+    const char *variants[3] = {NULL, "cluster_totals memory\n", "no schema at all\n"};
+    double first[12];
+    for (int v = 0; v < 3; v++) {
+        if (variants[v]) {
+            size_t n = strlen(bl_synth_schema_text()) + strlen(variants[v]) + 1;
+            char *t = malloc(n);
+            ck_assert_ptr_nonnull(t);
+            snprintf(t, n, "%s%s", v == 2 ? "" : bl_synth_schema_text(), variants[v]);
+            free(m->schema_text);
+            m->schema_text = t;
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/stored-%d.h5", bl_test_tmpdir(), v);
+        ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+        bl_predictor *p = NULL;
+        if (v == 2) {
+            ck_assert_int_ne(bl_predictor_load(path, NULL, &p, &err), BL_OK);
+            ck_assert_ptr_null(p);
+            ck_assert_msg(strstr(err.message, "schema stored in the model"), "%s", err.message);
+            continue;
+        }
+        ck_assert_msg(bl_predictor_load(path, NULL, &p, &err) == BL_OK, "%s", err.message);
+        bl_prop_value ctx[16];
+        char bufs[16][64];
+        size_t n = row_context(0, ctx, bufs);
+        double x[12], y[12];
+        for (int i = 0; i < 12; i++) x[i] = 1 + i;
+        ck_assert_msg(bl_predict(p, ctx, n, x, 12, y, &err) == BL_OK, "%s", err.message);
+        if (v == 0) memcpy(first, y, sizeof y);
+        else ck_assert_int_eq(memcmp(first, y, sizeof y), 0);
+        bl_predictor_free(p);
+    }
+    bl_model_free(m);
+}
+END_TEST
+
 START_TEST(test_version_and_status) {
     ck_assert_str_eq(bl_version(), "0.3.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
@@ -716,6 +766,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_example_program);
     tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 2);
+    tcase_add_test(tc, test_stored_schema_read_leniently);
     suite_add_tcase(s, tc);
     return s;
 }

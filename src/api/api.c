@@ -89,26 +89,29 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
 /* The model's cluster-total properties, the way the data-set loader marks them (a per_machine
  * source, or a source reading a column listed in cluster_totals): total[i] for property i, 1 or 0.
  * Returns 0 when the model has no (parsable) schema: total[] is then all 0 and unknown. */
-static int model_totals(const bl_model *m, unsigned char *total) {
+static bl_status model_totals(const bl_model *m, unsigned char *total, bl_error *err) {
     memset(total, 0, m->n_props);
-    if (!m->schema_text) return 0;
+    if (!m->schema_text || !*m->schema_text) return BL_OK;
     bl_schema *sc = NULL;
-    if (bl_schema_parse(m->name ? m->name : "model", m->schema_text, strlen(m->schema_text), &sc, NULL) != BL_OK)
-        return 0;
+    /* leniently: the schema was valid when the model was written (bl_schema_parse_stored) */
+    bl_status st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, err);
+    if (st != BL_OK) /* never drop the cluster totals silently: requests would be encoded wrongly */
+        return bl_prefixerr(err, "model '%.60s'", m->name ? m->name : "");
     for (size_t i = 0; i < sc->n_props; i++) {
         long k = bl_model_find_prop(m, sc->props[i].name);
         /* Only a number can be multiplied by the scale-out. */
         if (k >= 0 && bl_schema_prop_is_total(sc, i) && m->props[k].kind == BL_PROP_NUMBER) total[k] = 1;
     }
     bl_schema_free(sc);
-    return 1;
+    return BL_OK;
 }
 
 /* Marks the predictor's cluster totals. A model without a schema has none: its values are then
  * taken as given. */
-static void mark_totals(bl_predictor *p) {
-    model_totals(p->m, p->total);
+static bl_status mark_totals(bl_predictor *p, bl_error *err) {
+    bl_status st = model_totals(p->m, p->total, err);
     for (size_t i = 0; i < p->m->n_props; i++) p->any_total |= p->total[i];
+    return st;
 }
 
 /* Takes ownership of m (freed on failure). */
@@ -122,7 +125,11 @@ static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) 
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     p->m = m;
-    mark_totals(p);
+    bl_status st = mark_totals(p, err);
+    if (st != BL_OK) {
+        bl_predictor_free(p);
+        return st;
+    }
     *out = p;
     return BL_OK;
 }
@@ -595,7 +602,8 @@ bl_status bl_model_check_runs_schema(const bl_model *m, const bl_schema *runs, b
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto done;
     }
-    int known = model_totals(m, total);
+    const int known = m->schema_text && *m->schema_text;
+    if ((st = model_totals(m, total, err)) != BL_OK) goto done;
     for (size_t i = 0; i < m->n_props; i++) {
         want[i].name = m->props[i].name;
         want[i].essential = m->props[i].essential;
@@ -623,7 +631,7 @@ bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path
     if (schema_path) {
         st = bl_schema_load(schema_path, &sc, err);
     } else if (m->schema_text) {
-        st = bl_schema_parse("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, err);
+        st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, err);
     } else {
         st = bl_seterr(err, BL_EINVAL, "model '%.60s' stores no schema: give the runs' schema file", bl_predictor_name(base));
     }

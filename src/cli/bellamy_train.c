@@ -522,7 +522,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     bl_status st = bl_model_load(model, name, &m, &err);
     if (st == BL_OK) {
         if (schema) st = bl_schema_load(schema, &sc, &err);
-        else if (m->schema_text) st = bl_schema_parse("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
+        else if (m->schema_text) st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
         else { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "the model stores no schema: give --schema"); }
     }
     /* runs described by other properties than the model's: an error naming the schema line */

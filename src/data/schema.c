@@ -324,7 +324,8 @@ static bl_status check_columns(const bl_schema *s, bl_error *err) {
     return BL_OK;
 }
 
-bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err) {
+static bl_status schema_parse(const char *name, const char *text, size_t len, int strict, bl_schema **out,
+                              bl_error *err) {
     BL_CHECK_ARG(name && out && (text || len == 0), err, "schema: NULL argument");
     *out = NULL;
     bl_status st = BL_OK;
@@ -374,8 +375,7 @@ bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_sch
         st = bl_seterr(err, BL_EFORMAT, "%s:%zu:1: no essential property (a context needs at least one)", name, ps.line);
         goto fail;
     }
-    st = check_columns(s, err);
-    if (st != BL_OK) goto fail;
+    if (strict && (st = check_columns(s, err)) != BL_OK) goto fail;
     free(copy);
     *out = s;
     return BL_OK;
@@ -383,6 +383,14 @@ fail:
     free(copy);
     bl_schema_free(s);
     return st;
+}
+
+bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err) {
+    return schema_parse(name, text, len, 1, out, err);
+}
+
+bl_status bl_schema_parse_stored(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err) {
+    return schema_parse(name, text, len, 0, out, err);
 }
 
 int bl_schema_prop_is_total(const bl_schema *s, size_t i) {

@@ -76,6 +76,11 @@ typedef struct bl_schema {
 
 /* Parses schema text (len bytes, need not be NUL-terminated). */
 bl_status bl_schema_parse(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err);
+/* The same without the column-role checks (check_columns: distinct scale-out/runtime/property columns,
+ * cluster totals on number properties only, each listed once and read by some property), which 0.3
+ * added. For schema text stored in a model file: a model written by an earlier version, whose schema
+ * was valid then, must keep loading and keep its cluster totals. */
+bl_status bl_schema_parse_stored(const char *name, const char *text, size_t len, bl_schema **out, bl_error *err);
 /* Reads and parses a file. */
 bl_status bl_schema_load(const char *path, bl_schema **out, bl_error *err);
 void bl_schema_free(bl_schema *s);
