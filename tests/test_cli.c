@@ -398,6 +398,13 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "cp rest.tsv victim.tsv");
     EXPECT_ERR(1, "refusing to overwrite", "%s %s --out victim.tsv", g_train, pre);
     EXPECT(0, "cmp rest.tsv victim.tsv");
+    /* one context and whole contexts held out: no validation rows, and the summary says so */
+    EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
+              "--threads 1 --quiet --out one-context.h5", g_train);
+    ck_assert_msg(strstr(g_out, "no validation rows (one context") && !strstr(g_out, "best validation loss"), "%s", g_out);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
+              "--threads 1 --quiet --out more-contexts.h5", g_train);
+    ck_assert_msg(strstr(g_out, "best validation loss") && strstr(g_out, " rows after "), "%s", g_out);
     EXPECT_ERR(1, "--out nodir/x.h5", "%s %s --out nodir/x.h5", g_train, pre);
     EXPECT_ERR(2, "not a valid model name", "%s %s --out x.h5 --name a/b", g_train, pre);
     EXPECT(0, "cp rest.tsv ..tsv");

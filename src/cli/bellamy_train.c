@@ -381,14 +381,20 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     if (st == BL_OK) {
         char el[32];
         fmt_duration(now_s() - ps.t0, el, sizeof el);
-        if (m->val_rows == 0)
-            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (one context, and the "
-                   "validation split holds out whole contexts; --val-split groups holds out repetitions instead), so "
-                   "the search ranked trials by their training loss, best %.6g after %lld epochs (dropout %g, "
-                   "learning rate %g, weight decay %g); saved to %s\n",
-                   m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->epochs, m->dropout, m->lr,
-                   m->weight_decay, out);
-        else
+        if (m->val_rows == 0) {
+            /* why there were none: the split holds out whole contexts and there is only one, or it holds
+             * out repetitions and no (context, scale-out) group has two runs */
+            const char *why = po.val_split == BL_VAL_GROUPS
+                                  ? "no (context, scale-out) group has a second run to hold out"
+                                  : ds->n_contexts < 2 ? "one context, and the validation split holds out whole contexts; "
+                                                         "--val-split groups holds out repetitions instead"
+                                                       : "the validation share rounds to no context";
+            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (%s), so the search ranked "
+                   "trials by their training loss, best %.6g after %lld epochs (dropout %g, learning rate %g, weight "
+                   "decay %g); saved to %s\n",
+                   m->name, ds->n_rows, ds->n_contexts, el, why, m->best_val_loss, (long long)m->epochs, m->dropout,
+                   m->lr, m->weight_decay, out);
+        } else
             printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g on %lld rows after %lld "
                    "epochs (dropout %g, learning rate %g, weight decay %g); saved to %s\n",
                    m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->val_rows,
