@@ -314,7 +314,7 @@ END_TEST
 
 /* --fold-by: contexts that share the property's value share a fold (so a fold model never saw the
  * values of the contexts it is evaluated on), several folds are used, and a property that does not
- * exist, is a cluster total, or has one value is an error naming the flag. */
+ * exist, is a cluster total, is optional, or has one value is an error naming the flag. */
 START_TEST(eval_folds_by_property) {
     char data[8192], schema[8192];
     snprintf(data, sizeof data, "%s/synth.tsv", corpus_dir());
@@ -347,8 +347,8 @@ START_TEST(eval_folds_by_property) {
         if (k == 1) ck_assert_int_gt(shared, 0); /* machine types repeat: the grouping is exercised */
         bl_eval_free(&ev);
     }
-    const char *bad[] = {"no_such_property", "memory"};
-    for (int k = 0; k < 2; k++) {
+    const char *bad[] = {"no_such_property", "memory", "job_type", "environment"}; /* absent, a total, optional, one value */
+    for (int k = 0; k < 4; k++) {
         bl_eval_opts o;
         bl_eval_opts_default(&o);
         o.fold_by = bad[k];
@@ -437,6 +437,15 @@ START_TEST(eval_options_checked_up_front) {
         int rc = bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv);
         ck_assert_msg(rc == 2, "%s %s: exit %d, expected 2", bad[i][0], bad[i][1], rc);
         ck_assert_msg(access(splits, F_OK) != 0, "%s %s: the run started", bad[i][0], bad[i][1]);
+    }
+    { /* --fold-by has no folds to act on in the cross-environment case */
+        char out[4096], tsv[4200], sch[4200];
+        snprintf(out, sizeof out, "%s/upfront-foldby", bl_test_tmpdir());
+        snprintf(tsv, sizeof tsv, "%s/synth.tsv", corpus_dir());
+        snprintf(sch, sizeof sch, "%s/synth.schema", corpus_dir());
+        const char *argv[] = { "bellamy-eval", "--pretrain-data", tsv, "--pretrain-schema", sch, "--data", tsv,
+                               "--schema", sch, "--out", out, "--quiet", "--fold-by", "data_size_MB" };
+        ck_assert_int_eq(bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv), 2);
     }
     /* the bounds themselves are fine (no pre-training here, so nothing long runs) */
     const char *good[][2] = { { "--epochs", "1000000" }, { "--ft-weight-decay", "-1" }, { "--ft-lr-max", "1" },

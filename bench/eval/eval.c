@@ -138,6 +138,11 @@ static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err)
         if (pr->cluster_total)
             return bl_seterr(err, BL_EINVAL, "--fold-by %s: a cluster total changes with the scale-out, not with the context",
                              ev->o.fold_by);
+        /* only essential properties define a context; an optional one may vary inside a context, and
+         * a held-out value could then reach another fold's pre-training */
+        if (!pr->essential)
+            return bl_seterr(err, BL_EINVAL, "--fold-by %s: an optional property does not define the contexts (give an "
+                             "essential one)", ev->o.fold_by);
         /* the values the contexts have, in a seeded order */
         int32_t *fold_of = malloc(pr->n_values * sizeof *fold_of);
         size_t *perm = malloc(pr->n_values * sizeof *perm), nv = 0;

@@ -328,6 +328,10 @@ int bl_eval_main(int argc, char **argv) {
         return BL_EXIT_USAGE;
     }
     if (pre_schema && !pre_data) { bl_cli_error(prog, "--pretrain-schema needs --pretrain-data"); return BL_EXIT_USAGE; }
+    if (pre_data && fold_by) {
+        bl_cli_error(prog, "--fold-by %s: the cross-environment case (--pretrain-data) has no folds", fold_by);
+        return BL_EXIT_USAGE;
+    }
     if (!schema && !schemas) { bl_cli_error(prog, "give --schemas DIR (with --data DIR) or --schema FILE (with --data FILE)"); return BL_EXIT_USAGE; }
     if (schema && schemas) { bl_cli_error(prog, "--schema and --schemas exclude each other"); return BL_EXIT_USAGE; }
     if (schema && algos) { bl_cli_error(prog, "--algorithms goes with --data DIR --schemas DIR"); return BL_EXIT_USAGE; }
