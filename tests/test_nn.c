@@ -600,14 +600,19 @@ START_TEST(test_adam_hand_values) {
 }
 END_TEST
 
-/* The CPU backend's Adam (AVX-512 / AVX2 copies where the processor has them) against the portable
- * loop: the same operations in the same order, so every parameter and moment must agree bit for bit,
- * for every length (vector body and tail), with and without weight decay, over many steps. */
+/* Every copy of the CPU backend's Adam this processor can run (AVX2, AVX-512), and the backend's own
+ * choice, against the portable loop: the same operations in the same order, so every parameter and
+ * moment must agree bit for bit, for every length (vector body and tail), with and without weight
+ * decay, over many steps. */
 START_TEST(test_adam_vector_bit_identical) {
     bl_rng r;
     bl_rng_seed(&r, 77);
     const size_t lens[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 1151};
+    int ran[4] = {0};
+    const bl_adam_hyper probe = {.lr = 0.01, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .bc1 = 0.1, .bc2 = 0.001};
+    for (int which = 1; which <= 3; which++) /* 1 AVX2, 2 AVX-512, 3 the backend's dispatch */
     for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        if (which < 3 && !bl_backend_adam_copy(which, 0, &probe, NULL, NULL, NULL, NULL)) break; /* not on this CPU */
         const size_t n = lens[li];
         double *P[2], *M[2], *V[2], *g = malloc(n * sizeof(double));
         ck_assert_ptr_nonnull(g);
@@ -626,7 +631,9 @@ START_TEST(test_adam_vector_bit_identical) {
             bl_adam_hyper h = {.lr = 0.01, .beta1 = b1, .beta2 = b2, .eps = 1e-8,
                                .weight_decay = (li % 2) ? 0.01 : 0.0,
                                .bc1 = 1.0 - pow(b1, (double)step), .bc2 = 1.0 - pow(b2, (double)step)};
-            bl_backend_cpu()->adam(n, &h, P[0], g, M[0], V[0]);
+            if (which == 3) bl_backend_cpu()->adam(n, &h, P[0], g, M[0], V[0]);
+            else ck_assert_int_eq(bl_backend_adam_copy(which, n, &h, P[0], g, M[0], V[0]), 1);
+            ran[which] = 1;
             bl_backend_ref()->adam(n, &h, P[1], g, M[1], V[1]);
         }
         ck_assert_int_eq(memcmp(P[0], P[1], n * sizeof(double)), 0);
@@ -643,6 +650,12 @@ START_TEST(test_adam_vector_bit_identical) {
         }
         free(g);
     }
+    ck_assert(ran[3]);
+    ck_assert_int_eq(bl_backend_adam_copy(7, 0, &probe, NULL, NULL, NULL, NULL), 0); /* no such copy */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+    if (__builtin_cpu_supports("avx2")) ck_assert(ran[1]); /* the copies were really exercised where they exist */
+    if (__builtin_cpu_supports("avx512f")) ck_assert(ran[2]);
+#endif
 }
 END_TEST
 

@@ -5,6 +5,15 @@
 
 #include <math.h>
 
+/* No contraction of a·b + c into FMA anywhere in this file, whatever the build's C mode (GNU C
+ * contracts by default, and AVX-512 brings FMA with it): Adam's copies below must round exactly as
+ * the plain loop does. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 static void act_forward(bl_act act, size_t n, const double *x, double *y) {
     switch (act) {
     case BL_ACT_SELU:
@@ -166,6 +175,25 @@ ADAM_VEC(adam_v3, "avx2", __m256d, 4, _mm256)
 
 static void adam_plain(size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m, double *v) {
     adam_scalar(0, n, h->beta1, h->beta2, h->weight_decay, h->eps, h->lr / h->bc1, sqrt(h->bc2), p, g, m, v);
+}
+
+int bl_backend_adam_copy(int which, size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m,
+                         double *v) {
+#if BL_ADAM_MULTIVERSION
+    if (which == 2 && __builtin_cpu_supports("avx512f")) {
+        adam_v4(n, h, p, g, m, v);
+        return 1;
+    }
+    if (which == 1 && __builtin_cpu_supports("avx2")) {
+        adam_v3(n, h, p, g, m, v);
+        return 1;
+    }
+#endif
+    if (which == 0) {
+        adam_plain(n, h, p, g, m, v);
+        return 1;
+    }
+    return 0;
 }
 
 static void adam(size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m, double *v) {

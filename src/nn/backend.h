@@ -90,6 +90,11 @@ typedef struct bl_backend {
 
 /* The OpenBLAS-backed CPU table (small shapes use the direct kernel). Never NULL. */
 const bl_backend *bl_backend_cpu(void);
+/* For tests: runs one copy of the CPU backend's Adam update — 0 the plain loop, 1 AVX2, 2 AVX-512 —
+ * and returns 1, or returns 0 without touching anything when this build or processor lacks it. */
+int bl_backend_adam_copy(int which, size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m,
+                         double *v);
+
 /* The portable reference table. Never NULL. */
 const bl_backend *bl_backend_ref(void);
 
