@@ -363,6 +363,8 @@ START_TEST(test_predict_scale_out_bounds) {
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 1..1000001", g_predict, g_sets);
     EXPECT_ERR(2, "not a number", "%s --model model.h5 %s --scale-out 0x10", g_predict, g_sets);
     EXPECT_ERR(2, "whole number", "%s --model model.h5 %s --scale-out 2.5..5", g_predict, g_sets);
+    EXPECT_ERR(2, "whole number", "%s --model model.h5 %s --scale-out 2,2.5,4", g_predict, g_sets); /* machines */
+    EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0.5", g_predict, g_sets);
     EXPECT(0, "%s --model model.h5 %s --scale-out '2 , 4'", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 4);
     EXPECT(0, "%s --model model.h5 %s --scale-out 1000000 --price 1000000000 --json", g_predict, g_sets);

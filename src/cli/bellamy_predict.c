@@ -39,15 +39,11 @@ static const char *trimmed(const char *s, size_t n, char *buf, size_t cap) {
     return buf;
 }
 
-/* One scale-out of --scale-out SPEC (item: its text, blanks trimmed): a decimal number in
- * 1..MAX_SCALE_OUT; whole when whole is set (a range's ends). Prints why not and returns
- * BL_EXIT_USAGE. */
-static int scale_out_item(const char *spec, const char *item, int whole, double *x) {
-    int r = item ? bl_cli_number(item, x) : -1;
-    if (r == 0 && whole && *x != floor(*x)) r = -1;
-    if (r != 0) {
-        bl_cli_error(PROG, "--scale-out %s: '%s' is not %s (give N, A..B or N,M,...)", spec, item ? item : "(too long)",
-                     whole ? "a whole number" : "a number");
+/* One scale-out of --scale-out SPEC (item: its text, blanks trimmed): a decimal number, then in
+ * 1..MAX_SCALE_OUT, then whole (a number of machines). Prints why not and returns BL_EXIT_USAGE. */
+static int scale_out_item(const char *spec, const char *item, double *x) {
+    if (!item || bl_cli_number(item, x) != 0) {
+        bl_cli_error(PROG, "--scale-out %s: '%s' is not a number (give N, A..B or N,M,...)", spec, item ? item : "(too long)");
         return BL_EXIT_USAGE;
     }
     if (!(*x >= 1) || *x > MAX_SCALE_OUT) {
@@ -55,10 +51,14 @@ static int scale_out_item(const char *spec, const char *item, int whole, double 
                      MAX_SCALE_OUT);
         return BL_EXIT_USAGE;
     }
+    if (*x != floor(*x)) {
+        bl_cli_error(PROG, "--scale-out %s: '%s' is not a whole number (a scale-out counts machines)", spec, item);
+        return BL_EXIT_USAGE;
+    }
     return 0;
 }
 
-/* Parses "A..B" (whole numbers, 1 ≤ A ≤ B), "X" or "X,Y,Z" (numbers ≥ 1), blanks around items
+/* Parses "A..B" (1 ≤ A ≤ B), "X" or "X,Y,Z": whole numbers of machines, blanks around items
  * allowed. Returns 0, BL_EXIT_USAGE or BL_EXIT_FAIL (out of memory). */
 static int parse_scale_outs(const char *spec, double **out, size_t *n) {
     char buf[64];
@@ -72,8 +72,8 @@ static int parse_scale_outs(const char *spec, double **out, size_t *n) {
             bl_cli_error(PROG, "--scale-out %s: a range is two whole numbers, e.g. 2..12", spec);
             return BL_EXIT_USAGE;
         }
-        if (scale_out_item(spec, trimmed(spec, (size_t)(dots - spec), buf, sizeof buf), 1, &a) ||
-            scale_out_item(spec, trimmed(bs, strlen(bs), buf, sizeof buf), 1, &b))
+        if (scale_out_item(spec, trimmed(spec, (size_t)(dots - spec), buf, sizeof buf), &a) ||
+            scale_out_item(spec, trimmed(bs, strlen(bs), buf, sizeof buf), &b))
             return BL_EXIT_USAGE;
         if (b < a) {
             bl_cli_error(PROG, "--scale-out %s: the range is reversed (write %.0f..%.0f)", spec, b, a);
@@ -97,7 +97,7 @@ static int parse_scale_outs(const char *spec, double **out, size_t *n) {
     const char *p = spec;
     for (size_t i = 0; i < cnt; i++) {
         size_t len = strcspn(p, ",");
-        if (scale_out_item(spec, trimmed(p, len, buf, sizeof buf), 0, &x[i])) {
+        if (scale_out_item(spec, trimmed(p, len, buf, sizeof buf), &x[i])) { /* machines: whole */
             free(x);
             return BL_EXIT_USAGE;
         }
@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
         { "set", BL_OPT_LIST, &sets, "PROP=VALUE",
           "a property of the job's context; every essential one is needed (cluster totals per machine)", NULL, 0, NULL,
           0 },
-        { "scale-out", BL_OPT_STRING, &spec, "SPEC", "scale-outs to predict: a range A..B, one value N, or a list N,M,...",
+        { "scale-out", BL_OPT_STRING, &spec, "SPEC", "scale-outs (whole numbers of machines) to predict: a range A..B, one value N, or a list N,M,...",
           NULL, 1, NULL, 0 },
         { "history", BL_OPT_STRING, &history, "RUNS",
           "runs of this context (.tsv/.csv like the training data) to fine-tune on first, in memory", "none", 0, NULL, 0 },

@@ -600,7 +600,8 @@ static int write_rows(const char *prog, const char *in, const char *path, const 
     /* mkstemp makes the file private (0600); a data file gets the usual mode (0666 less the umask) */
     mode_t um = umask(0);
     umask(um);
-    fchmod(fd, 0666 & ~um);
+    if (fchmod(fd, 0666 & ~um) != 0) /* not fatal: the rows are right, only the mode stays private */
+        bl_cli_error(prog, "note: %s: keeps mode 0600: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0, row = 0;
     ssize_t len;

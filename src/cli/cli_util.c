@@ -151,6 +151,7 @@ int bl_cli_check_model_name(const char *prog, const char *flag, const char *name
 
 int bl_cli_finish(const char *prog) {
     /* fflush reports what buffered writes failed; ferror what already failed before */
+    errno = 0; /* so that a reason printed below is this flush's, not an older call's */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         bl_cli_error(prog, "cannot write the output: %s", errno ? strerror(errno) : "write error");
         return BL_EXIT_FAIL;

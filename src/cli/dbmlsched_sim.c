@@ -262,6 +262,7 @@ static int usage_error(const char *fmt, ...) {
 
 /* Flushes stdout; a failed write (disk full, closed pipe) is an error with a message, never silent. */
 static int finish_stdout(int rc) {
+    errno = 0; /* so that a reason printed below is this flush's, not an older call's */
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: cannot write the output: %s\n", PROG, errno ? strerror(errno) : "write error");
         return 1;
