@@ -417,7 +417,7 @@ START_TEST(test_train_output_checked_first) {
     char path[4200];
     EXPECT(0, "cp model.h5 newer.h5 && cp model.h5 newer-orig.h5");
     snprintf(path, sizeof path, "%s/newer.h5", g_dir);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "2.0", 0, &err), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "3.0", 0, &err), BL_OK);
     EXPECT(0, "cp newer.h5 newer-orig.h5");
     EXPECT_ERR(1, "newer than this library", "%s %s --out newer.h5", g_train, pre);
     EXPECT(0, "cmp newer.h5 newer-orig.h5");

@@ -1271,6 +1271,66 @@ END_TEST
 
 
 /* The search's validation split: whole contexts, or a share of every (context, scale-out) group. */
+/* The file's root format_version, read back with h5dump ("" when h5dump is absent). */
+static void root_version(const char *path, char *out, size_t cap) {
+    out[0] = '\0';
+    if (access("/usr/bin/h5dump", X_OK) != 0) return;
+    char cmd[4400], buf[4096];
+    snprintf(cmd, sizeof cmd, "/usr/bin/h5dump -a /format_version '%s' 2>&1", path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(buf, 1, sizeof buf - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+    const char *q = strstr(buf, "(0): \"");
+    ck_assert_msg(q != NULL, "%s", buf);
+    q += 6;
+    size_t k = strcspn(q, "\"");
+    snprintf(out, cap, "%.*s", (int)k, q);
+}
+
+/* A model whose numbers are encoded by log magnitude makes its file format 2.0 (a reader that knows
+ * only 1.x, and would binarize the numbers, refuses it); other models in the file stay readable here;
+ * without such a model the file is 1.2 again. */
+START_TEST(log_numbers_make_the_file_major_2) {
+    if (access("/usr/bin/h5dump", X_OK) != 0) return; /* the check reads the root attribute with h5dump */
+    bl_dataset *ds = synth_ds(5);
+    bl_model *m = quick_pretrain(ds, 1, 2), *l = NULL;
+    bl_error e;
+    char path[4200], ver[64];
+    snprintf(path, sizeof path, "%s/major.h5", bl_test_tmpdir());
+    free(m->name);
+    m->name = strdup("plain");
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    root_version(path, ver, sizeof ver);
+    ck_assert_str_eq(ver, "1.2");
+    free(m->name);
+    m->name = strdup("logged");
+    m->enc.numbers = BL_ENC_NUMBERS_LOG;
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    root_version(path, ver, sizeof ver);
+    ck_assert_str_eq(ver, "2.0");
+    ck_assert_msg(bl_model_load(path, "logged", &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_LOG);
+    bl_model_free(l);
+    ck_assert_msg(bl_model_load(path, "plain", &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BINARY);
+    bl_model_free(l);
+    /* saving the binary model again keeps the file at 2.0 (the log model is still in it) */
+    free(m->name);
+    m->name = strdup("plain");
+    m->enc.numbers = BL_ENC_NUMBERS_BINARY;
+    ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
+    root_version(path, ver, sizeof ver);
+    ck_assert_str_eq(ver, "2.0");
+    ck_assert_msg(bl_modelfile_remove(path, "logged", &e) == BL_OK, "%s", e.message);
+    root_version(path, ver, sizeof ver);
+    ck_assert_str_eq(ver, "1.2");
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(validation_split_by_contexts_and_by_groups) {
     bl_dataset *ds = synth_ds(5);
     const size_t n = ds->n_rows;
@@ -1387,6 +1447,7 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tm, 600);
     tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
     tcase_add_test(tm, validation_split_by_contexts_and_by_groups);
+    tcase_add_test(tm, log_numbers_make_the_file_major_2);
     tcase_add_test(tm, finetune_trains_only_z_and_keeps_the_rest);
     tcase_add_test(tm, finetune_learning_rate_schedule);
     tcase_add_test(tm, finetune_leave_one_out_epoch_choice);

@@ -73,6 +73,9 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
                                          m->enc.totals_per_machine ? "per_machine" : "total", err);
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "numbers",
                                          m->enc.numbers == BL_ENC_NUMBERS_LOG ? "log" : "binary", err);
+    /* a reader that ignored encoder/numbers would binarize a log model's requests: make its file one
+     * that such a reader refuses (modelfile.h) */
+    if (!st && m->enc.numbers == BL_ENC_NUMBERS_LOG) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, 2, err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);

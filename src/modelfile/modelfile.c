@@ -422,11 +422,11 @@ static bl_status check_root(hid_t fid, const char *path, bl_error *err) {
         bl_mf_attr_clear(&a);
         return st;
     }
-    if (major != BL_MODELFILE_VERSION_MAJOR) {
+    if (major < BL_MODELFILE_VERSION_MAJOR || major > BL_MODELFILE_VERSION_MAJOR_MAX) {
         st = bl_seterr(err, BL_EVERSION, "%s: model file format version %s is %s than this library supports "
-                       "(%d.x, library %s)%s", path, a.v.s, major > BL_MODELFILE_VERSION_MAJOR ? "newer" : "older",
-                       BL_MODELFILE_VERSION_MAJOR, BL_VERSION,
-                       major > BL_MODELFILE_VERSION_MAJOR ? "; update libbellamy" : "");
+                       "(%d.x to %d.x, library %s)%s", path, a.v.s, major > BL_MODELFILE_VERSION_MAJOR_MAX ? "newer" : "older",
+                       BL_MODELFILE_VERSION_MAJOR, BL_MODELFILE_VERSION_MAJOR_MAX, BL_VERSION,
+                       major > BL_MODELFILE_VERSION_MAJOR_MAX ? "; update libbellamy" : "");
         bl_mf_attr_clear(&a);
         return st;
     }
@@ -572,16 +572,28 @@ cleanup:
     return st;
 }
 
-/* Writes the root attributes: format, format_version ("1.0"), its parts as integers, library_version. */
-static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file, bl_error *err) {
+/* The major version a record needs: its model-group attribute format_major_required, else 1. */
+static int64_t rec_major(const bl_modelrec *r) {
+    for (size_t i = 0; r && i < r->n_attrs; i++) {
+        const bl_mfattr *a = &r->attrs[i];
+        if (!*a->group && strcmp(a->name, BL_MODELFILE_MAJOR_ATTR) == 0 && a->type == BL_MFATTR_INT64 && a->count == 1)
+            return a->v.i > BL_MODELFILE_VERSION_MAJOR ? a->v.i : BL_MODELFILE_VERSION_MAJOR;
+    }
+    return BL_MODELFILE_VERSION_MAJOR;
+}
+
+/* Writes the root attributes: format, format_version ("1.2", or "2.0" when a model needs major 2),
+ * its parts as integers, library_version. */
+static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file, int64_t major, bl_error *err) {
     char ver[32];
-    snprintf(ver, sizeof ver, "%d.%d", BL_MODELFILE_VERSION_MAJOR, BL_MODELFILE_VERSION_MINOR);
+    const int64_t minor = major == BL_MODELFILE_VERSION_MAJOR ? BL_MODELFILE_VERSION_MINOR : 0;
+    snprintf(ver, sizeof ver, "%lld.%lld", (long long)major, (long long)minor);
     char *sfmt = (char *)BL_MODELFILE_FORMAT, *sver = ver, *slib = (char *)BL_VERSION;
     const bl_mfattr attrs[] = {
         {.group = "", .name = "format", .type = BL_MFATTR_STRING, .count = 1, .v.s = sfmt},
         {.group = "", .name = "format_version", .type = BL_MFATTR_STRING, .count = 1, .v.s = sver},
-        {.group = "", .name = "format_version_major", .type = BL_MFATTR_INT64, .count = 1, .v.i = BL_MODELFILE_VERSION_MAJOR},
-        {.group = "", .name = "format_version_minor", .type = BL_MFATTR_INT64, .count = 1, .v.i = BL_MODELFILE_VERSION_MINOR},
+        {.group = "", .name = "format_version_major", .type = BL_MFATTR_INT64, .count = 1, .v.i = major},
+        {.group = "", .name = "format_version_minor", .type = BL_MFATTR_INT64, .count = 1, .v.i = minor},
         {.group = "", .name = "library_version", .type = BL_MFATTR_STRING, .count = 1, .v.s = slib},
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
@@ -720,13 +732,14 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         st = h5fail(err, BL_EIO, path, "cannot create temporary file '%s'", tmp);
         goto cleanup;
     }
-    if ((st = write_root_attrs(dst, &pl, path, err)) != BL_OK) goto cleanup;
     if ((dst_models = H5Gcreate2(dst, "models", pl.lcpl, pl.gcpl, H5P_DEFAULT)) < 0) {
         st = h5fail(err, BL_EIO, path, "cannot create group /models");
         goto cleanup;
     }
-    /* Keep the file's model order; a replaced model keeps its place, a new one goes last. */
+    /* Keep the file's model order; a replaced model keeps its place, a new one goes last. The file's
+     * major version is the largest any of its models needs (root attributes written after them). */
     int written = 0;
+    int64_t major = add ? rec_major(add) : BL_MODELFILE_VERSION_MAJOR;
     for (size_t i = 0; i < names.n; i++) {
         const char *nm = names.names[i];
         if (add && strcmp(nm, add->name) == 0) {
@@ -739,12 +752,14 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
              * crashes copying groups whose string attributes are in dense storage (HDF5 issue 2414). */
             bl_modelrec *other = NULL;
             if ((st = load_locked(path, nm, &other, err)) != BL_OK) goto cleanup;
+            if (rec_major(other) > major) major = rec_major(other);
             st = write_model(dst_models, other, &pl, path, err);
             bl_modelrec_free(other);
             if (st != BL_OK) goto cleanup;
         }
     }
     if (add && !written && (st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
+    if ((st = write_root_attrs(dst, &pl, path, major, err)) != BL_OK) goto cleanup;
     if (hook_fails(BL_MFPOINT_MODELS_WRITTEN)) goto injected;
 
     H5CLOSE(dst_models, H5Gclose);

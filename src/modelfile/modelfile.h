@@ -37,7 +37,15 @@
  * accepts any minor version of its major version (newer minors only add objects, which it ignores)
  * and refuses a newer major version with BL_EVERSION. */
 #define BL_MODELFILE_FORMAT        "bellamy-model"
-#define BL_MODELFILE_VERSION_MAJOR 1
+#define BL_MODELFILE_VERSION_MAJOR 1  /* what a file is written as, unless a model needs more: */
+#define BL_MODELFILE_VERSION_MAJOR_MAX 2 /* the newest major this library reads and writes. A model
+                                            record with the model-group attribute
+                                            `format_major_required` = 2 (a model whose inputs mean
+                                            something older readers would misread, e.g. numbers
+                                            encoded by log magnitude) makes its file "2.0", so a
+                                            library that knows only 1.x refuses the file instead of
+                                            predicting nonsense; without such a model it is 1.x again */
+#define BL_MODELFILE_MAJOR_ATTR "format_major_required"
 #define BL_MODELFILE_VERSION_MINOR 2  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
                                         1.2: encoder/numbers, training/val_rows */
 
