@@ -14,6 +14,8 @@
 #include "model/model_internal.h"
 #include "modelfile/modelfile.h"
 
+#include <hdf5.h>
+
 /* A small random view: n_rows rows over n_sx scale-outs and n_props properties. */
 typedef struct fixture {
     bl_bnet_dims d;
@@ -1304,6 +1306,24 @@ START_TEST(log_numbers_make_the_file_major_2) {
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
     ck_assert_str_eq(ver, "1.2");
+    { /* a file as 0.2 wrote it: format 1.1, no encoder/numbers, no training/val_rows — still loads,
+       * binarizing, with the validation rows unknown */
+        char old[4300];
+        snprintf(old, sizeof old, "%s/old-1.1.h5", bl_test_tmpdir());
+        ck_assert_msg(bl_model_save(m, old, &e) == BL_OK, "%s", e.message);
+        hid_t f = H5Fopen(old, H5F_ACC_RDWR, H5P_DEFAULT);
+        ck_assert_int_ge(f, 0);
+        ck_assert_int_ge(H5Adelete_by_name(f, "/models/plain/encoder", "numbers", H5P_DEFAULT), 0);
+        ck_assert_int_ge(H5Adelete_by_name(f, "/models/plain/training", "val_rows", H5P_DEFAULT), 0);
+        H5Fclose(f);
+        ck_assert_int_eq(bl_modelfile_test_set_root_string(old, "format_version", "1.1", 0, &e), BL_OK);
+        ck_assert_msg(bl_model_load(old, "plain", &l, &e) == BL_OK, "%s", e.message);
+        ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BINARY);
+        ck_assert_int_eq(l->val_rows, -1);
+        ck_assert_int_eq(memcmp(l->net.P.param, m->net.P.param, m->net.P.n * sizeof(double)), 0);
+        bl_model_free(l);
+        l = NULL;
+    }
     free(m->name);
     m->name = strdup("logged");
     m->enc.numbers = BL_ENC_NUMBERS_LOG;
