@@ -400,6 +400,14 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "cp rest.tsv victim.tsv");
     EXPECT_ERR(1, "refusing to overwrite", "%s %s --out victim.tsv", g_train, pre);
     EXPECT(0, "cmp rest.tsv victim.tsv");
+    /* --numbers log: trained, stored (a format 2.0 file), and predicted from; an unknown encoding is a usage error */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
+              "--threads 1 --quiet --numbers log --out log-numbers.h5", g_train);
+    EXPECT(0, "h5dump -a /format_version log-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
+    EXPECT(0, "%s --model log-numbers.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    EXPECT_ERR(2, "--numbers", "%s pretrain --data rest.tsv --schema synth.schema --numbers octal --out x.h5", g_train);
     /* one context and whole contexts held out: no validation rows, and the summary says so */
     EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
               "--threads 1 --quiet --out one-context.h5", g_train);
