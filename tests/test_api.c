@@ -644,8 +644,8 @@ START_TEST(test_example_program) {
 }
 END_TEST
 
-/* Encoder options travel in the model file: a model that encodes cluster totals per machine (_i = 0)
- * or numbers by their log magnitude (_i = 1), saved and loaded, predicts through the public API what
+/* Encoder options travel in the model file: a model that encodes cluster totals per machine (_i = 0),
+ * numbers by their log magnitude (_i = 1) or over fitted bounds (_i = 2), saved and loaded, predicts through the public API what
  * the internal model predicts on a data set loaded the same way (a file that lost the setting would
  * encode the request differently and fail). */
 START_TEST(test_totals_per_machine_model) {
@@ -653,7 +653,7 @@ START_TEST(test_totals_per_machine_model) {
     bl_encode_settings es;
     bl_encode_settings_default(&es);
     if (_i == 0) es.totals_per_machine = 1;
-    else es.numbers = BL_ENC_NUMBERS_LOG;
+    else es.numbers = _i == 1 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_RANGE;
     bl_dataset *ds = NULL;
     ck_assert_int_eq(bl_dataset_load(g_tsv, g_schema, 0, &es, &ds, &err), BL_OK);
     bl_pretrain_opts o;
@@ -670,6 +670,8 @@ START_TEST(test_totals_per_machine_model) {
     ck_assert_int_eq(bl_model_load(path, NULL, &back, &err), BL_OK);
     ck_assert_uint_eq(back->enc.totals_per_machine, es.totals_per_machine);
     ck_assert_uint_eq(back->enc.numbers, es.numbers);
+    ck_assert((back->num_range != NULL) == (es.numbers == BL_ENC_NUMBERS_RANGE));
+    if (back->num_range) ck_assert_mem_eq(back->num_range, m->num_range, m->n_props * 2 * sizeof(double));
     bl_model_free(back);
     bl_predictor *p = NULL;
     ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_OK);
@@ -765,7 +767,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_example_program);
-    tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 2);
+    tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 3);
     tcase_add_test(tc, test_stored_schema_read_leniently);
     suite_add_tcase(s, tc);
     return s;

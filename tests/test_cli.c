@@ -407,6 +407,16 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
     EXPECT(0, "%s --model log-numbers.h5 %s --scale-out 2..12", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    /* --numbers range: the bounds are in the file, fine-tuning and predicting read them */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
+              "--threads 1 --quiet --numbers range --out range-numbers.h5", g_train);
+    EXPECT(0, "h5dump -a /format_version range-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers range-numbers.h5 | grep -c '\"range\"'");
+    EXPECT(0, "h5dump -a /models/rest/encoder/number_lo range-numbers.h5 | grep -c DATASPACE");
+    EXPECT(0, "%s finetune --model range-numbers.h5 --data runs.tsv --out range-ft.h5",
+           g_train);
+    EXPECT(0, "%s --model range-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
     EXPECT_ERR(2, "--numbers", "%s pretrain --data rest.tsv --schema synth.schema --numbers octal --out x.h5", g_train);
     /* one context and whole contexts held out: no validation rows, and the summary says so */
     EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "

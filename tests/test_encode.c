@@ -47,7 +47,9 @@ START_TEST(test_settings) {
     ck_assert_uint_eq(s.numbers, BL_ENC_NUMBERS_BINARY); /* the paper's encoding by default */
     s.numbers = BL_ENC_NUMBERS_LOG;
     ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
-    s.numbers = 2;
+    s.numbers = BL_ENC_NUMBERS_RANGE;
+    ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
+    s.numbers = 3;
     ck_assert_int_eq(bl_encode_settings_check(&s, &e), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.message, "number encoding"));
 }
@@ -80,6 +82,73 @@ START_TEST(test_numbers_log) {
     for (int i = 0; i < 40; i++) ck_assert(v[i] == 1.0);
     bl_error e;
     ck_assert_int_eq(bl_binarize_forward(1ull << 39, &s, v, &e), BL_ERANGE);
+}
+END_TEST
+
+/* Names of the encodings, both ways. */
+START_TEST(test_numbers_names) {
+    ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_BINARY), "binary");
+    ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_LOG), "log");
+    ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_RANGE), "range");
+    ck_assert_str_eq(bl_enc_numbers_name(7), "?");
+    ck_assert_int_eq(bl_enc_numbers_parse("binary"), BL_ENC_NUMBERS_BINARY);
+    ck_assert_int_eq(bl_enc_numbers_parse("log"), BL_ENC_NUMBERS_LOG);
+    ck_assert_int_eq(bl_enc_numbers_parse("range"), BL_ENC_NUMBERS_RANGE);
+    ck_assert_int_eq(bl_enc_numbers_parse("Range"), -1);
+    ck_assert_int_eq(bl_enc_numbers_parse(""), -1);
+    ck_assert_int_eq(bl_enc_numbers_parse(NULL), -1);
+}
+END_TEST
+
+/* The thermometer over fitted bounds: the fit's exact bounds, exact elements for known values,
+ * saturation outside the bounds, and LOG's vector when there are no bounds. */
+START_TEST(test_numbers_range) {
+    bl_encode_settings s = defaults();
+    s.numbers = BL_ENC_NUMBERS_RANGE;
+    double r[2];
+    const double L1[] = {3.0, 5.0, 4.0}; /* span 2: bounds 3 − 2, 5 + 2 */
+    bl_number_range_fit(L1, 3, r);
+    ck_assert(r[0] == 1.0 && r[1] == 7.0);
+    const double L2[] = {10.0, 10.5}; /* span 0.5 < 1: widened to 1 */
+    bl_number_range_fit(L2, 2, r);
+    ck_assert(r[0] == 9.0 && r[1] == 11.5);
+    const double L3[] = {6.0}; /* one value: in the middle of [5, 7] */
+    bl_number_range_fit(L3, 1, r);
+    ck_assert(r[0] == 5.0 && r[1] == 7.0);
+    double v[40];
+    /* bounds [1, 7]: u = (log2(1 + n) − 1) / 6 · 39; n = 7 → log2 8 = 3 → u = 13 exactly */
+    const double b[2] = {1.0, 7.0};
+    bl_number_range_forward(7, b, &s, v);
+    ck_assert(v[0] == 1.0);
+    for (int j = 0; j < 39; j++) ck_assert_msg(v[1 + j] == (j < 13 ? 1.0 : 0.0), "7: element %d is %g", 1 + j, v[1 + j]);
+    bl_number_range_forward(15, b, &s, v); /* log2 16 = 4 → u = 19.5 */
+    for (int j = 0; j < 39; j++)
+        ck_assert_msg(v[1 + j] == (j < 19 ? 1.0 : j == 19 ? 0.5 : 0.0), "15: element %d is %g", 1 + j, v[1 + j]);
+    bl_number_range_forward(0, b, &s, v); /* below lo: nothing lit */
+    for (int j = 1; j < 40; j++) ck_assert(v[j] == 0.0);
+    bl_number_range_forward(1000, b, &s, v); /* above hi: everything lit */
+    for (int j = 0; j < 40; j++) ck_assert(v[j] == 1.0);
+    /* seen values spread out: 10100 and 12625 MB (one octave apart at most) differ in several elements
+     * over their own bounds, in less than one under LOG */
+    const double Lg[] = {log2(10101.0), log2(20201.0)};
+    bl_number_range_fit(Lg, 2, r);
+    double a[40], c[40], dr = 0.0, dl = 0.0;
+    bl_number_range_forward(10100, r, &s, a);
+    bl_number_range_forward(12625, r, &s, c);
+    for (int i = 0; i < 40; i++) dr += fabs(a[i] - c[i]);
+    ck_assert_double_eq_tol(dr, (log2(12626.0) - log2(10101.0)) / (r[1] - r[0]) * 39.0, 1e-12);
+    ck_assert(dr > 4.0);
+    bl_number_range_forward(10100, NULL, &s, a);
+    bl_number_range_forward(12625, NULL, &s, c);
+    for (int i = 0; i < 40; i++) dl += fabs(a[i] - c[i]);
+    ck_assert(dl < 0.33);
+    /* no bounds: exactly LOG's vector, through bl_binarize_forward too */
+    bl_encode_settings lg = defaults();
+    lg.numbers = BL_ENC_NUMBERS_LOG;
+    double w[40];
+    ck_assert_int_eq(bl_binarize_forward(16000, &lg, w, NULL), BL_OK);
+    ck_assert_int_eq(bl_binarize_forward(16000, &s, v, NULL), BL_OK);
+    ck_assert_mem_eq(v, w, sizeof v);
 }
 END_TEST
 
@@ -333,6 +402,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_settings);
     tcase_add_test(tc, test_binarize_bits);
     tcase_add_test(tc, test_numbers_log);
+    tcase_add_test(tc, test_numbers_names);
+    tcase_add_test(tc, test_numbers_range);
     tcase_add_test(tc, test_parse_natural);
     tcase_add_test(tc, test_char_wb_ngrams);
     tcase_add_test(tc, test_hash_token);

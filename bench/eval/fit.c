@@ -89,7 +89,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 if (ev->o.model_cache) {
                     snprintf(cache, sizeof cache, "%s/%s-%016llx%s%s%s%s%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
                              ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
-                             ev->o.totals_per_machine ? "-pm" : "", ev->o.numbers ? "-numlog" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
+                             ev->o.totals_per_machine ? "-pm" : "", ev->o.numbers == BL_ENC_NUMBERS_LOG ? "-numlog" : ev->o.numbers == BL_ENC_NUMBERS_RANGE ? "-numrange" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
                              a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)po->seed, po->trials,
                              po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
                              po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")

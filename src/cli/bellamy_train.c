@@ -273,8 +273,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           "cluster-total numbers (memory, slots): encoded as totals (as the paper) or per machine", "total", 0,
           "total|per-machine", 0 },
         { "numbers", BL_OPT_CHOICE, &numbers, NULL,
-          "number properties: the paper's bits (binary) or a log-magnitude thermometer (log)", "binary", 0,
-          "binary|log", 0 },
+          "number properties: the paper's bits (binary), a log-magnitude thermometer (log), or that thermometer "
+          "over each property's range in the data (range)", "binary", 0, "binary|log|range", 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
           "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
           "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
@@ -284,7 +284,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
                           "         [--seed S] [--members N] [--device cpu|cuda]"
-                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log]\n"
+                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log|range]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
@@ -334,7 +334,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     bl_encode_settings es;
     bl_encode_settings_default(&es);
     es.totals_per_machine = strcmp(totals, "per-machine") == 0;
-    es.numbers = strcmp(numbers, "log") == 0 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY;
+    es.numbers = (uint32_t)bl_enc_numbers_parse(numbers); /* one of the choices above */
     if (bl_dataset_load(data, schema, bl_cli_delim(delim), &es, &ds, &err) != BL_OK) {
         free(schema_text);
         return bl_cli_fail(prog, &err);

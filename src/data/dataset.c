@@ -121,6 +121,12 @@ void bl_dataset_scaleout_features(const bl_dataset *ds, double *out) {
 
 bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value,
                           const bl_encode_settings *settings, double *out, bl_error *err) {
+    return bl_encode_value_range(name, kind, value, settings, NULL, out, err);
+}
+
+bl_status bl_encode_value_range(const char *name, bl_prop_kind kind, const char *value,
+                                const bl_encode_settings *settings, const double *range, double *out,
+                                bl_error *err) {
     BL_CHECK_ARG(name && value && settings && out, err, "encode value: NULL argument");
     bl_status st = bl_encode_settings_check(settings, err);
     if (st != BL_OK) return st;
@@ -130,7 +136,10 @@ bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value
     if (kind == BL_PROP_NUMBER) {
         uint64_t v;
         st = bl_parse_natural(value, settings, &v, err);
-        if (st == BL_OK) st = bl_binarize_forward(v, settings, out, err);
+        if (st == BL_OK && range && settings->numbers == BL_ENC_NUMBERS_RANGE)
+            bl_number_range_forward(v, range, settings, out);
+        else if (st == BL_OK)
+            st = bl_binarize_forward(v, settings, out, err);
         if (st != BL_OK) bl_prefixerr(err, "property '%.100s' is a number", name);
         return st;
     }

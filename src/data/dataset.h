@@ -110,6 +110,12 @@ void bl_dataset_scaleout_features(const bl_dataset *ds, double *out);
  * non-integral values, BL_ERANGE for ≥ 2^(vec_len−1); text: BL_EFORMAT for invalid UTF-8. */
 bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value,
                           const bl_encode_settings *settings, double *out, bl_error *err);
+/* The same for a number property encoded over fitted bounds (BL_ENC_NUMBERS_RANGE; range = lo, hi
+ * in log2(1 + value), as a model keeps them). range NULL, a text property or another encoding:
+ * exactly bl_encode_value. */
+bl_status bl_encode_value_range(const char *name, bl_prop_kind kind, const char *value,
+                                const bl_encode_settings *settings, const double *range, double *out,
+                                bl_error *err);
 /* Same for property p of ds. */
 bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *value, double *out,
                                   bl_error *err);

@@ -27,8 +27,8 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
                  err, "encode settings: n-gram range %u..%u is outside 1..%d", (unsigned)s->ngram_min,
                  (unsigned)s->ngram_max, BL_ENC_NGRAM_MAX);
     BL_CHECK_ARG(s->totals_per_machine <= 1, err, "encode settings: totals_per_machine must be 0 or 1");
-    BL_CHECK_ARG(s->numbers == BL_ENC_NUMBERS_BINARY || s->numbers == BL_ENC_NUMBERS_LOG, err,
-                 "encode settings: number encoding %u is unknown (0 binary, 1 log)", (unsigned)s->numbers);
+    BL_CHECK_ARG(s->numbers <= BL_ENC_NUMBERS_RANGE, err,
+                 "encode settings: number encoding %u is unknown (0 binary, 1 log, 2 range)", (unsigned)s->numbers);
     size_t n = strnlen(s->vocabulary, sizeof s->vocabulary);
     BL_CHECK_ARG(n > 0 && n < sizeof s->vocabulary, err,
                  "encode settings: vocabulary is empty or not NUL-terminated");
@@ -44,6 +44,18 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
 }
 
 /* ---- numbers ----------------------------------------------------------------------------------- */
+
+static const char *const NUMBERS_NAMES[] = {"binary", "log", "range"};
+
+const char *bl_enc_numbers_name(uint32_t numbers) {
+    return numbers <= BL_ENC_NUMBERS_RANGE ? NUMBERS_NAMES[numbers] : "?";
+}
+
+int bl_enc_numbers_parse(const char *name) {
+    for (int i = 0; name && i <= BL_ENC_NUMBERS_RANGE; i++)
+        if (strcmp(name, NUMBERS_NAMES[i]) == 0) return i;
+    return -1;
+}
 
 bl_status bl_parse_number(const char *text, double *v, bl_error *err) {
     BL_CHECK_ARG(text && v, err, "parse number: NULL argument");
@@ -108,17 +120,38 @@ bl_status bl_binarize_forward(uint64_t v, const bl_encode_settings *s, double *o
         return bl_seterr(err, BL_ERANGE, "%llu is too large: the binarizer keeps %u bits",
                          (unsigned long long)v, bits);
     out[0] = 1.0;
-    if (s->numbers == BL_ENC_NUMBERS_LOG) { /* the thermometer of log2(1 + v) < bits (v < 2^bits) */
-        const double L = log2(1.0 + (double)v);
-        for (unsigned j = 0; j < bits; j++) {
-            const double t = L - (double)j;
-            out[1 + j] = t >= 1.0 ? 1.0 : t > 0.0 ? t : 0.0;
-        }
+    if (s->numbers != BL_ENC_NUMBERS_BINARY) { /* LOG, or RANGE without bounds: log2(1 + v) < bits */
+        bl_number_range_forward(v, NULL, s, out);
         return BL_OK;
     }
     for (unsigned i = 0; i < bits; i++)   /* out[1] is the most significant kept bit */
         out[1 + i] = (double)((v >> (bits - 1 - i)) & 1u);
     return BL_OK;
+}
+
+/* ---- numbers over a fitted range --------------------------------------------------------------- */
+
+void bl_number_range_fit(const double *L, size_t n, double range[2]) {
+    double a = n ? L[0] : 0.0, b = a;
+    for (size_t i = 1; i < n; i++) {
+        if (L[i] < a) a = L[i];
+        if (L[i] > b) b = L[i];
+    }
+    const double w = b - a > 1.0 ? b - a : 1.0;
+    range[0] = a - w;
+    range[1] = b + w;
+}
+
+void bl_number_range_forward(uint64_t v, const double *range, const bl_encode_settings *s, double *out) {
+    const unsigned bits = s->vec_len - 1;
+    const double L = log2(1.0 + (double)v);
+    /* without bounds the scale is exactly 1: u = L, LOG's thermometer */
+    const double u = range ? (L - range[0]) / (range[1] - range[0]) * (double)bits : L;
+    out[0] = 1.0;
+    for (unsigned j = 0; j < bits; j++) {
+        const double t = u - (double)j;
+        out[1 + j] = t >= 1.0 ? 1.0 : t > 0.0 ? t : 0.0;
+    }
 }
 
 /* ---- hasher ------------------------------------------------------------------------------------ */

@@ -5,6 +5,7 @@
  *   min-max scaler      per feature: (v − lo) / (hi − lo), bounds fitted on training rows
  *   binarizer           natural number n ↦ [1, bit38(n), …, bit0(n)]   (vec_len doubles; the paper)
  *     or, as an option, a log-magnitude thermometer: n ↦ [1, t0, …, t38], tj = clamp(log2(1 + n) − j, 0, 1)
+ *     or, as another, the same thermometer stretched over the property's range (bl_number_range_*)
  *   hasher              text ↦ [0, signed, L2-normalised char n-gram counts in 39 buckets]
  *
  * The first element of each property vector says which encoder made it (1 = number, 0 = text), so
@@ -57,15 +58,26 @@ typedef struct bl_encode_settings {
                                              rounded), so a context's vectors do not change with
                                              the scale-out; 0: as totals (the paper; default) */
     uint32_t numbers;                     /* how number properties are encoded: BL_ENC_NUMBERS_BINARY
-                                             (the paper's bits; default) or BL_ENC_NUMBERS_LOG */
+                                             (the paper's bits; default), BL_ENC_NUMBERS_LOG or
+                                             BL_ENC_NUMBERS_RANGE */
 } bl_encode_settings;
 
 /* Number encodings (bl_encode_settings.numbers). BINARY: the bits of n, most significant first, so
  * values that are close in size can share few bits (2047 and 2048 share none) and a network can only
  * learn them value by value. LOG: element 1 + j is clamp(log2(1 + n) − j, 0, 1) — ones up to the
  * magnitude, the fraction of the next power of two, zeros above — so close magnitudes give close
- * vectors and a ratio (data size against cluster memory) is a difference of positions. */
-enum { BL_ENC_NUMBERS_BINARY = 0, BL_ENC_NUMBERS_LOG = 1 };
+ * vectors and a ratio (data size against cluster memory) is a difference of positions.
+ * RANGE: the LOG thermometer over a property's own range: with bounds lo < hi (in log2(1 + n)),
+ * u = (log2(1 + n) − lo) / (hi − lo) · (vec_len − 1) and element 1 + j is clamp(u − j, 0, 1). A model
+ * fits the bounds per property on its pre-training rows (bl_number_range_fit) and keeps them, so the
+ * values it was trained on spread over the whole vector (close sizes still give close vectors, but
+ * distinct ones differ in several elements, as bits would) and a value it never saw lies between its
+ * neighbours. Without bounds (a data set on its own) RANGE encodes as LOG: bounds 0 and vec_len − 1. */
+enum { BL_ENC_NUMBERS_BINARY = 0, BL_ENC_NUMBERS_LOG = 1, BL_ENC_NUMBERS_RANGE = 2 };
+
+/* The name of an encoding ("binary", "log", "range") and back (-1 for an unknown name). */
+const char *bl_enc_numbers_name(uint32_t numbers);
+int bl_enc_numbers_parse(const char *name);
 
 /* Fills s with the defaults above. */
 void bl_encode_settings_default(bl_encode_settings *s);
@@ -101,6 +113,15 @@ void bl_minmax_inverse(const bl_minmax *s, const double *y, size_t n, double *x)
 
 /* out: [vec_len] = [1, bit (vec_len−2) of v, …, bit 0 of v]. BL_ERANGE when v ≥ 2^(vec_len−1). */
 bl_status bl_binarize_forward(uint64_t v, const bl_encode_settings *s, double *out, bl_error *err);
+
+/* ---- numbers over a fitted range (BL_ENC_NUMBERS_RANGE) --------------------------------------- */
+
+/* Bounds for values whose log2(1 + n) are L[0..n) (n ≥ 1, finite): with a = min L, b = max L and
+ * w = max(b − a, 1), range = [a − w, b + w] — the values seen fill the middle third of the vector,
+ * and a third on each side is left for values up to w octaves beyond them before it saturates. */
+void bl_number_range_fit(const double *L, size_t n, double range[2]);
+/* out: [vec_len] = [1, thermometer of log2(1 + v) over range] (range NULL: LOG's bounds). */
+void bl_number_range_forward(uint64_t v, const double *range, const bl_encode_settings *s, double *out);
 
 /* Parses a natural number written in decimal (optionally with fraction/exponent that leave an
  * integer, e.g. "1e3"); BL_EFORMAT for non-numbers, NaN/infinity, negative or non-integral values,

@@ -64,6 +64,7 @@ void bl_model_free(bl_model *m) {
         for (int i = 0; i < m->n_members - 1; i++) bl_bnet_free(&m->more[i]);
     free(m->more);
     free(m->member_meta);
+    free(m->num_range);
     for (size_t i = 0; i < m->n_props; i++) free(m->props[i].name);
     free(m->props);
     free(m->schema_text);
@@ -107,6 +108,14 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
         }
     if (schema_text && !(m->schema_text = xstrdup(schema_text))) goto nomem;
     m->enc = *enc;
+    if (enc->numbers == BL_ENC_NUMBERS_RANGE) {
+        /* until fitted, LOG's bounds: 0 .. vec_len − 1 */
+        if (!(m->num_range = malloc((n_props ? n_props : 1) * 2 * sizeof *m->num_range))) goto nomem;
+        for (size_t i = 0; i < n_props; i++) {
+            m->num_range[2 * i] = 0.0;
+            m->num_range[2 * i + 1] = (double)(enc->vec_len - 1);
+        }
+    }
     bl_bnet_dims d;
     bl_bnet_dims_default(&d, n_ess, n_opt);
     d.vec_len = (int)enc->vec_len;
@@ -141,6 +150,10 @@ bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k
         const bl_bnet_dims *a = &m->net.d, *b = &others[j]->net.d;
         if (memcmp(a, b, sizeof *a) != 0 || others[j]->n_props != m->n_props)
             return bl_seterr(err, BL_EINVAL, "ensemble member %d has another network shape", m->n_members + j);
+        /* the members read the same vectors: the same encoding, and the same bounds */
+        if (others[j]->enc.numbers != m->enc.numbers ||
+            (m->num_range && memcmp(m->num_range, others[j]->num_range, m->n_props * 2 * sizeof(double)) != 0))
+            return bl_seterr(err, BL_EINVAL, "ensemble member %d encodes numbers otherwise", m->n_members + j);
     }
     if (k == 0) return BL_OK;
     bl_bnet *more = realloc(m->more, (size_t)(total - 1) * sizeof *more);
@@ -187,6 +200,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     bl_bnet_copy_params(&c->net, &m->net, 0);
     for (int i = 0; i < m->net.P.n_views; i++) c->net.P.views[i].frozen = m->net.P.views[i].frozen;
     c->scaler = m->scaler;
+    if (m->num_range) memcpy(c->num_range, m->num_range, m->n_props * 2 * sizeof *c->num_range);
     c->target_scale = m->target_scale;
     c->target_scaling = m->target_scaling;
     c->dropout = m->dropout;
@@ -237,6 +251,7 @@ void bl_vbuf_free(bl_vbuf *b) {
     free(b->sx_value);
     free(b->n_vals);
     free(b->vecs);
+    free(b->own);
     memset(b, 0, sizeof *b);
 }
 
@@ -312,9 +327,30 @@ bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *r
         b->sx[i] = (uint32_t)(hit - uniq);
     }
     free(uniq);
+    size_t n_own = 0;
+    const size_t L = m->enc.vec_len;
     for (size_t p = 0; p < np; p++) {
         b->n_vals[p] = ds->props[map[p]].n_values;
         b->vecs[p] = ds->props[map[p]].vectors;
+        if (m->num_range && m->props[p].kind == BL_PROP_NUMBER) n_own += b->n_vals[p];
+    }
+    if (n_own) { /* numbers over the model's bounds: re-encode the value tables */
+        if (!(b->own = malloc(n_own * L * sizeof *b->own))) goto nomem;
+        double *o = b->own;
+        for (size_t p = 0; p < np; p++) {
+            if (!(m->props[p].kind == BL_PROP_NUMBER)) continue;
+            const bl_dataset_prop *dp = &ds->props[map[p]];
+            for (size_t v = 0; v < dp->n_values; v++) {
+                uint64_t x = 0;
+                if ((st = bl_parse_natural(dp->values[v], &m->enc, &x, err))) { /* read from ds: defensive */
+                    bl_vbuf_free(b);
+                    return st;
+                }
+                bl_number_range_forward(x, m->num_range + 2 * p, &m->enc, o + v * L);
+            }
+            b->vecs[p] = o;
+            o += dp->n_values * L;
+        }
     }
     b->v.n_rows = n;
     b->v.sx = b->sx;
@@ -330,8 +366,54 @@ nomem:
     return bl_seterr(err, BL_ENOMEM, "out of memory for training tables");
 }
 
-/* Fits the scale-out scaler and the target scale on rows of ds. */
+const double *bl_model_row_vec(const bl_model *m, size_t i, const bl_dataset *ds, size_t j, size_t r,
+                               double *buf) {
+    if (!m->num_range || m->props[i].kind != BL_PROP_NUMBER) return bl_dataset_vec(ds, j, r);
+    uint64_t v = 0;
+    (void)bl_parse_natural(ds->props[j].values[ds->props[j].row_value[r]], &m->enc, &v, NULL); /* read from ds */
+    bl_number_range_forward(v, m->num_range + 2 * i, &m->enc, buf);
+    return buf;
+}
+
+/* With numbers over fitted bounds: each number property's bounds from the values its rows hold. */
+static bl_status fit_number_ranges(bl_model *m, const bl_dataset *ds, bl_error *err) {
+    if (!m->num_range) return BL_OK;
+    size_t map[2 * BL_BNET_PROPS_MAX];
+    if (m->n_props > 2 * BL_BNET_PROPS_MAX) return bl_seterr(err, BL_EINVAL, "too many properties");
+    bl_status st = bl_model_map_props(m, ds, map, err);
+    if (st) return st;
+    for (size_t i = 0; i < m->n_props; i++) {
+        if (m->props[i].kind != BL_PROP_NUMBER) continue;
+        const bl_dataset_prop *dp = &ds->props[map[i]];
+        /* a subset keeps its parent's whole value table: only the values its rows use count */
+        unsigned char *used = calloc(dp->n_values ? dp->n_values : 1, 1);
+        double *L = malloc((dp->n_values ? dp->n_values : 1) * sizeof *L);
+        if (!used || !L) {
+            free(used);
+            free(L);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
+        for (size_t r = 0; r < ds->n_rows; r++) used[dp->row_value[r]] = 1;
+        size_t n = 0;
+        for (size_t v = 0; v < dp->n_values && !st; v++) {
+            if (!used[v]) continue;
+            uint64_t x = 0;
+            st = bl_parse_natural(dp->values[v], &m->enc, &x, err);
+            L[n++] = log2(1.0 + (double)x);
+        }
+        if (!st && n) bl_number_range_fit(L, n, m->num_range + 2 * i);
+        free(used);
+        free(L);
+        if (st) return st;
+    }
+    return BL_OK;
+}
+
+/* Fits the scale-out scaler, the target scale and (numbers over fitted bounds) the number bounds
+ * on rows of ds. */
 bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_scaling, bl_error *err) {
+    bl_status st0 = fit_number_ranges(m, ds, err);
+    if (st0) return st0;
     double *feat = malloc(ds->n_rows * BL_SCALEOUT_NFEAT * sizeof *feat);
     if (!feat) return bl_seterr(err, BL_ENOMEM, "out of memory");
     bl_dataset_scaleout_features(ds, feat);
@@ -521,6 +603,7 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
     const size_t folds = k < (size_t)fc->o->cv_folds ? k : (size_t)fc->o->cv_folds;
     const size_t C = (size_t)net->d.code, np = c->n_props;
     size_t map[2 * BL_BNET_PROPS_MAX];
+    double vbuf[BL_ENC_VEC_LEN_MAX];
     bl_status st = bl_model_map_props(c, fc->runs, map, err);
     if (st) return st;
     double *orig = malloc(P->n * sizeof *orig), *curve = malloc((size_t)E * sizeof *curve),
@@ -539,7 +622,7 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
         for (size_t j = 0; j < np; j++) n_ess += c->props[j].essential;
         opt = ess + (size_t)n_ess * C;
         for (size_t j = 0; j < np; j++) {
-            const double *vec = bl_dataset_vec(fc->runs, map[j], r);
+            const double *vec = bl_model_row_vec(c, j, fc->runs, map[j], r, vbuf);
             if (c->props[j].essential) bl_bnet_encode(net, vec, ess + j * C);
             else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * C);
         }
@@ -700,7 +783,8 @@ static bl_status context_values(const bl_model *m, const char *const *values, do
                 return bl_seterr(err, BL_EINVAL, "essential property '%s' has no value", p->name);
             continue;
         }
-        bl_status st = bl_encode_value(p->name, p->kind, values[i], &m->enc, vec, err);
+        bl_status st = bl_encode_value_range(p->name, p->kind, values[i], &m->enc,
+                                             m->num_range ? m->num_range + 2 * i : NULL, vec, err);
         if (st) return st;
         memcpy(vecs + i * (size_t)d->vec_len, vec, (size_t)d->vec_len * sizeof *vec);
     }
@@ -726,13 +810,13 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
     bl_status st = bl_model_map_props(m, ds, map, err);
     if (st) return st;
     const bl_bnet_dims *d = &m->net.d;
-    double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16];
+    double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16], vbuf[BL_ENC_VEC_LEN_MAX];
     if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
     for (int mi = 0; mi < m->n_members; mi++) {
         const bl_bnet *net = bl_model_member_c(m, mi);
         int n_opt = 0;
         for (size_t i = 0; i < m->n_props; i++) {
-            const double *vec = bl_dataset_vec(ds, map[i], r);
+            const double *vec = bl_model_row_vec(m, i, ds, map[i], r, vbuf);
             if (m->props[i].essential) bl_bnet_encode(net, vec, ess + i * (size_t)d->code);
             else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
         }

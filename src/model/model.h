@@ -66,6 +66,10 @@ typedef struct bl_model {
     bl_encode_settings enc;
     size_t             n_props;       /* network order: essential first, then optional */
     bl_model_prop     *props;
+    double            *num_range;     /* enc.numbers == BL_ENC_NUMBERS_RANGE: [n_props][2] bounds lo, hi
+                                         of each number property's thermometer in log2(1 + value),
+                                         fitted on the pre-training rows (text properties: unused);
+                                         NULL for the other encodings */
     char              *schema_text;   /* the data-set schema the model was trained with (may be NULL) */
     /* hyper-parameters */
     double dropout, lr, weight_decay;

@@ -11,6 +11,8 @@ typedef struct bl_vbuf {
     double *target, *sx_feat, *sx_value;
     size_t *n_vals;
     const double **vecs;
+    double *own;      /* range-encoded number properties: their value tables re-encoded over the
+                         model's bounds (vecs points here for those) */
 } bl_vbuf;
 
 /* Rows rows[0..n) (rows NULL: 0..n-1) of ds, properties matched to m's by name. */
@@ -27,6 +29,11 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
 bl_status bl_model_from_dataset(const bl_dataset *ds, const char *schema_text, bl_rng *rng,
                                 bl_model **out, bl_error *err);
 bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_scaling, bl_error *err);
+/* The vector model property i reads for row r of ds (ds's property j = map[i]): ds's own, or for a
+ * number encoded over the model's bounds (BL_ENC_NUMBERS_RANGE) the value re-encoded into buf
+ * [vec_len]. */
+const double *bl_model_row_vec(const bl_model *m, size_t i, const bl_dataset *ds, size_t j, size_t r,
+                               double *buf);
 void bl_model_stamp_now(bl_model *m);
 
 /* Fine-tuning learning rate at an epoch (ramp, then cosine restarts). */

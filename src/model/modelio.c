@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "bl_config.h"
@@ -71,11 +72,23 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "hash", "xxh32", err);
     if (!st) st = bl_modelrec_add_string(rec, "encoder", "cluster_totals",
                                          m->enc.totals_per_machine ? "per_machine" : "total", err);
-    if (!st) st = bl_modelrec_add_string(rec, "encoder", "numbers",
-                                         m->enc.numbers == BL_ENC_NUMBERS_LOG ? "log" : "binary", err);
-    /* a reader that ignored encoder/numbers would binarize a log model's requests: make its file one
-     * that such a reader refuses (modelfile.h) */
-    if (!st && m->enc.numbers == BL_ENC_NUMBERS_LOG) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, 2, err);
+    if (!st) st = bl_modelrec_add_string(rec, "encoder", "numbers", bl_enc_numbers_name(m->enc.numbers), err);
+    if (!st && m->num_range) { /* per property in schema/names order; text properties' are unused */
+        const size_t n = m->n_props;
+        double *lo = malloc((n ? n : 1) * sizeof *lo), *hi = malloc((n ? n : 1) * sizeof *hi);
+        if (!lo || !hi) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t i = 0; !st && i < n; i++) {
+            lo[i] = m->num_range[2 * i];
+            hi[i] = m->num_range[2 * i + 1];
+        }
+        if (!st) st = bl_modelrec_add_doubles(rec, "encoder", "number_lo", lo, n, err);
+        if (!st) st = bl_modelrec_add_doubles(rec, "encoder", "number_hi", hi, n, err);
+        free(lo);
+        free(hi);
+    }
+    /* a reader that ignored encoder/numbers would binarize a log or range model's requests: make its
+     * file one that such a reader refuses (modelfile.h) */
+    if (!st && m->enc.numbers != BL_ENC_NUMBERS_BINARY) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, 2, err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -173,10 +186,11 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     } /* absent: files written before the option, which encoded totals */
     const char *numbers;
     if (bl_modelrec_get_string(rec, "encoder", "numbers", &numbers, NULL) == BL_OK) {
-        if (strcmp(numbers, "log") == 0) enc.numbers = BL_ENC_NUMBERS_LOG;
-        else if (strcmp(numbers, "binary") != 0)
-            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary or log)", rec->name,
-                             numbers);
+        const int nb = bl_enc_numbers_parse(numbers);
+        if (nb < 0)
+            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary, log or range)",
+                             rec->name, numbers);
+        enc.numbers = (uint32_t)nb;
     } /* absent: files written before the option, which binarized */
     if ((st = bl_encode_settings_check(&enc, err))) return bl_prefixerr(err, "model '%s': encoder", rec->name);
     if (dims[3] != (int64_t)enc.vec_len)
@@ -253,6 +267,28 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
                                         bias ? 1 : (size_t)pv->cols, &data, err)))
             goto fail;
         memcpy(P->param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+    }
+    if (m->num_range) { /* numbers over fitted bounds: each number property's, lo < hi, finite */
+        const double *lo, *hi;
+        size_t nlo, nhi;
+        if ((st = bl_modelrec_get_doubles(rec, "encoder", "number_lo", &lo, &nlo, err)) ||
+            (st = bl_modelrec_get_doubles(rec, "encoder", "number_hi", &hi, &nhi, err)))
+            goto fail;
+        if (nlo != nn || nhi != nn) {
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': encoder/number_lo and number_hi have %zu and %zu values, "
+                           "schema/names %zu", rec->name, nlo, nhi, nn);
+            goto fail;
+        }
+        for (size_t i = 0; i < nn; i++) {
+            if (m->props[i].kind == BL_PROP_NUMBER && !(isfinite(lo[i]) && isfinite(hi[i]) && lo[i] < hi[i])) {
+                st = bl_seterr(err, BL_EFORMAT, "model '%s': encoder/number_lo, number_hi [%zu] = %g, %g for "
+                               "property '%s' (finite bounds with lo < hi expected)", rec->name, i, lo[i], hi[i],
+                               m->props[i].name);
+                goto fail;
+            }
+            m->num_range[2 * i] = lo[i];
+            m->num_range[2 * i + 1] = hi[i];
+        }
     }
     /* an ensemble's other members (absent: one network, as files before format 1.1) */
     int64_t count = 1;
