@@ -146,7 +146,7 @@ int bl_eval_main(int argc, char **argv) {
     const char *data = NULL, *schemas = NULL, *schema = NULL, *pre_data = NULL, *pre_schema = NULL, *out = NULL;
     const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL, *cache = NULL;
     int quick = 0, quiet = 0;
-    size_t seed = 1, contexts = 0, spc = 0;
+    size_t seed = 1, pre_seed = 1, contexts = 0, spc = 0;
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1, ft_cv_epochs = 500, ft_fixed = -1;
@@ -169,6 +169,8 @@ int bl_eval_main(int argc, char **argv) {
         { "methods", BL_OPT_STRING, &methods, "a,b", "bellamy, bellamy-scratch, ernest, bell, noise-floor (the median of the test run's repetitions: a reference)", "all", 0, NULL, 0 },
         { "quick", BL_OPT_FLAG, &quick, NULL, "smoke test: 2 contexts, 2 splits per cell, pre-training 200 epochs x 2 trials, fine-tuning <= 500 epochs", NULL, 0, NULL, 0 },
         { "seed", BL_OPT_SIZE, &seed, "S", "seed of splits, folds, context choice, pre-training and fits", "1", 0, NULL, 0 },
+        { "pretrain-seed", BL_OPT_SIZE, &pre_seed, "S",
+          "seed of the pre-training searches alone (default: --seed): the same splits and folds with other networks", NULL, 0, NULL, 0 },
         { "threads", BL_OPT_INT, &threads, "N", "threads for the fits and for pre-training", "1", 0, NULL, 0 },
         { "contexts", BL_OPT_SIZE, &contexts, "K", "contexts evaluated per data file (0 = all)", "6 (quick: 2)", 0, NULL, 0 },
         { "splits-per-cell", BL_OPT_SIZE, &spc, "K", "up to K splits per context, n and kind", "24 (quick: 2)", 0, NULL, 0 },
@@ -193,7 +195,7 @@ int bl_eval_main(int argc, char **argv) {
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "fold-by", BL_OPT_STRING, &fold_by, "PROP", "pre-training folds group the contexts by this property's value, so the evaluated contexts' values (e.g. data sizes) are new to their models", "contexts", 0, NULL, 0 },
-        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary) or a log-magnitude thermometer (log)", "binary", 0, "binary|log", 0 },
+        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), or that thermometer over each property's range in the pre-training data (range)", "binary", 0, "binary|log|range", 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
         { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; 1 = one network)", "model default (3)", 0, NULL, 0 },
@@ -232,7 +234,7 @@ int bl_eval_main(int argc, char **argv) {
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     o.fold_by = fold_by;
-    o.numbers = strcmp(numbers, "log") == 0 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY;
+    o.numbers = bl_enc_numbers_parse(numbers); /* one of the choices above */
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze %ld: must be 0, 1 or 2", ft_unfreeze); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
     if (SEEN("ft-weight-decay")) {
@@ -254,7 +256,7 @@ int bl_eval_main(int argc, char **argv) {
         if (o.ft.lr_min > ft_lr_max) o.ft.lr_min = ft_lr_max;
     }
     o.seed = seed;
-    o.pre.seed = seed;
+    o.pre.seed = SEEN("pretrain-seed") ? pre_seed : seed;
     if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads %ld: must be 1..256", threads); return BL_EXIT_USAGE; }
     o.threads = (int)threads;
     o.pre.threads = (int)threads;
