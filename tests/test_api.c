@@ -645,7 +645,8 @@ START_TEST(test_example_program) {
 END_TEST
 
 /* Encoder options travel in the model file: a model that encodes cluster totals per machine (_i = 0),
- * numbers by their log magnitude (_i = 1) or over fitted bounds (_i = 2), saved and loaded, predicts through the public API what
+ * numbers by their log magnitude (_i = 1), over fitted bounds (_i = 2) or as bits and log magnitude in
+ * alternate members (_i = 3, three members), saved and loaded, predicts through the public API what
  * the internal model predicts on a data set loaded the same way (a file that lost the setting would
  * encode the request differently and fail). */
 START_TEST(test_totals_per_machine_model) {
@@ -653,7 +654,7 @@ START_TEST(test_totals_per_machine_model) {
     bl_encode_settings es;
     bl_encode_settings_default(&es);
     if (_i == 0) es.totals_per_machine = 1;
-    else es.numbers = _i == 1 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_RANGE;
+    else es.numbers = _i == 1 ? BL_ENC_NUMBERS_LOG : _i == 2 ? BL_ENC_NUMBERS_RANGE : BL_ENC_NUMBERS_BOTH;
     bl_dataset *ds = NULL;
     ck_assert_int_eq(bl_dataset_load(g_tsv, g_schema, 0, &es, &ds, &err), BL_OK);
     bl_pretrain_opts o;
@@ -767,7 +768,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_example_program);
-    tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 3);
+    tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 4);
     tcase_add_test(tc, test_stored_schema_read_leniently);
     suite_add_tcase(s, tc);
     return s;

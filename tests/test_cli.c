@@ -417,6 +417,14 @@ START_TEST(test_train_output_checked_first) {
            g_train);
     EXPECT(0, "%s --model range-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    /* --numbers both: two members, bits and log magnitude, fine-tuned and predicted from */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
+              "--threads 1 --quiet --numbers both --out both-numbers.h5", g_train);
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers both-numbers.h5 | grep -c '\"both\"'");
+    EXPECT(0, "h5dump -a /models/rest/members/count both-numbers.h5 | grep -c '(0): 2'");
+    EXPECT(0, "%s finetune --model both-numbers.h5 --data runs.tsv --out both-ft.h5", g_train);
+    EXPECT(0, "%s --model both-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
     EXPECT_ERR(2, "--numbers", "%s pretrain --data rest.tsv --schema synth.schema --numbers octal --out x.h5", g_train);
     /* one context and whole contexts held out: no validation rows, and the summary says so */
     EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "

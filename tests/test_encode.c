@@ -49,7 +49,14 @@ START_TEST(test_settings) {
     ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
     s.numbers = BL_ENC_NUMBERS_RANGE;
     ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
-    s.numbers = 3;
+    s.numbers = BL_ENC_NUMBERS_BOTH;
+    ck_assert_int_eq(bl_encode_settings_check(&s, NULL), BL_OK);
+    double bv[40], bb[40]; /* a data set loaded with both holds bits */
+    ck_assert_int_eq(bl_binarize_forward(16000, &s, bv, NULL), BL_OK);
+    bl_encode_settings plain = defaults();
+    ck_assert_int_eq(bl_binarize_forward(16000, &plain, bb, NULL), BL_OK);
+    ck_assert_mem_eq(bv, bb, sizeof bv);
+    s.numbers = 4;
     ck_assert_int_eq(bl_encode_settings_check(&s, &e), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.message, "number encoding"));
 }
@@ -90,6 +97,8 @@ START_TEST(test_numbers_names) {
     ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_BINARY), "binary");
     ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_LOG), "log");
     ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_RANGE), "range");
+    ck_assert_str_eq(bl_enc_numbers_name(BL_ENC_NUMBERS_BOTH), "both");
+    ck_assert_int_eq(bl_enc_numbers_parse("both"), BL_ENC_NUMBERS_BOTH);
     ck_assert_str_eq(bl_enc_numbers_name(7), "?");
     ck_assert_int_eq(bl_enc_numbers_parse("binary"), BL_ENC_NUMBERS_BINARY);
     ck_assert_int_eq(bl_enc_numbers_parse("log"), BL_ENC_NUMBERS_LOG);

@@ -756,6 +756,123 @@ START_TEST(ensemble_members_predict_their_median) {
 }
 END_TEST
 
+static void root_version(const char *path, char *out, size_t cap);
+
+/* Numbers in both encodings (--numbers both): the members alternate bits (0, 2) and log magnitude
+ * (1), member 2i and 2i + 1 being the search with seed S + i on the data encoded their way; each
+ * member equals the one-network model pre-trained and fine-tuned alone in its encoding, bit for bit;
+ * the ensemble predicts their median, from data-set rows and from text values alike, and the file
+ * keeps it. */
+START_TEST(both_encodings_members_alternate) {
+    bl_synth_config sc;
+    bl_synth_config_default(&sc);
+    sc.seed = 15;
+    bl_synth_corpus *corp;
+    bl_error e;
+    ck_assert_int_eq(bl_synth_generate(&sc, &corp, &e), BL_OK);
+    bl_dataset *dsx[3]; /* both, binary, log */
+    const uint32_t nums[3] = {BL_ENC_NUMBERS_BOTH, BL_ENC_NUMBERS_BINARY, BL_ENC_NUMBERS_LOG};
+    for (int k = 0; k < 3; k++) {
+        bl_encode_settings es;
+        bl_encode_settings_default(&es);
+        es.numbers = nums[k];
+        ck_assert_int_eq(bl_synth_dataset(corp, &es, &dsx[k], &e), BL_OK);
+    }
+    bl_synth_free(corp);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 30;
+    o.grace = 15;
+    o.seed = 5;
+    o.members = 3;
+    bl_model *ens, *single[3];
+    ck_assert_msg(bl_pretrain(dsx[0], NULL, &o, &ens, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(ens->n_members, 3);
+    ck_assert_uint_eq(ens->enc.numbers, BL_ENC_NUMBERS_BOTH);
+    ck_assert_uint_eq(bl_model_member_numbers(ens, 0), BL_ENC_NUMBERS_BINARY);
+    ck_assert_uint_eq(bl_model_member_numbers(ens, 1), BL_ENC_NUMBERS_LOG);
+    ck_assert_uint_eq(bl_model_member_numbers(ens, 2), BL_ENC_NUMBERS_BINARY);
+    o.members = 1;
+    const bl_dataset *own[3] = {dsx[1], dsx[2], dsx[1]};
+    const uint64_t seeds[3] = {5, 5, 6};
+    for (int j = 0; j < 3; j++) {
+        o.seed = seeds[j];
+        ck_assert_int_eq(bl_pretrain(own[j], NULL, &o, &single[j], &e), BL_OK);
+        const bl_bnet *mj = bl_model_member_c(ens, j);
+        ck_assert_msg(memcmp(mj->P.param, single[j]->net.P.param, mj->P.n * sizeof(double)) == 0, "member %d", j);
+    }
+    /* the two encodings really differ (else this test would prove nothing) */
+    ck_assert_int_ne(memcmp(single[0]->net.P.param, single[1]->net.P.param, single[0]->net.P.n * sizeof(double)), 0);
+    /* fine-tuning on three runs (the cross-validated length): each member as its model alone */
+    const bl_context *cx = &dsx[0]->contexts[1];
+    ck_assert_uint_ge(cx->n_rows, 3);
+    size_t rows[3] = {cx->rows[0], cx->rows[1], cx->rows[2]};
+    bl_finetune_opts fo;
+    bl_finetune_opts_default(&fo);
+    fo.cv_epochs = 40;
+    fo.max_epochs = 60;
+    bl_model *ft, *fs[3], *l;
+    ck_assert_msg(bl_finetune(ens, dsx[0], rows, 3, &fo, &ft, &e) == BL_OK, "%s", e.message);
+    for (int j = 0; j < 3; j++) {
+        ck_assert_int_eq(bl_finetune(single[j], own[j], rows, 3, &fo, &fs[j], &e), BL_OK);
+        const bl_bnet *a = bl_model_member_c(ft, j);
+        ck_assert_msg(memcmp(a->P.param, fs[j]->net.P.param, a->P.n * sizeof(double)) == 0, "fine-tuned member %d", j);
+    }
+    /* the median of the members, from a data-set row */
+    double x[5] = {1, 2, 4, 8, 16}, pe[5], ps[3][5], c[BL_BNET_DIM_MAX], c2[BL_BNET_DIM_MAX];
+    ck_assert_int_eq(bl_model_context_row(ft, dsx[0], 9, c, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(ft, c, x, 5, pe, &e), BL_OK);
+    for (int j = 0; j < 3; j++) {
+        ck_assert_int_eq(bl_model_context_row(fs[j], own[j], 9, c2, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(fs[j], c2, x, 5, ps[j], &e), BL_OK);
+    }
+    for (int i = 0; i < 5; i++) {
+        double a = ps[0][i], b = ps[1][i], d = ps[2][i];
+        ck_assert_double_eq(pe[i], fmax(fmin(a, b), fmin(fmax(a, b), d)));
+    }
+    /* the file: "both", format 2.0, the same predictions; text values give the row's context */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/both.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(ft, path, &e) == BL_OK, "%s", e.message);
+    if (access("/usr/bin/h5dump", X_OK) == 0) {
+        char ver[64];
+        root_version(path, ver, sizeof ver);
+        ck_assert_str_eq(ver, "2.0");
+    }
+    ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BOTH);
+    double pl[5];
+    ck_assert_int_eq(bl_model_context_row(l, dsx[0], 9, c2, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(l, c2, x, 5, pl, &e), BL_OK);
+    ck_assert_int_eq(memcmp(pe, pl, sizeof pe), 0);
+    const char *vals[16];
+    size_t map[16];
+    ck_assert_int_eq(bl_model_map_props(l, dsx[0], map, &e), BL_OK);
+    for (size_t i = 0; i < l->n_props; i++) vals[i] = dsx[0]->props[map[i]].values[dsx[0]->props[map[i]].row_value[9]];
+    ck_assert_int_eq(bl_model_context(l, vals, c, &e), BL_OK);
+    for (size_t k = 0; k < bl_model_ctx_len(l); k++) ck_assert_double_eq_tol(c[k], c2[k], 1e-12);
+    /* an ensemble is checked member by member: a log network cannot join as an even member */
+    bl_model *bad = NULL;
+    ck_assert_int_eq(bl_model_clone(single[0], &bad, &e), BL_OK);
+    bad->enc.numbers = BL_ENC_NUMBERS_BOTH;
+    const bl_model *lg = single[1], *bn = single[2];
+    ck_assert_int_eq(bl_model_add_members(bad, &lg, 1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_add_members(bad, &lg, 1, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "encodes numbers otherwise") != NULL, "%s", e.message);
+    ck_assert_int_eq(bl_model_add_members(bad, &bn, 1, &e), BL_OK);
+    bl_model_free(bad);
+    bl_model_free(l);
+    bl_model_free(ft);
+    for (int j = 0; j < 3; j++) {
+        bl_model_free(fs[j]);
+        bl_model_free(single[j]);
+    }
+    bl_model_free(ens);
+    for (int k = 0; k < 3; k++) bl_dataset_free(dsx[k]);
+}
+END_TEST
+
 /* A record copied from rec, leaving out block `skip` and replacing attribute members/`attr` (when
  * not NULL) by the string or the doubles given; saved under `name` into path. */
 static void save_altered(const bl_modelrec *rec, const char *path, const char *name, const char *skip,
@@ -1345,7 +1462,7 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
                       "%s: bounds %g %g, want %g %g", m->props[i].name, m->num_range[2 * i], m->num_range[2 * i + 1],
                       want[0], want[1]);
         for (size_t r = 0; r < ds->n_rows; r += 11) { /* what the model reads for a data-set row */
-            const double *got = bl_model_row_vec(m, i, ds, (size_t)j, r, buf);
+            const double *got = bl_model_row_vec(m, 0, i, ds, (size_t)j, r, buf);
             uint64_t x;
             ck_assert_int_eq(bl_parse_natural(dp->values[dp->row_value[r]], &es, &x, NULL), BL_OK);
             bl_number_range_forward(x, m->num_range + 2 * i, &es, want_vec);
@@ -1603,6 +1720,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, validation_split_by_contexts_and_by_groups);
     tcase_add_test(tm, log_numbers_make_the_file_major_2);
     tcase_add_test(tm, range_numbers_are_fitted_saved_and_read_alike);
+    tcase_add_test(tm, both_encodings_members_alternate);
     tcase_add_test(tm, finetune_trains_only_z_and_keeps_the_rest);
     tcase_add_test(tm, finetune_learning_rate_schedule);
     tcase_add_test(tm, finetune_leave_one_out_epoch_choice);

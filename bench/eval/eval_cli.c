@@ -195,7 +195,7 @@ int bl_eval_main(int argc, char **argv) {
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "fold-by", BL_OPT_STRING, &fold_by, "PROP", "pre-training folds group the contexts by this property's value, so the evaluated contexts' values (e.g. data sizes) are new to their models", "contexts", 0, NULL, 0 },
-        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), or that thermometer over each property's range in the pre-training data (range)", "binary", 0, "binary|log|range", 0 },
+        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), that thermometer over each property's range in the pre-training data (range), or ensemble members alternating bits and log (both)", "binary", 0, "binary|log|range|both", 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
         { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; 1 = one network)", "model default (3)", 0, NULL, 0 },

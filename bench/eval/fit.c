@@ -77,20 +77,40 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             const int S = ev->o.ensemble_seeds ? K : M, KL = ev->o.ensemble_seeds ? 1 : K;
             bl_model *parts[BL_MODEL_MEMBERS_MAX] = {NULL};
             double fold_t0 = now_s();
+            /* numbers in both encodings (as bl_pretrain does it): member 2i reads bits, 2i + 1 the log
+             * magnitude, both from the search with seed + i, each on the data encoded its way */
+            const int both = ev->o.numbers == BL_ENC_NUMBERS_BOTH && M > 1;
+            bl_dataset *enc_src[2] = {NULL, NULL};
+            if (both) {
+                st = bl_dataset_with_numbers(src, BL_ENC_NUMBERS_BINARY, &enc_src[0], err);
+                if (!st) st = bl_dataset_with_numbers(src, BL_ENC_NUMBERS_LOG, &enc_src[1], err);
+                if (st) {
+                    bl_dataset_free(enc_src[0]);
+                    bl_dataset_free(train);
+                    return st;
+                }
+            }
             for (int sj = 0; sj < S; sj++) {
                 bl_pretrain_opts pos = ev->o.pre;
-                pos.seed += (uint64_t)sj;
+                pos.seed += (uint64_t)(both ? sj / 2 : sj);
                 pos.members = 1;
+                const bl_dataset *msrc = both ? enc_src[sj & 1] : src;
+                const int numbers = both ? (sj & 1 ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY) : ev->o.numbers;
                 const bl_pretrain_opts *po = &pos;
                 bl_model **dst = M > 1 ? &parts[sj] : &a->fold_model[f * K + sj];
                 double t0 = now_s();
                 char cache[4096] = "";
                 int top = 0; /* the cache file holds ranked members m0, m1, ... */
                 if (ev->o.model_cache) {
-                    snprintf(cache, sizeof cache, "%s/%s-%016llx%s%s%s%s%s-%s-k%d-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
+                    /* Everything that decides the fold model is in the name: the data file, the
+                     * encoding, the fold — which contexts fold f holds follows from the harness's seed
+                     * (ev->o.seed, "fs"), the fold count and --fold-by — and the search's settings
+                     * and seed ("s"; a member's, which differs from the harness's) */
+                    snprintf(cache, sizeof cache, "%s/%s-%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
                              ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
-                             ev->o.totals_per_machine ? "-pm" : "", ev->o.numbers == BL_ENC_NUMBERS_LOG ? "-numlog" : ev->o.numbers == BL_ENC_NUMBERS_RANGE ? "-numrange" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
-                             a->pre_ds ? "cross" : "kfold", a->n_folds, f, (unsigned long long)po->seed, po->trials,
+                             ev->o.totals_per_machine ? "-pm" : "", numbers == BL_ENC_NUMBERS_LOG ? "-numlog" : numbers == BL_ENC_NUMBERS_RANGE ? "-numrange" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
+                             a->pre_ds ? "cross" : "kfold", a->n_folds, (unsigned long long)ev->o.seed, f,
+                             (unsigned long long)po->seed, po->trials,
                              po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
                              po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
                              : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
@@ -126,7 +146,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                         continue;
                     }
                 }
-                st = bl_pretrain_top(src, NULL, po, KL, dst, err);
+                st = bl_pretrain_top(msrc, NULL, po, KL, dst, err);
                 a->fold_seconds[f] = now_s() - t0;
                 for (int j = 0; j < KL && st == BL_OK && cache[0]; j++) {
                     bl_model *mj = dst[j];
@@ -143,6 +163,8 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 }
                 if (st != BL_OK) {
                     bl_dataset_free(train);
+                    bl_dataset_free(enc_src[0]);
+                    bl_dataset_free(enc_src[1]);
                     for (int j = 0; j < M; j++) bl_model_free(parts[j]);
                     return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
                 }
@@ -156,10 +178,13 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             }
             if (!isnan(a->fold_seconds[f])) a->fold_seconds[f] = now_s() - fold_t0;
             bl_dataset_free(train);
+            bl_dataset_free(enc_src[0]);
+            bl_dataset_free(enc_src[1]);
             if (M > 1) {
                 bl_status st2 = BL_OK;
                 for (int j = 0; j < M && !st2; j++)
                     if (!parts[j]) st2 = bl_seterr(err, BL_EINTERNAL, "%s: fold %d: member %d missing", a->name, f + 1, j);
+                if (!st2 && both) parts[0]->enc.numbers = BL_ENC_NUMBERS_BOTH; /* member 0 reads bits */
                 if (!st2) st2 = bl_model_add_members(parts[0], (const bl_model *const *)(parts + 1), M - 1, err);
                 for (int j = 1; j < M; j++) bl_model_free(parts[j]);
                 if (st2) {

@@ -274,7 +274,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           "total|per-machine", 0 },
         { "numbers", BL_OPT_CHOICE, &numbers, NULL,
           "number properties: the paper's bits (binary), a log-magnitude thermometer (log), or that thermometer "
-          "over each property's range in the data (range)", "binary", 0, "binary|log|range", 0 },
+          "over each property's range in the data (range), or ensemble members alternating bits and log (both)",
+          "binary", 0, "binary|log|range|both", 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
           "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
           "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
@@ -284,7 +285,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
                           "         [--seed S] [--members N] [--device cpu|cuda]"
-                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log|range]\n"
+                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log|range|both]\n"
                           "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;

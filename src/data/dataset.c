@@ -682,3 +682,33 @@ oom:
     bl_dataset_free(s);
     return st;
 }
+
+bl_status bl_dataset_with_numbers(const bl_dataset *ds, uint32_t numbers, bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(ds && out, err, "bl_dataset_with_numbers: NULL argument");
+    *out = NULL;
+    bl_encode_settings es = ds->settings;
+    es.numbers = numbers;
+    bl_status st = bl_encode_settings_check(&es, err);
+    if (st) return st;
+    size_t *rows = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *rows);
+    if (!rows) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t r = 0; r < ds->n_rows; r++) rows[r] = r;
+    bl_dataset *c = NULL;
+    st = bl_dataset_subset(ds, rows, ds->n_rows, &c, err);
+    free(rows);
+    if (st) return st;
+    c->settings = es;
+    const size_t L = es.vec_len;
+    for (size_t p = 0; p < c->n_props && !st; p++) {
+        bl_dataset_prop *pr = &c->props[p];
+        if (pr->kind != BL_PROP_NUMBER) continue;
+        for (size_t i = 0; i < pr->n_values && !st; i++)
+            st = bl_encode_value(pr->name, pr->kind, pr->values[i], &es, pr->vectors + i * L, err);
+    }
+    if (st) {
+        bl_dataset_free(c);
+        return st;
+    }
+    *out = c;
+    return BL_OK;
+}

@@ -71,6 +71,10 @@ bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, ch
                               const bl_schema *schema, const bl_encode_settings *settings,
                               bl_dataset **out, bl_error *err);
 
+/* A copy of ds (every row) whose number properties are encoded with `numbers` (a BL_ENC_NUMBERS_*
+ * value; RANGE without bounds is LOG, BOTH is BINARY) and whose settings say so. */
+bl_status bl_dataset_with_numbers(const bl_dataset *ds, uint32_t numbers, bl_dataset **out, bl_error *err);
+
 /* A new data set of the given rows (indices into ds, in that order; repeats allowed). Distinct-value
  * tables are copied whole, so value indices agree with ds; contexts are renumbered in order of first
  * appearance among the chosen rows and keep their labels; src_row, name, data_hash and settings are

@@ -27,8 +27,9 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
                  err, "encode settings: n-gram range %u..%u is outside 1..%d", (unsigned)s->ngram_min,
                  (unsigned)s->ngram_max, BL_ENC_NGRAM_MAX);
     BL_CHECK_ARG(s->totals_per_machine <= 1, err, "encode settings: totals_per_machine must be 0 or 1");
-    BL_CHECK_ARG(s->numbers <= BL_ENC_NUMBERS_RANGE, err,
-                 "encode settings: number encoding %u is unknown (0 binary, 1 log, 2 range)", (unsigned)s->numbers);
+    BL_CHECK_ARG(s->numbers <= BL_ENC_NUMBERS_BOTH, err,
+                 "encode settings: number encoding %u is unknown (0 binary, 1 log, 2 range, 3 both)",
+                 (unsigned)s->numbers);
     size_t n = strnlen(s->vocabulary, sizeof s->vocabulary);
     BL_CHECK_ARG(n > 0 && n < sizeof s->vocabulary, err,
                  "encode settings: vocabulary is empty or not NUL-terminated");
@@ -45,14 +46,14 @@ bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err) {
 
 /* ---- numbers ----------------------------------------------------------------------------------- */
 
-static const char *const NUMBERS_NAMES[] = {"binary", "log", "range"};
+static const char *const NUMBERS_NAMES[] = {"binary", "log", "range", "both"};
 
 const char *bl_enc_numbers_name(uint32_t numbers) {
-    return numbers <= BL_ENC_NUMBERS_RANGE ? NUMBERS_NAMES[numbers] : "?";
+    return numbers <= BL_ENC_NUMBERS_BOTH ? NUMBERS_NAMES[numbers] : "?";
 }
 
 int bl_enc_numbers_parse(const char *name) {
-    for (int i = 0; name && i <= BL_ENC_NUMBERS_RANGE; i++)
+    for (int i = 0; name && i <= BL_ENC_NUMBERS_BOTH; i++)
         if (strcmp(name, NUMBERS_NAMES[i]) == 0) return i;
     return -1;
 }
@@ -120,7 +121,7 @@ bl_status bl_binarize_forward(uint64_t v, const bl_encode_settings *s, double *o
         return bl_seterr(err, BL_ERANGE, "%llu is too large: the binarizer keeps %u bits",
                          (unsigned long long)v, bits);
     out[0] = 1.0;
-    if (s->numbers != BL_ENC_NUMBERS_BINARY) { /* LOG, or RANGE without bounds: log2(1 + v) < bits */
+    if (s->numbers == BL_ENC_NUMBERS_LOG || s->numbers == BL_ENC_NUMBERS_RANGE) { /* RANGE without bounds: LOG */
         bl_number_range_forward(v, NULL, s, out);
         return BL_OK;
     }

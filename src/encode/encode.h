@@ -73,9 +73,12 @@ typedef struct bl_encode_settings {
  * values it was trained on spread over the whole vector (close sizes still give close vectors, but
  * distinct ones differ in several elements, as bits would) and a value it never saw lies between its
  * neighbours. Without bounds (a data set on its own) RANGE encodes as LOG: bounds 0 and vec_len − 1. */
-enum { BL_ENC_NUMBERS_BINARY = 0, BL_ENC_NUMBERS_LOG = 1, BL_ENC_NUMBERS_RANGE = 2 };
+enum { BL_ENC_NUMBERS_BINARY = 0, BL_ENC_NUMBERS_LOG = 1, BL_ENC_NUMBERS_RANGE = 2, BL_ENC_NUMBERS_BOTH = 3 };
+/* BOTH is a model's setting, not a vector: the members of an ensemble alternate, member 0, 2, 4, …
+ * reading numbers as BINARY and member 1, 3, 5, … as LOG (src/model/model.h). A data set loaded
+ * with BOTH holds BINARY vectors; the model encodes each member's numbers itself from the values. */
 
-/* The name of an encoding ("binary", "log", "range") and back (-1 for an unknown name). */
+/* The name of an encoding ("binary", "log", "range", "both") and back (-1 for an unknown name). */
 const char *bl_enc_numbers_name(uint32_t numbers);
 int bl_enc_numbers_parse(const char *name);
 

@@ -150,10 +150,13 @@ bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k
         const bl_bnet_dims *a = &m->net.d, *b = &others[j]->net.d;
         if (memcmp(a, b, sizeof *a) != 0 || others[j]->n_props != m->n_props)
             return bl_seterr(err, BL_EINVAL, "ensemble member %d has another network shape", m->n_members + j);
-        /* the members read the same vectors: the same encoding, and the same bounds */
-        if (others[j]->enc.numbers != m->enc.numbers ||
+        /* a member reads numbers as its place in the ensemble says (a view of a member of an ensemble
+         * like this one, as bl_model_clone passes, has the ensemble's setting), with the same bounds */
+        const uint32_t want = bl_model_member_numbers(m, m->n_members + j), has = others[j]->enc.numbers;
+        if (!(has == m->enc.numbers || has == want) ||
             (m->num_range && memcmp(m->num_range, others[j]->num_range, m->n_props * 2 * sizeof(double)) != 0))
-            return bl_seterr(err, BL_EINVAL, "ensemble member %d encodes numbers otherwise", m->n_members + j);
+            return bl_seterr(err, BL_EINVAL, "ensemble member %d encodes numbers otherwise (%s, expected %s)",
+                             m->n_members + j, bl_enc_numbers_name(has), bl_enc_numbers_name(want));
     }
     if (k == 0) return BL_OK;
     bl_bnet *more = realloc(m->more, (size_t)(total - 1) * sizeof *more);
@@ -280,8 +283,31 @@ bl_status bl_model_map_props(const bl_model *m, const bl_dataset *ds, size_t *ma
     return BL_OK;
 }
 
+/* 1 when the model encodes number properties itself from their values (bounds, or members in two
+ * encodings) instead of reading the data set's vectors. */
+static int encodes_numbers(const bl_model *m) {
+    return m->enc.numbers == BL_ENC_NUMBERS_RANGE || m->enc.numbers == BL_ENC_NUMBERS_BOTH;
+}
+
+/* Number v of model property i as member mi reads it: out [vec_len]. */
+static void member_number_vec(const bl_model *m, int mi, size_t i, uint64_t v, double *out) {
+    const uint32_t e = bl_model_member_numbers(m, mi);
+    if (e == BL_ENC_NUMBERS_RANGE) {
+        bl_number_range_forward(v, m->num_range + 2 * i, &m->enc, out);
+        return;
+    }
+    bl_encode_settings s = m->enc;
+    s.numbers = e;
+    (void)bl_binarize_forward(v, &s, out, NULL); /* v was checked against vec_len when it was read */
+}
+
 bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *rows, size_t n,
                         bl_vbuf *b, bl_error *err) {
+    return bl_vbuf_build_member(m, 0, ds, rows, n, b, err);
+}
+
+bl_status bl_vbuf_build_member(const bl_model *m, int mi, const bl_dataset *ds, const size_t *rows, size_t n,
+                               bl_vbuf *b, bl_error *err) {
     memset(b, 0, sizeof *b);
     if (n == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows to train on", ds->name);
     const size_t np = m->n_props;
@@ -332,9 +358,9 @@ bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *r
     for (size_t p = 0; p < np; p++) {
         b->n_vals[p] = ds->props[map[p]].n_values;
         b->vecs[p] = ds->props[map[p]].vectors;
-        if (m->num_range && m->props[p].kind == BL_PROP_NUMBER) n_own += b->n_vals[p];
+        if (encodes_numbers(m) && m->props[p].kind == BL_PROP_NUMBER) n_own += b->n_vals[p];
     }
-    if (n_own) { /* numbers over the model's bounds: re-encode the value tables */
+    if (n_own) { /* numbers the model encodes itself: the value tables in the member's encoding */
         if (!(b->own = malloc(n_own * L * sizeof *b->own))) goto nomem;
         double *o = b->own;
         for (size_t p = 0; p < np; p++) {
@@ -346,7 +372,7 @@ bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *r
                     bl_vbuf_free(b);
                     return st;
                 }
-                bl_number_range_forward(x, m->num_range + 2 * p, &m->enc, o + v * L);
+                member_number_vec(m, mi, p, x, o + v * L);
             }
             b->vecs[p] = o;
             o += dp->n_values * L;
@@ -366,12 +392,12 @@ nomem:
     return bl_seterr(err, BL_ENOMEM, "out of memory for training tables");
 }
 
-const double *bl_model_row_vec(const bl_model *m, size_t i, const bl_dataset *ds, size_t j, size_t r,
+const double *bl_model_row_vec(const bl_model *m, int mi, size_t i, const bl_dataset *ds, size_t j, size_t r,
                                double *buf) {
-    if (!m->num_range || m->props[i].kind != BL_PROP_NUMBER) return bl_dataset_vec(ds, j, r);
+    if (!encodes_numbers(m) || m->props[i].kind != BL_PROP_NUMBER) return bl_dataset_vec(ds, j, r);
     uint64_t v = 0;
     (void)bl_parse_natural(ds->props[j].values[ds->props[j].row_value[r]], &m->enc, &v, NULL); /* read from ds */
-    bl_number_range_forward(v, m->num_range + 2 * i, &m->enc, buf);
+    member_number_vec(m, mi, i, v, buf);
     return buf;
 }
 
@@ -622,7 +648,7 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
         for (size_t j = 0; j < np; j++) n_ess += c->props[j].essential;
         opt = ess + (size_t)n_ess * C;
         for (size_t j = 0; j < np; j++) {
-            const double *vec = bl_model_row_vec(c, j, fc->runs, map[j], r, vbuf);
+            const double *vec = bl_model_row_vec(c, mi, j, fc->runs, map[j], r, vbuf);
             if (c->props[j].essential) bl_bnet_encode(net, vec, ess + j * C);
             else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * C);
         }
@@ -681,12 +707,15 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         o->fixed_epochs > o->max_epochs)
         return bl_seterr(err, BL_EINVAL, "fine-tuning options out of range");
     bl_model *c = NULL;
-    bl_vbuf vb;
+    bl_vbuf vb, vb_odd; /* the training tables of even members, and of odd ones when they read numbers otherwise */
+    memset(&vb_odd, 0, sizeof vb_odd);
     bl_bwork *w = NULL;
     double *best = NULL;
     bl_status st = bl_model_clone(m, &c, err);
     if (st) return st;
     if ((st = bl_vbuf_build(c, runs, rows, n, &vb, err))) goto done;
+    const int two = c->n_members > 1 && bl_model_member_numbers(c, 1) != bl_model_member_numbers(c, 0);
+    if (two && (st = bl_vbuf_build_member(c, 1, runs, rows, n, &vb_odd, err))) goto done;
     if ((st = bl_bwork_new(&c->net, &vb.v, n, &w, err))) goto done;
     best = malloc(c->net.P.n * sizeof *best);
     if (!best) {
@@ -711,6 +740,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     ft_ctx fc = {c, runs, rows, &vb, w, o, best, pred, threshold, -1, 0};
     /* every member alike: the same runs, schedule and stopping rule */
     for (int mi = 0; mi < c->n_members && !st; mi++) {
+        fc.vb = two && (mi & 1) ? &vb_odd : &vb;
         if (c->pretrained && o->unfreeze_f == 1 && n > 1 && n < 60) fc.unfreeze_at = (long)floor(7.5 * ldexp(1.0, (int)n));
         else if (c->pretrained && o->unfreeze_f == 2) fc.unfreeze_at = 0;
         else fc.unfreeze_at = -1;
@@ -748,6 +778,7 @@ done:
     free(best);
     bl_bwork_free(w);
     bl_vbuf_free(&vb);
+    bl_vbuf_free(&vb_odd);
     bl_model_free(c);
     return st;
 }
@@ -794,6 +825,12 @@ static bl_status context_values(const bl_model *m, const char *const *values, do
         for (size_t i = 0; i < m->n_props; i++) {
             if (!values[i]) continue;
             const double *v = vecs + i * (size_t)d->vec_len;
+            if (encodes_numbers(m) && m->props[i].kind == BL_PROP_NUMBER && mi > 0) {
+                uint64_t x = 0; /* this member's encoding of the number (checked above) */
+                (void)bl_parse_natural(values[i], &m->enc, &x, NULL);
+                member_number_vec(m, mi, i, x, vec);
+                v = vec;
+            }
             if (m->props[i].essential) bl_bnet_encode(net, v, ess + i * (size_t)d->code);
             else bl_bnet_encode(net, v, opt + (size_t)n_opt++ * (size_t)d->code);
         }
@@ -816,7 +853,7 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
         const bl_bnet *net = bl_model_member_c(m, mi);
         int n_opt = 0;
         for (size_t i = 0; i < m->n_props; i++) {
-            const double *vec = bl_model_row_vec(m, i, ds, map[i], r, vbuf);
+            const double *vec = bl_model_row_vec(m, mi, i, ds, map[i], r, vbuf);
             if (m->props[i].essential) bl_bnet_encode(net, vec, ess + i * (size_t)d->code);
             else bl_bnet_encode(net, vec, opt + (size_t)n_opt++ * (size_t)d->code);
         }

@@ -186,6 +186,13 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
 bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err);
 void bl_model_free(bl_model *m);
 
+/* The encoding (BL_ENC_NUMBERS_BINARY, _LOG or _RANGE) in which member mi reads number properties:
+ * enc.numbers, or with BL_ENC_NUMBERS_BOTH binary for even members and log for odd ones. */
+static inline uint32_t bl_model_member_numbers(const bl_model *m, int mi) {
+    return m->enc.numbers == BL_ENC_NUMBERS_BOTH ? ((mi & 1) ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY)
+                                                 : m->enc.numbers;
+}
+
 /* Member i of the ensemble (0 ≤ i < n_members). */
 static inline bl_bnet *bl_model_member(bl_model *m, int i) { return i == 0 ? &m->net : &m->more[i - 1]; }
 static inline const bl_bnet *bl_model_member_c(const bl_model *m, int i) {

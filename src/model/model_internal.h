@@ -15,9 +15,12 @@ typedef struct bl_vbuf {
                          model's bounds (vecs points here for those) */
 } bl_vbuf;
 
-/* Rows rows[0..n) (rows NULL: 0..n-1) of ds, properties matched to m's by name. */
+/* Rows rows[0..n) (rows NULL: 0..n-1) of ds, properties matched to m's by name, as member 0 reads
+ * them (bl_vbuf_build) or member mi (numbers in that member's encoding). */
 bl_status bl_vbuf_build(const bl_model *m, const bl_dataset *ds, const size_t *rows, size_t n,
                         bl_vbuf *b, bl_error *err);
+bl_status bl_vbuf_build_member(const bl_model *m, int mi, const bl_dataset *ds, const size_t *rows, size_t n,
+                               bl_vbuf *b, bl_error *err);
 void bl_vbuf_free(bl_vbuf *b);
 
 /* map[i] = index in ds of model property i; errors name the data set and the property. */
@@ -29,10 +32,10 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
 bl_status bl_model_from_dataset(const bl_dataset *ds, const char *schema_text, bl_rng *rng,
                                 bl_model **out, bl_error *err);
 bl_status bl_model_fit_scalers(bl_model *m, const bl_dataset *ds, int target_scaling, bl_error *err);
-/* The vector model property i reads for row r of ds (ds's property j = map[i]): ds's own, or for a
- * number encoded over the model's bounds (BL_ENC_NUMBERS_RANGE) the value re-encoded into buf
- * [vec_len]. */
-const double *bl_model_row_vec(const bl_model *m, size_t i, const bl_dataset *ds, size_t j, size_t r,
+/* The vector member mi reads for model property i in row r of ds (ds's property j = map[i]): ds's
+ * own, or for a number the model encodes itself (bounds: BL_ENC_NUMBERS_RANGE; members in two
+ * encodings: _BOTH) the value encoded into buf [vec_len]. */
+const double *bl_model_row_vec(const bl_model *m, int mi, size_t i, const bl_dataset *ds, size_t j, size_t r,
                                double *buf);
 void bl_model_stamp_now(bl_model *m);
 

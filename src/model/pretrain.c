@@ -385,8 +385,20 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     }
     if (o->members < 1 || o->members > BL_MODEL_MEMBERS_MAX)
         return bl_seterr(err, BL_EINVAL, "ensemble members %d outside 1..%d", o->members, BL_MODEL_MEMBERS_MAX);
-    if (o->members == 1) return bl_pretrain_top(ds, schema_text, o, 1, out, err);
-    /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member. */
+    if (o->members == 1 || !ds) return bl_pretrain_top(ds, schema_text, o, 1, out, err);
+    /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member.
+     * Numbers in both encodings: members 2i (bits) and 2i + 1 (log magnitude) are the same search,
+     * seed + i, on the data encoded their way. */
+    const int both = ds->settings.numbers == BL_ENC_NUMBERS_BOTH;
+    bl_dataset *enc_ds[2] = {NULL, NULL};
+    if (both) {
+        bl_status s0 = bl_dataset_with_numbers(ds, BL_ENC_NUMBERS_BINARY, &enc_ds[0], err);
+        if (!s0) s0 = bl_dataset_with_numbers(ds, BL_ENC_NUMBERS_LOG, &enc_ds[1], err);
+        if (s0) {
+            bl_dataset_free(enc_ds[0]);
+            return s0;
+        }
+    }
     bl_pretrain_opts oj = *o;
     member_progress mp = {o, 0, 0};
     if (o->progress && o->trials >= 1 && o->epochs >= 1 && o->grace >= 1 && o->reduction >= 2) {
@@ -397,19 +409,22 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     bl_model *m = NULL;
     bl_status st = BL_OK;
     for (int j = 0; j < o->members && !st; j++) {
-        oj.seed = o->seed + (uint64_t)j;
+        oj.seed = o->seed + (uint64_t)(both ? j / 2 : j);
         mp.offset = j * (mp.total / o->members);
         bl_model *mj = NULL;
-        st = bl_pretrain_top(ds, schema_text, &oj, 1, &mj, err);
+        st = bl_pretrain_top(both ? enc_ds[j & 1] : ds, schema_text, &oj, 1, &mj, err);
         if (st) break;
         if (!m) {
             m = mj;
+            if (both) m->enc.numbers = BL_ENC_NUMBERS_BOTH; /* member 0 reads bits, as it was trained */
             continue;
         }
         const bl_model *mc = mj;
         st = bl_model_add_members(m, &mc, 1, err);
         bl_model_free(mj);
     }
+    bl_dataset_free(enc_ds[0]);
+    bl_dataset_free(enc_ds[1]);
     if (st) {
         bl_model_free(m);
         return o->members > 1 ? bl_prefixerr(err, "ensemble member search") : st;
