@@ -421,6 +421,9 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
               "--threads 1 --quiet --numbers both --out both-numbers.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers both-numbers.h5 | grep -c '\"both\"'");
+    EXPECT(0, "h5dump -a /format_version both-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT_ERR(2, "--members 2 or more", "%s pretrain --data rest.tsv --schema synth.schema --members 1 --numbers both "
+                                         "--out x.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/members/count both-numbers.h5 | grep -c '(0): 2'");
     EXPECT(0, "%s finetune --model both-numbers.h5 --data runs.tsv --out both-ft.h5", g_train);
     EXPECT(0, "%s --model both-ft.h5 %s --scale-out 2..12", g_predict, g_sets);

@@ -861,7 +861,26 @@ START_TEST(both_encodings_members_alternate) {
     ck_assert_int_eq(bl_model_add_members(bad, &lg, 1, &e), BL_EINVAL);
     ck_assert_msg(strstr(e.message, "encodes numbers otherwise") != NULL, "%s", e.message);
     ck_assert_int_eq(bl_model_add_members(bad, &bn, 1, &e), BL_OK);
+    /* a model labelled both reads bits with its one network: it may join as an even member only */
+    const bl_model *bo = ens; /* member 0 of a both model */
+    ck_assert_int_eq(bl_model_add_members(bad, &bo, 1, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_model_add_members(bad, &lg, 1, &e), BL_OK);
+    ck_assert_int_eq(bl_model_add_members(bad, &bo, 1, &e), BL_OK);
+    ck_assert_int_eq(bad->n_members, 5);
+    /* a clone keeps every member's encoding (its members are re-added one by one) */
+    bl_model *cl = NULL;
+    ck_assert_msg(bl_model_clone(bad, &cl, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(cl->n_members, 5);
+    bl_model_free(cl);
     bl_model_free(bad);
+    bl_model_free(l);
+    l = NULL;
+    /* a both model needs at least two members */
+    o.members = 1;
+    o.seed = 5;
+    ck_assert_int_eq(bl_pretrain(dsx[0], NULL, &o, &l, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "at least 2 members") != NULL, "%s", e.message);
+    ck_assert_int_eq(bl_pretrain(dsx[1], NULL, &o, &l, &e), BL_OK); /* the same with bits: fine */
     bl_model_free(l);
     bl_model_free(ft);
     for (int j = 0; j < 3; j++) {

@@ -49,7 +49,7 @@ typedef struct bl_eval_opts {
     bl_finetune_opts ft;
     FILE    *log;             /* progress lines (NULL: silent) */
     int      totals_per_machine; /* encode cluster-total numbers per machine (bl_encode_settings) */
-    int      numbers;          /* bl_encode_settings.numbers: BL_ENC_NUMBERS_BINARY (default), _LOG or _RANGE */
+    int      numbers;          /* bl_encode_settings.numbers: BL_ENC_NUMBERS_BINARY (default), _LOG, _RANGE or _BOTH */
     const char *fold_by;      /* NULL: folds of contexts; a property name: the contexts grouped by that
                                  property's value, whole groups to a fold, so every evaluated context's
                                  value is absent from its fold model's pre-training data */

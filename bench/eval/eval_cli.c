@@ -235,6 +235,11 @@ int bl_eval_main(int argc, char **argv) {
     o.totals_per_machine = per_machine;
     o.fold_by = fold_by;
     o.numbers = bl_enc_numbers_parse(numbers); /* one of the choices above */
+    if (o.numbers == BL_ENC_NUMBERS_BOTH && (o.pre.members < 2 || o.ensemble > 1 || o.ensemble_seeds)) {
+        bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "
+                     "--members 2 or more (and no --ensemble)");
+        return BL_EXIT_USAGE;
+    }
     if (ft_unfreeze < 0 || ft_unfreeze > 2) { bl_cli_error(prog, "--ft-unfreeze %ld: must be 0, 1 or 2", ft_unfreeze); return BL_EXIT_USAGE; }
     o.ft.unfreeze_f = (int)ft_unfreeze;
     if (SEEN("ft-weight-decay")) {

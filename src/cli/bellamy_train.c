@@ -305,6 +305,11 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
         return BL_EXIT_USAGE;
     }
+    if (strcmp(numbers, "both") == 0 && members < 2) {
+        bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "
+                     "--members 2 or more");
+        return BL_EXIT_USAGE;
+    }
     if (name && (rc = bl_cli_check_model_name(prog, "name", name))) return rc;
     if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
         bl_error cerr = { 0 };

@@ -58,8 +58,8 @@ typedef struct bl_encode_settings {
                                              rounded), so a context's vectors do not change with
                                              the scale-out; 0: as totals (the paper; default) */
     uint32_t numbers;                     /* how number properties are encoded: BL_ENC_NUMBERS_BINARY
-                                             (the paper's bits; default), BL_ENC_NUMBERS_LOG or
-                                             BL_ENC_NUMBERS_RANGE */
+                                             (the paper's bits; default), BL_ENC_NUMBERS_LOG,
+                                             _RANGE or _BOTH (below) */
 } bl_encode_settings;
 
 /* Number encodings (bl_encode_settings.numbers). BINARY: the bits of n, most significant first, so

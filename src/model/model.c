@@ -150,10 +150,11 @@ bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k
         const bl_bnet_dims *a = &m->net.d, *b = &others[j]->net.d;
         if (memcmp(a, b, sizeof *a) != 0 || others[j]->n_props != m->n_props)
             return bl_seterr(err, BL_EINVAL, "ensemble member %d has another network shape", m->n_members + j);
-        /* a member reads numbers as its place in the ensemble says (a view of a member of an ensemble
-         * like this one, as bl_model_clone passes, has the ensemble's setting), with the same bounds */
-        const uint32_t want = bl_model_member_numbers(m, m->n_members + j), has = others[j]->enc.numbers;
-        if (!(has == m->enc.numbers || has == want) ||
+        /* a member reads numbers as its place in the ensemble says, with the same bounds; a model
+         * whose setting is BOTH reads them, with its one network, as bits */
+        const uint32_t want = bl_model_member_numbers(m, m->n_members + j),
+                       has = bl_model_member_numbers(others[j], 0);
+        if (has != want ||
             (m->num_range && memcmp(m->num_range, others[j]->num_range, m->n_props * 2 * sizeof(double)) != 0))
             return bl_seterr(err, BL_EINVAL, "ensemble member %d encodes numbers otherwise (%s, expected %s)",
                              m->n_members + j, bl_enc_numbers_name(has), bl_enc_numbers_name(want));
@@ -226,6 +227,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
             bl_model view = *m;
             view.net = m->more[j - 1];
             view.n_members = 1;
+            view.enc.numbers = bl_model_member_numbers(m, j); /* the member alone reads numbers so */
             view.dropout = m->member_meta[4 * j];
             view.lr = m->member_meta[4 * j + 1];
             view.weight_decay = m->member_meta[4 * j + 2];

@@ -188,7 +188,7 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if (bl_modelrec_get_string(rec, "encoder", "numbers", &numbers, NULL) == BL_OK) {
         const int nb = bl_enc_numbers_parse(numbers);
         if (nb < 0)
-            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary, log or range)",
+            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary, log, range or both)",
                              rec->name, numbers);
         enc.numbers = (uint32_t)nb;
     } /* absent: files written before the option, which binarized */

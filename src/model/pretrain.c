@@ -385,6 +385,9 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     }
     if (o->members < 1 || o->members > BL_MODEL_MEMBERS_MAX)
         return bl_seterr(err, BL_EINVAL, "ensemble members %d outside 1..%d", o->members, BL_MODEL_MEMBERS_MAX);
+    if (ds && ds->settings.numbers == BL_ENC_NUMBERS_BOTH && o->members < 2)
+        return bl_seterr(err, BL_EINVAL, "numbers in both encodings need an ensemble of at least 2 members "
+                         "(members alternate bits and log magnitude), not %d", o->members);
     if (o->members == 1 || !ds) return bl_pretrain_top(ds, schema_text, o, 1, out, err);
     /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member.
      * Numbers in both encodings: members 2i (bits) and 2i + 1 (log magnitude) are the same search,
