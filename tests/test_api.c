@@ -161,7 +161,7 @@ START_TEST(test_props) {
     ck_assert_int_eq(bl_predictor_info(p, &mi), BL_OK);
     ck_assert_int_eq(mi.pretrained, 1);
     ck_assert_int_eq(mi.rows, (long long)g_ds->n_rows);
-    ck_assert_int_eq(mi.members, 3); /* the default ensemble */
+    ck_assert_int_eq(mi.members, 6); /* the default ensemble */
     bl_predictor_free(p);
 }
 END_TEST
@@ -743,7 +743,7 @@ START_TEST(test_stored_schema_read_leniently) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.3.0");
+    ck_assert_str_eq(bl_version(), "0.4.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST

@@ -98,9 +98,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_str_eq(g_out, "bellamy-train 0.3.0\n");
+    ck_assert_str_eq(g_out, "bellamy-train 0.4.0\n");
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_str_eq(g_out, "bellamy-predict 0.3.0\n");
+    ck_assert_str_eq(g_out, "bellamy-predict 0.4.0\n");
     EXPECT(0, "%s --help", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "pretrain"));
     ck_assert_ptr_nonnull(strstr(g_out, "finetune"));
@@ -417,6 +417,15 @@ START_TEST(test_train_output_checked_first) {
            g_train);
     EXPECT(0, "%s --model range-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    /* the defaults: six members reading numbers in both encodings; one network reads bits */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 3 --grace 3 --threads 1 --quiet "
+              "--out default.h5", g_train);
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers default.h5 | grep -c '\"both\"'");
+    EXPECT(0, "h5dump -a /models/rest/members/count default.h5 | grep -c '(0): 6'");
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 3 --grace 3 --threads 1 --quiet "
+              "--members 1 --out one.h5", g_train);
+    EXPECT(0, "h5dump -a /models/rest/encoder/numbers one.h5 | grep -c '\"binary\"'");
     /* --numbers both: two members, bits and log magnitude, fine-tuned and predicted from */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
               "--threads 1 --quiet --numbers both --out both-numbers.h5", g_train);
@@ -500,7 +509,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_str_eq(g_out, "dbmlsched-sim 0.3.0\n");
+    ck_assert_str_eq(g_out, "dbmlsched-sim 0.4.0\n");
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);

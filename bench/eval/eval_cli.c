@@ -155,7 +155,7 @@ int bl_eval_main(int argc, char **argv) {
     long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
     int ens_seeds = 0;
-    const char *masks = "row", *numbers = "binary", *fold_by = NULL;
+    const char *masks = "row", *numbers = NULL, *fold_by = NULL;
     const char *vsplit = "contexts";
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
@@ -195,10 +195,10 @@ int bl_eval_main(int argc, char **argv) {
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "fold-by", BL_OPT_STRING, &fold_by, "PROP", "pre-training folds group the contexts by this property's value, so the evaluated contexts' values (e.g. data sizes) are new to their models", "contexts", 0, NULL, 0 },
-        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), that thermometer over each property's range in the pre-training data (range), or ensemble members alternating bits and log (both)", "binary", 0, "binary|log|range|both", 0 },
+        { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), that thermometer over each property's range in the pre-training data (range), or ensemble members alternating bits and log (both)", "both with 2 or more members, else binary", 0, "binary|log|range|both", 0 },
         { "ensemble", BL_OPT_INT, &ensemble, "K", "bellamy: fine-tune the K best trials of each search and combine their predictions", "1", 0, NULL, 0 },
         { "ensemble-agg", BL_OPT_CHOICE, &ens_agg, NULL, "how --ensemble combines the members' predictions", "mean", 0, "mean|median|gmean", 0 },
-        { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; 1 = one network)", "model default (3)", 0, NULL, 0 },
+        { "members", BL_OPT_INT, &members, "N", "pre-training: ensemble members (searches with seeds S, S+1, ...; with --numbers both S, S, S+1, S+1, ...; 1 = one network)", "model default (6)", 0, NULL, 0 },
         { "ensemble-seeds", BL_OPT_FLAG, &ens_seeds, NULL, "--ensemble members are the winners of K searches with seeds S, S+1, ... (not one search's K best trials)", NULL, 0, NULL, 0 },
         { "model-cache", BL_OPT_STRING, &cache, "DIR", "keep pre-trained fold models in DIR and reuse them (for fine-tuning experiments)", NULL, 0, NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress lines on stderr", NULL, 0, NULL, 0 },
@@ -234,6 +234,7 @@ int bl_eval_main(int argc, char **argv) {
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     o.fold_by = fold_by;
+    if (!numbers) numbers = o.pre.members >= 2 && o.ensemble <= 1 && !o.ensemble_seeds ? "both" : "binary";
     o.numbers = bl_enc_numbers_parse(numbers); /* one of the choices above */
     if (o.numbers == BL_ENC_NUMBERS_BOTH && (o.pre.members < 2 || o.ensemble > 1 || o.ensemble_seeds)) {
         bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "

@@ -233,10 +233,10 @@ static int check_model_out(const char *prog, const char *flag, const char *path)
 static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
     const char *device = "cpu", *tscale = "seconds";
-    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 3;
+    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 6;
     double val_fraction = 0.2;
     int quiet = 0;
-    const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = "binary";
+    const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL;
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
     bl_cli_option opts[] = {
@@ -259,8 +259,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
         { "members", BL_OPT_INT, &members, "N",
-          "ensemble: N searches (seeds S, S+1, ...) whose winners' median is the prediction; 1 = one network", "3", 0,
-          NULL, 0 },
+          "ensemble: N searches whose winners' median is the prediction (seeds S, S+1, ...; with --numbers both "
+          "S, S, S+1, S+1, ...); 1 = one network", "6", 0, NULL, 0 },
         { "device", BL_OPT_CHOICE, &device, NULL,
           "where the search runs: CPU threads (one trial each) or a CUDA GPU (all trials at once)", "cpu", 0, "cpu|cuda", 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
@@ -275,7 +275,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "numbers", BL_OPT_CHOICE, &numbers, NULL,
           "number properties: the paper's bits (binary), a log-magnitude thermometer (log), or that thermometer "
           "over each property's range in the data (range), or ensemble members alternating bits and log (both)",
-          "binary", 0, "binary|log|range|both", 0 },
+          "both with 2 or more members, else binary", 0, "binary|log|range|both", 0 },
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
           "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
           "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
@@ -305,6 +305,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
         return BL_EXIT_USAGE;
     }
+    if (!numbers) numbers = members >= 2 ? "both" : "binary"; /* measured best; one network reads bits */
     if (strcmp(numbers, "both") == 0 && members < 2) {
         bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "
                      "--members 2 or more");
@@ -368,7 +369,10 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs (grace %ld) on %ld "
                 "thread%s, seed %ld%s\n", prog, ds->n_rows, ds->n_contexts, members, members == 1 ? "" : "es", trials,
                 trials == 1 ? "" : "s", epochs, grace, threads, threads == 1 ? "" : "s", seed,
-                members > 1 ? " (an ensemble: the median of the searches' winners)" : "");
+                members < 2 ? "" : es.numbers == BL_ENC_NUMBERS_BOTH
+                                       ? " (an ensemble: the median of the searches' winners, which read numbers "
+                                         "alternately as bits and as log magnitude)"
+                                       : " (an ensemble: the median of the searches' winners)");
     }
     bl_status st = bl_pretrain(ds, schema_text, &po, &m, &err);
     if (ps.printed) fputc('\n', stderr);

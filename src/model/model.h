@@ -118,8 +118,10 @@ typedef struct bl_pretrain_opts {
                                  property value within a batch (faster); 2 encoder masks per row,
                                  decoder per value on the undropped code */
     int      device;          /* bl_pretrain_device: where the search runs (default BL_DEVICE_CPU) */
-    int      members;         /* independent searches (seeds seed, seed+1, ...) whose winners form the
-                                 model's ensemble (default 3, measured better than 1; 1..16) */
+    int      members;         /* searches (seeds seed, seed+1, ...; with numbers in both encodings seed,
+                                 seed, seed+1, seed+1, ...: members 2i and 2i+1 are the same search on
+                                 the data encoded two ways) whose winners form the model's ensemble
+                                 (default 6, measured better than 1 or 3; 1..16) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;
