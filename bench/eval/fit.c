@@ -77,6 +77,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             const int S = ev->o.ensemble_seeds ? K : M, KL = ev->o.ensemble_seeds ? 1 : K;
             bl_model *parts[BL_MODEL_MEMBERS_MAX] = {NULL};
             double fold_t0 = now_s();
+            int trained = 0;
             /* numbers in both encodings (as bl_pretrain does it): member 2i reads bits, 2i + 1 the log
              * magnitude, both from the search with seed + i, each on the data encoded its way */
             const int both = ev->o.numbers == BL_ENC_NUMBERS_BOTH && M > 1;
@@ -148,6 +149,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 }
                 st = bl_pretrain_top(msrc, NULL, po, KL, dst, err);
                 a->fold_seconds[f] = now_s() - t0;
+                trained = 1;
                 for (int j = 0; j < KL && st == BL_OK && cache[0]; j++) {
                     bl_model *mj = dst[j];
                     char nm[32];
@@ -176,7 +178,8 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                     fflush(ev->o.log);
                 }
             }
-            if (!isnan(a->fold_seconds[f])) a->fold_seconds[f] = now_s() - fold_t0;
+            /* the fold's wall time when any member was trained here (NaN: every member from the cache) */
+            a->fold_seconds[f] = trained ? now_s() - fold_t0 : NAN;
             bl_dataset_free(train);
             bl_dataset_free(enc_src[0]);
             bl_dataset_free(enc_src[1]);
