@@ -1355,6 +1355,72 @@ START_TEST(predictions_match_a_libm_reference) {
 }
 END_TEST
 
+static int kcmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ensemble's predictor (every member's block kept in registers, a compare-exchange network per
+ * lane) gives, bit for bit, the median of the members' own predictions: odd and even K, blocks of 8
+ * and of 64 with short tails, the paper's dimensions (vector kernels) and others (plain loops). */
+START_TEST(ensemble_predictor_is_the_median_of_its_members) {
+    enum { KMAX = 16, NS = 203 };
+    int ran = 0;
+    for (int dims = 0; dims < 2; dims++) {
+        bl_bnet_dims d;
+        bl_bnet_dims_default(&d, 2, 1);
+        if (dims) d.f_hidden = 12;
+        bl_rng r;
+        bl_rng_seed(&r, 77);
+        bl_bnet nets[KMAX];
+        const bl_bnet *np[KMAX];
+        bl_error e;
+        for (int k = 0; k < KMAX; k++) {
+            ck_assert_int_eq(bl_bnet_init(&nets[k], &d, &r, &e), BL_OK);
+            for (size_t i = 0; i < nets[k].P.n; i++) nets[k].P.param[i] *= 1.5;
+            nets[k].P.param[nets[k].z2b] = 0.5 + 0.1 * k; /* outputs of both signs of SELU, close together */
+            np[k] = &nets[k];
+        }
+        static double ctx[KMAX * 8], feat[NS * 3], out[NS], each[KMAX][NS];
+        for (int k = 0; k < KMAX * 8; k++) ctx[k] = 4.0 * bl_rng_uniform(&r) - 2.0;
+        for (int i = 0; i < NS * 3; i++) feat[i] = 4.0 * bl_rng_uniform(&r) - 1.0;
+        const int Ks[] = {1, 2, 3, 4, 5, 6, 7, 16};
+        const size_t ns[] = {1, 7, 8, 9, 64, 65, NS};
+        for (size_t a = 0; a < sizeof Ks / sizeof Ks[0]; a++) {
+            const int K = Ks[a];
+            for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+              for (int copy = -1; copy < 4; copy++) { /* the dispatcher, then each copy there is */
+                if (copy < 0)
+                    for (int k = 0; k < K; k++) bl_bnet_predict_scaled(np[k], ctx + 8 * k, feat, NS, each[k]);
+                for (size_t i = 0; i < NS; i++) out[i] = -12345.0;
+                if (copy < 0) bl_bnet_predict_median(np, K, ctx, feat, ns[t], out);
+                else if ((dims && copy < 3) || !bl_bnet_predict_median_copy(copy, np, K, ctx, feat, ns[t], out))
+                    continue;
+                if (copy >= 0) /* the reference: each member alone through the same copy (copies differ in
+                                  the last bits: FMA) */
+                    for (int k = 0; k < K; k++)
+                        ck_assert(bl_bnet_predict_median_copy(copy, np + k, 1, ctx + 8 * k, feat, NS, each[k]));
+                for (size_t i = 0; i < ns[t]; i++) {
+                    double v[KMAX];
+                    for (int k = 0; k < K; k++) v[k] = each[k][i];
+                    qsort(v, (size_t)K, sizeof v[0], kcmp_double);
+                    const double want = K % 2 ? v[K / 2] : 0.5 * (v[K / 2 - 1] + v[K / 2]);
+                    ck_assert_msg(out[i] == want, "dims %d K %d copy %d n %zu sample %zu: %.17g, median %.17g", dims,
+                                  K, copy, ns[t], i, out[i], want);
+                }
+                for (size_t i = ns[t]; i < NS; i++) ck_assert_double_eq(out[i], -12345.0); /* nothing past n */
+                ran |= 1 << (copy + 1);
+              }
+            }
+        }
+        for (int k = 0; k < KMAX; k++) bl_bnet_free(&nets[k]);
+    }
+    ck_assert_int_eq(ran & 0x13, 0x13); /* the dispatcher, the baseline copy and the plain loops ran */
+    if (__builtin_cpu_supports("avx2")) ck_assert(ran & 0x4);
+    if (__builtin_cpu_supports("avx512f")) ck_assert(ran & 0x8);
+}
+END_TEST
+
 /* Training loss of one pass with a fixed mask stream (dropout 0.1, masks of mode). */
 static double kpass_loss(bl_bnet *net, const kview *f, bl_bwork *w, const size_t *rows, size_t B, int mode,
                          int grad) {
@@ -1759,6 +1825,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tk, activations_match_libm_within_a_few_ulp);
     tcase_add_test(tk, dropout_masks_follow_the_documented_draw_order);
     tcase_add_test(tk, predictions_match_a_libm_reference);
+    tcase_add_test(tk, ensemble_predictor_is_the_median_of_its_members);
     tcase_add_test(tk, other_dimensions_gradient_matches_finite_differences);
     suite_add_tcase(s, tk);
     return s;

@@ -1308,51 +1308,101 @@ static BL_ALWAYS_INLINE void predict_impl(const bl_bnet *net, const double *ctx,
 
 #if BL_VEC
 /* The paper's dimensions (f 3 → 16 → 8, z's hidden layer 8): one v8d holds a unit's value for 8
- * samples, and each layer is a sequence of vector multiply-adds with broadcast weights. */
-static BL_ALWAYS_INLINE void predict8(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
-                                      double *out, const int VW) {
+ * samples, and each layer is a sequence of vector multiply-adds with broadcast weights. One block of
+ * 8 samples (features in x0, x1, x2) through one network. */
+static BL_ALWAYS_INLINE v8d predict8_block(const bl_bnet *net, const double *ctx, const v8d x0, const v8d x1,
+                                           const v8d x2, const int VW) {
     const int ZI = net->z_in;
     const double *restrict W = net->P.param;
     const double *restrict w0 = W + net->f0w, *restrict b0 = W + net->f0b, *restrict w2 = W + net->f2w;
     const double *restrict b2 = W + net->f2b, *restrict wz = W + net->z0w, *restrict z2 = W + net->z2w;
+    v8d s0[16], F[8], h[8];
+    for (int o = 0; o < 16; o++) s0[o] = x0 * w0[3 * o] + x1 * w0[3 * o + 1] + x2 * w0[3 * o + 2] + b0[o];
+    selu_8n(s0, s0, 16, VW);
+    for (int o = 0; o < 8; o++) {
+        const double *wr = w2 + 16 * o;
+        v8d a = s0[0] * wr[0] + b2[o], a2 = s0[1] * wr[1]; /* two chains halve the latency */
+        for (int k = 2; k < 16; k += 2) {
+            a += s0[k] * wr[k];
+            a2 += s0[k + 1] * wr[k + 1];
+        }
+        F[o] = a + a2;
+    }
+    selu_8n(F, F, 8, VW);
+    for (int o = 0; o < 8; o++) {
+        const double *wr = wz + (size_t)o * ZI;
+        v8d a = F[0] * wr[0] + ctx[o], a2 = F[1] * wr[1];
+        for (int k = 2; k < 8; k += 2) {
+            a += F[k] * wr[k];
+            a2 += F[k + 1] * wr[k + 1];
+        }
+        h[o] = a + a2;
+    }
+    selu_8n(h, h, 8, VW);
+    v8d pre = splat_8(W[net->z2b]);
+    for (int o = 0; o < 8; o++) pre += h[o] * z2[o];
+    return selu_w(&pre, VW);
+}
+
+/* The features of block i0 of n samples; a short last block repeats its last sample. */
+static BL_ALWAYS_INLINE void feat8(const double *feat, size_t i0, size_t nb, v8d *x0, v8d *x1, v8d *x2) {
+    for (size_t b = 0; b < 8; b++) {
+        const double *f = feat + 3 * (i0 + (b < nb ? b : nb - 1));
+        (*x0)[b] = f[0];
+        (*x1)[b] = f[1];
+        (*x2)[b] = f[2];
+    }
+}
+
+static BL_ALWAYS_INLINE void predict8(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
+                                      double *out, const int VW) {
     for (size_t i0 = 0; i0 < n; i0 += 8) {
         const size_t nb = n - i0 < 8 ? n - i0 : 8;
         v8d x0, x1, x2;
-        for (size_t b = 0; b < 8; b++) { /* a short last block repeats its last sample */
-            const double *f = feat + 3 * (i0 + (b < nb ? b : nb - 1));
-            x0[b] = f[0];
-            x1[b] = f[1];
-            x2[b] = f[2];
-        }
-        v8d s0[16], F[8], h[8];
-        for (int o = 0; o < 16; o++) s0[o] = x0 * w0[3 * o] + x1 * w0[3 * o + 1] + x2 * w0[3 * o + 2] + b0[o];
-        selu_8n(s0, s0, 16, VW);
-        for (int o = 0; o < 8; o++) {
-            const double *wr = w2 + 16 * o;
-            v8d a = s0[0] * wr[0] + b2[o], a2 = s0[1] * wr[1]; /* two chains halve the latency */
-            for (int k = 2; k < 16; k += 2) {
-                a += s0[k] * wr[k];
-                a2 += s0[k + 1] * wr[k + 1];
-            }
-            F[o] = a + a2;
-        }
-        selu_8n(F, F, 8, VW);
-        for (int o = 0; o < 8; o++) {
-            const double *wr = wz + (size_t)o * ZI;
-            v8d a = F[0] * wr[0] + ctx[o], a2 = F[1] * wr[1];
-            for (int k = 2; k < 8; k += 2) {
-                a += F[k] * wr[k];
-                a2 += F[k + 1] * wr[k + 1];
-            }
-            h[o] = a + a2;
-        }
-        selu_8n(h, h, 8, VW);
-        v8d pre = splat_8(W[net->z2b]);
-        for (int o = 0; o < 8; o++) pre += h[o] * z2[o];
-        pre = selu_w(&pre, VW);
+        feat8(feat, i0, nb, &x0, &x1, &x2);
+        const v8d pre = predict8_block(net, ctx, x0, x1, x2, VW);
         if (nb == 8) ST8(out + i0, pre);
         else
             for (size_t b = 0; b < nb; b++) out[i0 + b] = pre[b];
+    }
+}
+
+/* Sorts K vectors lane by lane (a network of compare-exchanges: lane b of r[0..K) ends ascending).
+ * On a 4-wide copy in two halves: GCC turns an 8-wide comparison into scalar code there. */
+#define SORT_LANES(VD, VU, r, K)                                                                      for (int i_ = 1; i_ < (K); i_++)                                                                      for (int j_ = i_; j_ > 0; j_--) {                                                                     const VU gt_ = (VU)((r)[j_ - 1] > (r)[j_]);                                                       const VD lo_ = VSEL(VD, VU, gt_, (r)[j_], (r)[j_ - 1]);                                           (r)[j_] = VSEL(VD, VU, gt_, (r)[j_ - 1], (r)[j_]);                                                (r)[j_ - 1] = lo_;                                                                            }
+static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const int VW) {
+    if (VW == 8) {
+        SORT_LANES(v8d, v8u, r, K);
+        return K % 2 ? r[K / 2] : 0.5 * (r[K / 2 - 1] + r[K / 2]);
+    }
+    v4d lo[BL_BNET_MEMBERS_MAX], hi[BL_BNET_MEMBERS_MAX];
+    for (int k = 0; k < K; k++) {
+        memcpy(&lo[k], &r[k], sizeof lo[k]);
+        memcpy(&hi[k], (const char *)&r[k] + sizeof lo[k], sizeof hi[k]);
+    }
+    SORT_LANES(v4d, v4u, lo, K);
+    SORT_LANES(v4d, v4u, hi, K);
+    const v4d ml = K % 2 ? lo[K / 2] : 0.5 * (lo[K / 2 - 1] + lo[K / 2]);
+    const v4d mh = K % 2 ? hi[K / 2] : 0.5 * (hi[K / 2 - 1] + hi[K / 2]);
+    v8d m;
+    memcpy(&m, &ml, sizeof ml);
+    memcpy((char *)&m + sizeof ml, &mh, sizeof mh);
+    return m;
+}
+
+/* The members' median, block by block: every member's 8 outputs stay in registers until the block's
+ * median is taken (no per-member passes over memory, no branches on the values). */
+static BL_ALWAYS_INLINE void predict8_median(const bl_bnet *const *nets, int K, const double *ctx,
+                                             const double *feat, size_t n, double *out, const int VW) {
+    for (size_t i0 = 0; i0 < n; i0 += 8) {
+        const size_t nb = n - i0 < 8 ? n - i0 : 8;
+        v8d x0, x1, x2, r[BL_BNET_MEMBERS_MAX];
+        feat8(feat, i0, nb, &x0, &x1, &x2);
+        for (int k = 0; k < K; k++) r[k] = predict8_block(nets[k], ctx + 8 * (size_t)k, x0, x1, x2, VW);
+        const v8d med = median8(r, K, VW);
+        if (nb == 8) ST8(out + i0, med);
+        else
+            for (size_t b = 0; b < nb; b++) out[i0 + b] = med[b];
     }
 }
 #endif
@@ -1378,6 +1428,99 @@ PREDICT_COPY(predict_base, , 4)
 PREDICT_COPY(predict_v3, BL_TARGET_V3, 4)
 PREDICT_COPY(predict_v4, BL_TARGET_V4, 8)
 #endif
+
+/* The members' median for other dimensions or without vector kernels: each member's outputs for a
+ * block of 64 samples, then the same compare-exchange network per sample. */
+static void predict_median_plain(const bl_bnet *const *nets, int K, const double *ctx, const double *feat,
+                                 size_t n, double *out) {
+    const int Z = nets[0]->d.z_hidden, FI = nets[0]->d.f_in;
+    double all[BL_BNET_MEMBERS_MAX][64];
+    for (size_t i0 = 0; i0 < n; i0 += 64) {
+        const size_t nb = n - i0 < 64 ? n - i0 : 64;
+        for (int k = 0; k < K; k++)
+            bl_bnet_predict_scaled(nets[k], ctx + (size_t)k * (size_t)Z, feat + i0 * (size_t)FI, nb, all[k]);
+        for (size_t b = 0; b < nb; b++) {
+            double r[BL_BNET_MEMBERS_MAX];
+            for (int k = 0; k < K; k++) r[k] = all[k][b];
+            for (int i = 1; i < K; i++)
+                for (int j = i; j > 0; j--) {
+                    const double lo = r[j - 1] > r[j] ? r[j] : r[j - 1];
+                    r[j] = r[j - 1] > r[j] ? r[j - 1] : r[j];
+                    r[j - 1] = lo;
+                }
+            out[i0 + b] = K % 2 ? r[K / 2] : 0.5 * (r[K / 2 - 1] + r[K / 2]);
+        }
+    }
+}
+
+#if BL_VEC
+#define MEDIAN_COPY(NAME, ATTR, WIDTH)                                                            \
+    static ATTR void NAME(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, \
+                          size_t n, double *out) {                                                \
+        predict8_median(nets, K, ctx, feat, n, out, WIDTH);                                       \
+    }
+MEDIAN_COPY(median_base, , 4)
+#if BL_MULTIVERSION
+MEDIAN_COPY(median_v3, BL_TARGET_V3, 4)
+MEDIAN_COPY(median_v4, BL_TARGET_V4, 8)
+#endif
+#endif
+
+int bl_bnet_predict_median_copy(int copy, const bl_bnet *const *nets, int K, const double *ctx, const double *feat,
+                                size_t n, double *out) {
+#if BL_VEC
+    if (copy == 0) {
+        median_base(nets, K, ctx, feat, n, out);
+        return 1;
+    }
+#if BL_MULTIVERSION
+    if (copy == 1 && __builtin_cpu_supports("x86-64-v3")) {
+        median_v3(nets, K, ctx, feat, n, out);
+        return 1;
+    }
+    if (copy == 2 && __builtin_cpu_supports("x86-64-v4")) {
+        median_v4(nets, K, ctx, feat, n, out);
+        return 1;
+    }
+#endif
+#endif
+    if (copy == 3) {
+        predict_median_plain(nets, K, ctx, feat, n, out);
+        return 1;
+    }
+    return 0;
+}
+
+void bl_bnet_predict_median(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
+                            double *out) {
+    if (n == 0 || K < 1) return;
+    if (K == 1) {
+        bl_bnet_predict_scaled(nets[0], ctx, feat, n, out);
+        return;
+    }
+#if BL_VEC
+    int paper = 1;
+    for (int k = 0; k < K; k++) {
+        const bl_bnet_dims *d = &nets[k]->d;
+        paper &= d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->z_hidden == 8;
+    }
+    if (paper) {
+#if BL_MULTIVERSION
+        if (__builtin_cpu_supports("x86-64-v4")) {
+            median_v4(nets, K, ctx, feat, n, out);
+            return;
+        }
+        if (__builtin_cpu_supports("x86-64-v3")) {
+            median_v3(nets, K, ctx, feat, n, out);
+            return;
+        }
+#endif
+        median_base(nets, K, ctx, feat, n, out);
+        return;
+    }
+#endif
+    predict_median_plain(nets, K, ctx, feat, n, out);
+}
 
 /* bl_bnet_act_eval for one copy: 8 values at a time, a short last block padded with zeros. */
 static BL_ALWAYS_INLINE void act_eval_impl(int fn, const double *x, size_t n, double *y, const int VW) {

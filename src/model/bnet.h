@@ -120,6 +120,16 @@ void bl_bnet_context_term(const bl_bnet *net, const double *ess_codes, const dou
                           int n_opt_present, double *ctx);
 void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n,
                             double *out);
+/* The median of K ≤ BL_BNET_MEMBERS_MAX networks' predictions (same dimensions; member k's context
+ * term at ctx + k·z_hidden), per sample: for even K the mean of the two middle values. Equal to
+ * predicting with each network and sorting each sample's K values (bit for bit, NaN aside). */
+#define BL_BNET_MEMBERS_MAX 16
+void bl_bnet_predict_median(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
+                            double *out);
+/* Tests only: one copy of it, the paper's dimensions for 0–2 (0 baseline, 1 x86-64-v3, 2 x86-64-v4;
+ * the vector kernels), 3 the plain loops (any dimensions); 0 when this build or processor lacks it. */
+int bl_bnet_predict_median_copy(int copy, const bl_bnet *const *nets, int K, const double *ctx, const double *feat,
+                                size_t n, double *out);
 
 /* Tests only: the activations as the pass computes them: fn 0 SELU, 1 tanh in the vector form this
  * CPU's copy of the pass runs (paper's dimensions), 2 SELU, 3 tanh in the scalar form of the plain

@@ -865,10 +865,14 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
     return BL_OK;
 }
 
+_Static_assert(BL_MODEL_MEMBERS_MAX <= BL_BNET_MEMBERS_MAX, "bl_bnet_predict_median takes every member");
+
 bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
                            bl_error *err) {
     if (!m || !ctx || (n && (!x || !out))) return bl_seterr(err, BL_EINVAL, "bl_model_predict: NULL argument");
     double feat[64 * BL_SCALEOUT_NFEAT];
+    const bl_bnet *nets[BL_MODEL_MEMBERS_MAX];
+    for (int mi = 0; mi < m->n_members; mi++) nets[mi] = bl_model_member_c(m, mi);
     for (size_t i = 0; i < n; i++)
         if (!(x[i] > 0) || !isfinite(x[i]))
             return bl_seterr(err, BL_EINVAL, "scale-out %g is not a positive number", x[i]);
@@ -876,24 +880,7 @@ bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x
         size_t k = n - i0 < 64 ? n - i0 : 64;
         bl_scaleout_features_forward(x + i0, k, feat);
         bl_minmax_transform(&m->scaler, feat, k, feat);
-        bl_bnet_predict_scaled(&m->net, ctx, feat, k, out + i0);
-        if (m->n_members > 1) { /* the median of the members' outputs, per scale-out */
-            double all[BL_MODEL_MEMBERS_MAX][64];
-            const int K = m->n_members;
-            memcpy(all[0], out + i0, k * sizeof(double));
-            for (int mi = 1; mi < K; mi++)
-                bl_bnet_predict_scaled(&m->more[mi - 1], ctx + (size_t)mi * (size_t)m->net.d.z_hidden, feat, k, all[mi]);
-            for (size_t i = 0; i < k; i++) {
-                double v[BL_MODEL_MEMBERS_MAX];
-                for (int mi = 0; mi < K; mi++) { /* insertion sort: K ≤ 16 */
-                    double y = all[mi][i];
-                    int j = mi;
-                    for (; j > 0 && v[j - 1] > y; j--) v[j] = v[j - 1];
-                    v[j] = y;
-                }
-                out[i0 + i] = K % 2 ? v[K / 2] : 0.5 * (v[K / 2 - 1] + v[K / 2]);
-            }
-        }
+        bl_bnet_predict_median(nets, m->n_members, ctx, feat, k, out + i0); /* one network, or the members' median */
         if (m->target_scaling == BL_TARGET_LOG)
             for (size_t i = 0; i < k; i++) out[i0 + i] = m->target_scale * exp(out[i0 + i]);
         else
