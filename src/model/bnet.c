@@ -1310,15 +1310,16 @@ static BL_ALWAYS_INLINE void predict_impl(const bl_bnet *net, const double *ctx,
 /* The paper's dimensions (f 3 → 16 → 8, z's hidden layer 8): one v8d holds a unit's value for 8
  * samples, and each layer is a sequence of vector multiply-adds with broadcast weights. One block of
  * 8 samples (features in x0, x1, x2) through one network. */
-static BL_ALWAYS_INLINE v8d predict8_block(const bl_bnet *net, const double *ctx, const v8d x0, const v8d x1,
-                                           const v8d x2, const int VW) {
+static BL_ALWAYS_INLINE v8d predict8_block_pre(const bl_bnet *net, const double *ctx, const v8d x0, const v8d x1,
+                                               const v8d x2, const int VW) {
     const int ZI = net->z_in;
     const double *restrict W = net->P.param;
     const double *restrict w0 = W + net->f0w, *restrict b0 = W + net->f0b, *restrict w2 = W + net->f2w;
     const double *restrict b2 = W + net->f2b, *restrict wz = W + net->z0w, *restrict z2 = W + net->z2w;
     v8d s0[16], F[8], h[8];
     for (int o = 0; o < 16; o++) s0[o] = x0 * w0[3 * o] + x1 * w0[3 * o + 1] + x2 * w0[3 * o + 2] + b0[o];
-    selu_8n(s0, s0, 16, VW);
+    selu_8n(s0, s0, 8, VW); /* two halves: 16 at once spill more than they overlap */
+    selu_8n(s0 + 8, s0 + 8, 8, VW);
     for (int o = 0; o < 8; o++) {
         const double *wr = w2 + 16 * o;
         v8d a = s0[0] * wr[0] + b2[o], a2 = s0[1] * wr[1]; /* two chains halve the latency */
@@ -1341,6 +1342,11 @@ static BL_ALWAYS_INLINE v8d predict8_block(const bl_bnet *net, const double *ctx
     selu_8n(h, h, 8, VW);
     v8d pre = splat_8(W[net->z2b]);
     for (int o = 0; o < 8; o++) pre += h[o] * z2[o];
+    return pre;
+}
+static BL_ALWAYS_INLINE v8d predict8_block(const bl_bnet *net, const double *ctx, const v8d x0, const v8d x1,
+                                           const v8d x2, const int VW) {
+    const v8d pre = predict8_block_pre(net, ctx, x0, x1, x2, VW);
     return selu_w(&pre, VW);
 }
 
@@ -1370,10 +1376,15 @@ static BL_ALWAYS_INLINE void predict8(const bl_bnet *net, const double *ctx, con
 /* Sorts K vectors lane by lane (a network of compare-exchanges: lane b of r[0..K) ends ascending).
  * On a 4-wide copy in two halves: GCC turns an 8-wide comparison into scalar code there. */
 #define SORT_LANES(VD, VU, r, K)                                                                      for (int i_ = 1; i_ < (K); i_++)                                                                      for (int j_ = i_; j_ > 0; j_--) {                                                                     const VU gt_ = (VU)((r)[j_ - 1] > (r)[j_]);                                                       const VD lo_ = VSEL(VD, VU, gt_, (r)[j_], (r)[j_ - 1]);                                           (r)[j_] = VSEL(VD, VU, gt_, (r)[j_ - 1], (r)[j_]);                                                (r)[j_ - 1] = lo_;                                                                            }
+/* r: the members' outputs before their last SELU. SELU is increasing, so sorting the inputs orders
+ * the outputs alike, and only the middle one or two need the activation. */
 static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const int VW) {
     if (VW == 8) {
         SORT_LANES(v8d, v8u, r, K);
-        return K % 2 ? r[K / 2] : 0.5 * (r[K / 2 - 1] + r[K / 2]);
+        if (K % 2) return selu_w(&r[K / 2], VW);
+        v8d mid[2] = {r[K / 2 - 1], r[K / 2]};
+        selu_8n(mid, mid, 2, VW);
+        return 0.5 * (mid[0] + mid[1]);
     }
     v4d lo[BL_BNET_MEMBERS_MAX], hi[BL_BNET_MEMBERS_MAX];
     for (int k = 0; k < K; k++) {
@@ -1382,12 +1393,13 @@ static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const int VW) {
     }
     SORT_LANES(v4d, v4u, lo, K);
     SORT_LANES(v4d, v4u, hi, K);
-    const v4d ml = K % 2 ? lo[K / 2] : 0.5 * (lo[K / 2 - 1] + lo[K / 2]);
-    const v4d mh = K % 2 ? hi[K / 2] : 0.5 * (hi[K / 2 - 1] + hi[K / 2]);
-    v8d m;
-    memcpy(&m, &ml, sizeof ml);
-    memcpy((char *)&m + sizeof ml, &mh, sizeof mh);
-    return m;
+    v8d m[2];
+    for (int q = 0; q < 2 - K % 2; q++) {
+        memcpy(&m[q], &lo[K / 2 - q], sizeof lo[0]);
+        memcpy((char *)&m[q] + sizeof lo[0], &hi[K / 2 - q], sizeof hi[0]);
+        m[q] = selu_w(&m[q], VW);
+    }
+    return K % 2 ? m[0] : 0.5 * (m[1] + m[0]);
 }
 
 /* The members' median, block by block: every member's 8 outputs stay in registers until the block's
@@ -1398,7 +1410,7 @@ static BL_ALWAYS_INLINE void predict8_median(const bl_bnet *const *nets, int K, 
         const size_t nb = n - i0 < 8 ? n - i0 : 8;
         v8d x0, x1, x2, r[BL_BNET_MEMBERS_MAX];
         feat8(feat, i0, nb, &x0, &x1, &x2);
-        for (int k = 0; k < K; k++) r[k] = predict8_block(nets[k], ctx + 8 * (size_t)k, x0, x1, x2, VW);
+        for (int k = 0; k < K; k++) r[k] = predict8_block_pre(nets[k], ctx + 8 * (size_t)k, x0, x1, x2, VW);
         const v8d med = median8(r, K, VW);
         if (nb == 8) ST8(out + i0, med);
         else
