@@ -122,7 +122,9 @@ void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double 
                             double *out);
 /* The median of K ≤ BL_BNET_MEMBERS_MAX networks' predictions (same dimensions; member k's context
  * term at ctx + k·z_hidden), per sample: for even K the mean of the two middle values. Equal to
- * predicting with each network and sorting each sample's K values (bit for bit, NaN aside). */
+ * predicting with each network and sorting each sample's K values (bit for bit, NaN aside: the
+ * members are sorted by their output layer's input, which orders the outputs alike because SELU is
+ * increasing; only an approximation error that broke that order by an ulp could tell them apart). */
 #define BL_BNET_MEMBERS_MAX 16
 void bl_bnet_predict_median(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
                             double *out);
