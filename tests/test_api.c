@@ -301,6 +301,21 @@ START_TEST(test_choose) {
     const double t2[3] = { NAN, 500, INFINITY };
     ck_assert_int_eq(bl_choose(x, t2, 3, NULL, &c, &err), BL_OK);
     ck_assert_double_eq(c.scale_out, 4);
+    /* nor one at or below 0 (a model's output floor far outside its training data) or above
+     * BL_RUNTIME_MAX_S, whatever the goal; the reason says how many were left out */
+    const double t3[5] = { -1.75, 0.0, 900, 2e12, 700 };
+    for (int g = 0; g < 3; g++) {
+        bl_choice_opts_init(&o);
+        o.goal = (bl_goal)g;
+        o.price_per_hour = g == BL_GOAL_CHEAPEST ? 2.0 : 0.0;
+        o.target_runtime_s = g == BL_GOAL_SMALLEST ? 1000 : 0;
+        ck_assert_int_eq(bl_choose(x, t3, 5, &o, &c, &err), BL_OK);
+        ck_assert_double_eq(c.scale_out, g == BL_GOAL_FASTEST ? 10 : g == BL_GOAL_SMALLEST ? 6 : 6);
+        ck_assert_msg(strstr(c.reason, "3 left out"), "%s", c.reason);
+    }
+    const double t4[3] = { -1.7, 0.0, 1e300 };
+    ck_assert_int_eq(bl_choose(x, t4, 3, NULL, &c, &err), BL_ERANGE);
+    ck_assert_ptr_nonnull(strstr(err.message, "plausible"));
 }
 END_TEST
 

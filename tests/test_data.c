@@ -156,6 +156,87 @@ START_TEST(test_reader_file) {
 }
 END_TEST
 
+/* A header far wider than the schema: header processing (duplicate check, lookups by name) must be
+ * O(N log N), not pairwise; at 200 000 extra columns a pairwise check makes 2·10^10 comparisons and
+ * this test runs into its timeout. */
+START_TEST(test_wide_header) {
+    const size_t extra = 200000;
+    size_t cap = extra * 16 + 256;
+    char *tsv = malloc(cap);
+    ck_assert_ptr_nonnull(tsv);
+    size_t n = (size_t)snprintf(tsv, cap, "x\tt\tm\tn");
+    for (size_t i = 0; i < extra; i++) n += (size_t)snprintf(tsv + n, cap - n, "\te%zu", i);
+    n += (size_t)snprintf(tsv + n, cap - n, "\tmem\n2\t10\tc4\t5");
+    for (size_t i = 0; i < extra; i++) n += (size_t)snprintf(tsv + n, cap - n, "\t%zu", i % 7);
+    n += (size_t)snprintf(tsv + n, cap - n, "\t16\n");
+    bl_dataset *ds = NULL;
+    bl_error e;
+    ck_assert_msg(load_str(tsv, n, base_schema, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_uint_eq(ds->n_rows, 1);
+    ck_assert_str_eq(value_of(ds, "memory", 0), "16");
+    ck_assert_double_eq_tol(ds->runtime_s[0], 10, 1e-12);
+    bl_dataset_free(ds);
+    /* Lookups by name over the wide header. */
+    bl_reader *r;
+    ck_assert_int_eq(bl_reader_open_mem(&r, "wide.tsv", tsv, n, '\t', &e), BL_OK);
+    ck_assert_uint_eq(bl_reader_ncols(r), extra + 5);
+    ck_assert_int_eq(bl_reader_find(r, "x"), 0);
+    ck_assert_int_eq(bl_reader_find(r, "e0"), 4);
+    ck_assert_int_eq(bl_reader_find(r, "e199999"), 4 + 199999);
+    ck_assert_int_eq(bl_reader_find(r, "mem"), (long)extra + 4);
+    ck_assert_int_eq(bl_reader_find(r, "e200000"), -1);
+    ck_assert_int_eq(bl_reader_find(r, ""), -1);
+    ck_assert_str_eq(bl_reader_colname(r, 4 + 123456), "e123456");
+    bl_reader_free(r);
+    /* A duplicate at the far end of the wide header: the same message as a pairwise scan gives. Turn
+     * "\tmem\n" into "\te17\n" (the header ends before the first '\n'). */
+    char *nl = strchr(tsv, '\n');
+    size_t hdr = (size_t)(nl - tsv);
+    ck_assert(memcmp(tsv + hdr - 4, "\tmem", 4) == 0);
+    memcpy(tsv + hdr - 3, "e17", 3);
+    ck_assert_int_eq(bl_reader_open_mem(&r, "wide.tsv", tsv, n, '\t', &e), BL_EFORMAT);
+    ck_assert_ptr_null(r);
+    char want[128];
+    snprintf(want, sizeof want, "wide.tsv:1:%zu: duplicate column 'e17' (also column 22)", hdr - 3 + 1);
+    ck_assert_str_eq(e.message, want);
+    free(tsv);
+}
+END_TEST
+
+/* Several duplicates and empty names: the leftmost offending column is reported, a duplicate naming
+ * the FIRST earlier column with its name, as the left-to-right rule in reader.h says. */
+START_TEST(test_header_duplicates) {
+    static const struct { const char *hdr; const char *msg; } cases[] = {
+        { "b\ta\tc\ta\tb\n",       "h.tsv:1:7: duplicate column 'a' (also column 2)" },
+        { "a\ta\ta\n",             "h.tsv:1:3: duplicate column 'a' (also column 1)" },
+        { "zz\ty\tx\ty\tzz\tx\n",  "h.tsv:1:8: duplicate column 'y' (also column 2)" },
+        { "a\t\tb\ta\n",           "h.tsv:1:3: empty column name (column 2 of the header)" },
+        { "a\ta\t\tb\n",           "h.tsv:1:3: duplicate column 'a' (also column 1)" },
+        { "a\tb\t\t\n",            "h.tsv:1:5: empty column name (column 3 of the header)" },
+        { "\xC3\xA9\tq\t\xC3\xA9\n", "h.tsv:1:5: duplicate column '\xC3\xA9' (also column 1)" },   /* é: columns count characters */
+        { "p , q,p\n",             "h.tsv:1:7: duplicate column 'p' (also column 1)" },       /* names are trimmed */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_reader *r;
+        bl_error e;
+        char d = strchr(cases[i].hdr, ',') ? ',' : '\t';
+        ck_assert_int_eq(bl_reader_open_mem(&r, "h.tsv", cases[i].hdr, strlen(cases[i].hdr), d, &e), BL_EFORMAT);
+        ck_assert_ptr_null(r);
+        ck_assert_str_eq(e.message, cases[i].msg);
+    }
+    /* Distinct names that share prefixes are no duplicates. */
+    const char ok[] = "a\tab\tabc\tb\tA\n1\t2\t3\t4\t5\n";
+    bl_reader *r;
+    ck_assert_int_eq(bl_reader_open_mem(&r, "h.tsv", ok, strlen(ok), '\t', NULL), BL_OK);
+    ck_assert_int_eq(bl_reader_find(r, "A"), 4);
+    ck_assert_int_eq(bl_reader_find(r, "ab"), 1);
+    ck_assert_int_eq(bl_reader_find(r, "abcd"), -1);
+    char hint[64];
+    ck_assert_str_eq(bl_reader_header_hint(r, hint, sizeof hint), "");
+    bl_reader_free(r);
+}
+END_TEST
+
 /* ---- every bad input ------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_files) {
@@ -198,6 +279,11 @@ START_TEST(test_bad_rows) {
     expect_row_error("2\t3\tc\xff" "4\t5\t6", "bad.tsv:3:6: ", "invalid UTF-8");
     expect_row_error("2\t3\t\xC3\xA9\xED\xA0\x80\t5\t6", "bad.tsv:3:6: ", "invalid UTF-8");  /* é, then a surrogate */
     expect_row_error("2\t3\t\xC0\xAF\t5\t6", "bad.tsv:3:5: ", "invalid UTF-8");               /* overlong '/' */
+    /* Runtimes above 1e12 s (some 30 000 years, bellamy-predict's --target-runtime bound) are mistakes. */
+    expect_row_error("2\t1e308\tc4\t5\t6", "bad.tsv:3:3: ",
+                     "column 't' (runtime): '1e308' is more than 1e12 s (some 30 000 years)");
+    expect_row_error("2\t1e200\tc4\t5\t6", "bad.tsv:3:3: ", "'1e200' is more than 1e12 s");
+    expect_row_error("2\t1000000000001\tc4\t5\t6", "bad.tsv:3:3: ", "is more than 1e12 s");
     /* A NUL byte cannot be passed through a C string: give the length. */
     char nul[64];
     int n = snprintf(nul, sizeof nul, "%s2\t3\tc", base_header);
@@ -208,6 +294,93 @@ START_TEST(test_bad_rows) {
     expect_data_error(crlf, strlen(crlf), "bad.tsv:4:8: ", "not a number");
     /* Column counts characters, not bytes. */
     expect_row_error("2\t3\t\xC3\xA9\xC3\xA9\tzz\t6", "bad.tsv:3:8: ", "not a number");
+}
+END_TEST
+
+/* The runtime bound applies after the unit: 1e12 s is the largest runtime, in s or in ms. */
+START_TEST(test_runtime_bound) {
+    char tsv[256];
+    bl_dataset *ds;
+    bl_error e;
+    snprintf(tsv, sizeof tsv, "%s2\t1e12\tc4\t5\t16\n2\t999999999999.5\tc4\t5\t16\n", base_header);
+    ck_assert_msg(load_str(tsv, strlen(tsv), base_schema, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_double_eq(ds->runtime_s[0], BL_RUNTIME_MAX_S);
+    bl_dataset_free(ds);
+    const char *ms_schema = "scale_out x\nruntime t ms\nproperty machine_type essential text column m\n";
+    const char ok[] = "x\tt\tm\n2\t1e15\tc4\n2\t1e14\tc4\n";
+    ck_assert_msg(load_str(ok, strlen(ok), ms_schema, &ds, &e) == BL_OK, "%s", e.message);
+    ck_assert_double_eq_tol(ds->runtime_s[0], 1e12, 1e-3);
+    ck_assert_double_eq_tol(ds->runtime_s[1], 1e11, 1e-4);
+    bl_dataset_free(ds);
+    /* 1.5e15 ms = 1.5e12 s is too much; 1.5e12 ms is fine as ms, though it would not be as s. */
+    const char big[] = "x\tt\tm\n2\t1.5e12\tc4\n2\t1.5e15\tc4\n";
+    ck_assert_int_eq(load_str(big, strlen(big), ms_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_ptr_null(ds);
+    ck_assert_str_eq(e.message, "bad.tsv:3:3: column 't' (runtime): '1.5e15' ms is more than 1e12 s "
+                                "(some 30 000 years)");
+    /* A subnormal count of milliseconds is 0 s after conversion: not a positive runtime. */
+    const char tiny[] = "x\tt\tm\n2\t1e-322\tc4\n";
+    ck_assert_int_eq(load_str(tiny, strlen(tiny), ms_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.tsv:2:3: column 't' (runtime): '1e-322' ms is 0 s after conversion: "
+                                "must be greater than 0");
+}
+END_TEST
+
+/* A file read with the wrong delimiter, or with CR-only line ends, first shows as a missing column:
+ * the message then says what the header looks like. */
+START_TEST(test_header_hints) {
+    bl_schema *sc;
+    bl_dataset *ds = NULL;
+    bl_error e;
+    ck_assert_int_eq(bl_schema_parse("t.schema", base_schema, strlen(base_schema), &sc, NULL), BL_OK);
+    /* Tab-separated, read as comma-separated: one column holding tabs. */
+    const char tsv[] = "x\tt\tm\tn\tmem\n2\t10\tc4\t5\t16\n";
+    ck_assert_int_eq(bl_dataset_load_mem("a.csv", tsv, strlen(tsv), ',', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_ptr_null(ds);
+    ck_assert_str_eq(e.message, "a.csv:1:1: missing column 'x' (named in t.schema:1:11); the header has 1 column "
+                                "and it contains tabs: is the file tab-separated?");
+    /* Comma-separated, read as tab-separated. */
+    const char csv[] = "x,t,m,n,mem\n2,10,c4,5,16\n";
+    ck_assert_int_eq(bl_dataset_load_mem("a.tsv", csv, strlen(csv), '\t', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "a.tsv:1:1: missing column 'x' (named in t.schema:1:11); the header has 1 column "
+                                "and it contains commas: is the file comma-separated?");
+    /* Semicolon-separated: neither delimiter fits. */
+    const char ssv[] = "x;t;m;n;mem\n2;10;c4;5;16\n";
+    ck_assert_int_eq(bl_dataset_load_mem("a.csv", ssv, strlen(ssv), ',', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "; the header has 1 column and it contains semicolons: is the file "
+                                    "semicolon-separated? (only tab and comma are supported)") != NULL, "%s", e.message);
+    /* CR-only line ends: the whole file is one line, so the last header name runs into the first row. */
+    const char mac[] = "x\tt\tm\tn\tmem\r2\t10\tc4\t5\t16\r";
+    ck_assert_int_eq(bl_dataset_load_mem("mac.tsv", mac, strlen(mac), '\t', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "mac.tsv:1:1: missing column 'mem' (named in t.schema:6:16); the header contains "
+                                "carriage returns without line feeds (the first at line 1, column 12): old Mac "
+                                "line ends? Lines must end in LF or CRLF");
+    /* With repeated values the one long line first fails as a duplicate column: the hint comes too. */
+    const char mac2[] = "x\tt\tm\tn\tmem\r2\t10\tc4\t5\t16\r2\t11\tc4\t5\t16\r";
+    ck_assert_int_eq(bl_dataset_load_mem("mac.tsv", mac2, strlen(mac2), '\t', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "mac.tsv:1:31: duplicate column 'c4' (also column 7); the header contains "
+                                "carriage returns without line feeds (the first at line 1, column 12): old Mac "
+                                "line ends? Lines must end in LF or CRLF");
+    /* Both at once: a CR-only tab file read as comma-separated. */
+    ck_assert_int_eq(bl_dataset_load_mem("mac.csv", mac, strlen(mac), ',', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "missing column 'x' (named in t.schema:1:11); the header has 1 column and it "
+                                    "contains tabs: is the file tab-separated?; the header contains carriage "
+                                    "returns") != NULL, "%s", e.message);
+    /* No hint when the header looks sound (CRLF line ends are fine), or has several columns. */
+    const char crlf[] = "x\tt\tm\tn\r\n2\t10\tc4\t5\r\n";
+    ck_assert_int_eq(bl_dataset_load_mem("b.tsv", crlf, strlen(crlf), '\t', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "b.tsv:1:1: missing column 'mem' (named in t.schema:6:16)");
+    const char two[] = "x,t\tm\n2,10\tc4\n";
+    ck_assert_int_eq(bl_dataset_load_mem("b.tsv", two, strlen(two), '\t', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "b.tsv:1:1: missing column 'x' (named in t.schema:1:11)");
+    bl_schema_free(sc);
+    /* The hint itself, cut short in a small buffer but always terminated. */
+    bl_reader *r;
+    ck_assert_int_eq(bl_reader_open_mem(&r, "a.csv", tsv, strlen(tsv), ',', NULL), BL_OK);
+    char small[16];
+    ck_assert_uint_eq(strlen(bl_reader_header_hint(r, small, sizeof small)), sizeof small - 1);
+    ck_assert_str_eq(bl_reader_header_hint(r, small, 1), "");
+    bl_reader_free(r);
 }
 END_TEST
 
@@ -874,6 +1047,7 @@ START_TEST(test_cli) {
     snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema' --delimiter comma", t, t);
     ck_assert_int_eq(run_cli(args, &out, &err), 1);
     ck_assert_ptr_nonnull(strstr(err, "missing column"));
+    ck_assert_ptr_nonnull(strstr(err, "the header has 1 column and it contains tabs: is the file tab-separated?"));
     snprintf(args, sizeof args, "inspect --data '%s/nothere.tsv' --schema '%s/cli.schema'", t, t);
     ck_assert_int_eq(run_cli(args, &out, &err), 1);
     ck_assert_ptr_nonnull(strstr(err, "nothere.tsv: cannot open"));
@@ -915,6 +1089,10 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_load_basic);
     tcase_add_test(tc, test_csv_and_long_line);
     tcase_add_test(tc, test_reader_file);
+    tcase_add_test(tc, test_wide_header);
+    tcase_add_test(tc, test_header_duplicates);
+    tcase_add_test(tc, test_runtime_bound);
+    tcase_add_test(tc, test_header_hints);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_bad_rows);
     tcase_add_test(tc, test_bad_schemas);

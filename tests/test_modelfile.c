@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -402,6 +405,33 @@ START_TEST(test_failed_save_leaves_file_intact) {
             if (strncmp(de->d_name, ".atomic.h5.tmp-", 15) == 0) unlink(tpath(de->d_name));
         closedir(d);
     }
+    /* a real write failure (a file-size limit, as on a full disk): a clear error, nothing of HDF5 left
+     * open, the target intact, no temporary left, and a normal exit (HDF5's exit handler once
+     * crashed on a file whose flush had failed) */
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {256, 256};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+        bl_error ce;
+        bl_status cs = bl_modelfile_save(path, a2, &ce);
+        if (cs != BL_EIO || !strstr(ce.message, "cannot write temporary file") || !strstr(ce.message, strerror(EFBIG)))
+            _exit(4);
+        if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) _exit(5);
+        exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    size_t len;
+    void *after = slurp(path, &len);
+    ck_assert_uint_eq(len, len0);
+    ck_assert_int_eq(memcmp(before, after, len), 0);
+    free(after);
+    ck_assert_int_eq(count_temps("atomic.h5"), 0);
     /* and a save without the hook still works */
     ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_OK);
     bl_modelrec *back = NULL;

@@ -143,6 +143,30 @@ START_TEST(workload_errors_name_file_and_line) {
 }
 END_TEST
 
+/* poisson:N above the job cap is refused up front (a run keeps ~435 bytes per job, so 1e8 jobs would
+ * need ~43 GB and never finish), with a message that names the limit; nothing is returned for it. */
+START_TEST(poisson_size_is_capped) {
+    bl_sched_workload *w = NULL;
+    bl_error err = { 0 };
+    /* the cheap cases first: were the cap missing, 10000001 would build a 1 GB workload before failing */
+    const char *big[] = { "poisson:100000001", "poisson:18446744073709551615", "poisson:10000001" };
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++) {
+        ck_assert_int_eq(bl_sched_workload_generate(big[i], 1, &w, &err), BL_ERANGE);
+        ck_assert_ptr_null(w);
+        ck_assert_msg(strstr(err.message, "at most 10000000 jobs") != NULL, "%s", err.message);
+        ck_assert_msg(strstr(err.message, big[i]) != NULL, "%s", err.message);
+    }
+    ck_assert_uint_eq(BL_SCHED_MAX_JOBS, 10000000u);
+    /* out of range for strtoull: still a plain "not a valid N" error */
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:99999999999999999999999", 1, &w, &err), BL_EINVAL);
+    ck_assert_msg(strstr(err.message, "N <= 10000000") != NULL, "%s", err.message);
+    /* below the cap is generated as before */
+    ck_assert_int_eq(bl_sched_workload_generate("poisson:5", 1, &w, &err), BL_OK);
+    ck_assert_uint_eq(bl_sched_workload_njobs(w), 5);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
 START_TEST(paper_workload_is_the_fixed_table) {
     bl_sched_workload *w = NULL;
     ck_assert_int_eq(bl_sched_workload_generate("paper", 99, &w, NULL), BL_OK);
@@ -898,6 +922,14 @@ START_TEST(cli_json_errors_and_plots) {
     snprintf(args, sizeof args, "--workload '%s' --policy dbmlsched", bl_test_source_path("tests/data/sched_bad_kind.tsv"));
     ck_assert_int_ne(run_cli(args, out, sizeof out), 0);
     ck_assert_msg(strstr(out, "sched_bad_kind.tsv:3:") != NULL, "%s", out);
+    /* poisson:N above the cap: a usage error (exit 2) naming the flag and the limit, before any work;
+     * --help states the limit */
+    ck_assert_int_eq(run_cli("--workload poisson:100000001 --policy rr", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "dbmlsched-sim: --workload 'poisson:100000001': at most 10000000 jobs") != NULL, "%s", out);
+    ck_assert_int_eq(run_cli("--workload poisson:0 --policy rr", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--workload 'poisson:0'") != NULL, "%s", out);
+    ck_assert_int_eq(run_cli("--help", out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "1 <= N <= 10000000") != NULL, "%s", out);
     ck_assert_int_ne(run_cli("--workload paper --policy nosuch", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "unknown policy"));
     ck_assert_int_ne(run_cli("--policy oracle", out, sizeof out), 0);
@@ -946,6 +978,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, evheap_equal_times_in_insertion_order);
     tcase_add_test(t, workload_fixture_and_roundtrip);
     tcase_add_test(t, workload_errors_name_file_and_line);
+    tcase_add_test(t, poisson_size_is_capped);
     tcase_add_test(t, paper_workload_is_the_fixed_table);
     tcase_add_test(t, oracle_srtf_order);
     tcase_add_test(t, dbmlsched_estimation_and_srst_order);

@@ -176,9 +176,15 @@ typedef struct bl_choice {
 /* Default options: BL_GOAL_FASTEST, no target, no price. */
 BL_API void bl_choice_opts_init(bl_choice_opts *o);
 
+/* The largest runtime taken as a prediction (some 30 000 years); data readers refuse larger ones. */
+#define BL_RUNTIME_MAX_S 1e12
+
 /* Chooses among n candidates whose predicted runtimes are known (no model needed). Ties go to the
  * smaller scale-out. When no candidate meets a given target, the choice is the fastest one, with
- * fallback = 1 (a scheduler then decides whether to run anyway). */
+ * fallback = 1 (a scheduler then decides whether to run anyway). A candidate whose runtime is not a
+ * number in (0, BL_RUNTIME_MAX_S] is never chosen — a model asked about scale-outs far outside its
+ * training data can predict 0 or less — and the reason says how many were left out; with none left,
+ * BL_ERANGE. */
 BL_API bl_status bl_choose(const double *scale_outs, const double *runtimes_s, size_t n,
                            const bl_choice_opts *o, bl_choice *out, bl_error *err);
 

@@ -403,7 +403,9 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
     long fastest = -1, pick = -1;
     size_t n_met = 0, n_ok = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(t[i])) continue; /* a model can overflow; such a candidate is never chosen */
+        /* a model can overflow, or predict 0 or less far outside its training data (its output
+         * layer's floor): such a candidate is never chosen */
+        if (!(t[i] > 0) || !(t[i] <= BL_RUNTIME_MAX_S)) continue;
         n_ok++;
         if (fastest < 0 || better(t[i], x[i], t[fastest], x[fastest])) fastest = (long)i;
         int met = target > 0 ? t[i] <= target : 1;
@@ -422,7 +424,11 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
             break;
         }
     }
-    if (fastest < 0) return bl_seterr(err, BL_ERANGE, "no candidate has a finite predicted runtime");
+    if (fastest < 0)
+        return bl_seterr(err, BL_ERANGE,
+                         "no candidate has a plausible predicted runtime (every one is 0 or less, above %g s, or not "
+                         "a number: the scale-outs or the context may be far outside the model's training data)",
+                         BL_RUNTIME_MAX_S);
     if (pick < 0) {
         pick = fastest;
         out->fallback = 1;
@@ -447,6 +453,11 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
     } else {
         snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidates", out->cost,
                  price, n_ok);
+    }
+    if (n_ok < n) {
+        size_t len = strlen(out->reason);
+        snprintf(out->reason + len, sizeof out->reason - len, "; %zu left out (predicted runtime not in (0, %g] s)",
+                 n - n_ok, BL_RUNTIME_MAX_S);
     }
     return BL_OK;
 }

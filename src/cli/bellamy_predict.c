@@ -127,6 +127,9 @@ static void json_str(const char *s) {
     putchar('"');
 }
 
+/* What bl_choose can choose: a runtime in (0, BL_RUNTIME_MAX_S]. */
+static int plausible(double t) { return t > 0 && t <= BL_RUNTIME_MAX_S; }
+
 static const char *goal_name(bl_goal g) {
     return g == BL_GOAL_SMALLEST ? "smallest" : g == BL_GOAL_CHEAPEST ? "cheapest" : "fastest";
 }
@@ -294,6 +297,7 @@ int main(int argc, char **argv) {
                 printf(",\"cost\":");
                 json_num(x[i] * t[i] / 3600.0 * price);
             }
+            if (!plausible(t[i])) printf(",\"left_out\":true"); /* never chosen: see bl_choose */
             putchar('}');
         }
         printf("],\"choice\":{\"goal\":\"%s\",\"scale_out\":", goal_name(co.goal));
@@ -316,9 +320,9 @@ int main(int argc, char **argv) {
         printf("}}\n");
     } else {
         printf(price > 0 ? "scale_out\tpredicted_runtime_s\tcost\n" : "scale_out\tpredicted_runtime_s\n");
-        for (size_t i = 0; i < n; i++) {
-            printf("%.10g\t%.2f", x[i], t[i]);
-            if (price > 0) printf("\t%.4f", x[i] * t[i] / 3600.0 * price);
+        for (size_t i = 0; i < n; i++) { /* implausible runtimes (never chosen) in %g: no 300-digit numbers */
+            printf(plausible(t[i]) ? "%.10g\t%.2f" : "%.10g\t%g", x[i], t[i]);
+            if (price > 0) printf(plausible(t[i]) ? "\t%.4f" : "\t%g", x[i] * t[i] / 3600.0 * price);
             putchar('\n');
         }
         printf("# chosen: scale-out %.10g, predicted %.2f s", ch.scale_out, ch.runtime_s);

@@ -157,35 +157,60 @@ static void fmt_duration(double s, char *out, size_t cap) {
 
 /* ---- pretrain ------------------------------------------------------------------------------------ */
 
+/* The search reports each trial's epoch count at every 25th epoch and at each rung's end. The share
+ * done is counted here from those counts, per trial: the library's epochs_done_all adds "epochs since
+ * the last multiple of 25", which overcounts when a rung ends off a multiple of 25 (grace 10: 175 %).
+ * A trial's count only grows within one search, so a count at or below the last one seen means the
+ * next ensemble member's search has started it again from 0. Each trial's last report is at its last
+ * rung, so the sum ends at exactly epochs_planned_all (the successive-halving plan of every member). */
+#define PROGRESS_MAX_TRIALS 64
+
 typedef struct progress_state {
     int    tty;
     double t0, last;
     int    printed;   /* a live line is on the terminal */
+    long   seen[PROGRESS_MAX_TRIALS];   /* last epoch count reported per trial, in the current search */
+    long   done;                        /* epochs trained so far, every trial and member */
 } progress_state;
+
+/* Adds p's epochs to s->done and returns the share of the plan done, in [0, 1]. */
+static double progress_fraction(progress_state *s, const bl_progress *p) {
+    if (p->epochs_planned_all <= 0) return 0;
+    if (p->trial >= 0 && p->trial < PROGRESS_MAX_TRIALS && p->epoch >= 0) {
+        long *seen = &s->seen[p->trial];
+        s->done += p->epoch > *seen ? p->epoch - *seen : p->epoch;
+        *seen = p->epoch;
+    } else if (p->epochs_done_all > s->done) {
+        s->done = p->epochs_done_all;   /* not expected: fall back on the library's count */
+    }
+    double frac = (double)s->done / (double)p->epochs_planned_all;
+    return frac < 1 ? frac : 1;
+}
 
 /* Progress callback: a live line (\r) on a terminal, else a line every 5 s. Serialised by the library. */
 static int on_progress(void *ctx, const bl_progress *p) {
     progress_state *s = ctx;
     double t = now_s();
-    int done = p->epochs_done_all >= p->epochs_planned_all;
+    double frac = progress_fraction(s, p);
+    int done = frac >= 1;
     if (!done && t - s->last < (s->tty ? 0.2 : 5.0)) return 0;
     s->last = t;
-    double frac = p->epochs_planned_all > 0 ? (double)p->epochs_done_all / (double)p->epochs_planned_all : 0;
     char eta[32], el[32];
     fmt_duration(frac > 0 ? (t - s->t0) * (1 - frac) / frac : -1, eta, sizeof eta);
     fmt_duration(t - s->t0, el, sizeof el);
+    int pct = (int)(100 * frac);   /* rounded down: "100%" only once every planned epoch has run */
     char line[256];
     if (p->has_val)
         snprintf(line, sizeof line,
-                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3.0f%%  %s elapsed, ETA %s",
+                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3d%%  %s elapsed, ETA %s",
                  p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss, p->val_loss,
-                 p->best_val_loss, 100 * frac, el, eta);
+                 p->best_val_loss, pct, el, eta);
     else /* no validation rows: the search ranks on the training loss, and says so */
         snprintf(line, sizeof line,
-                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  best loss %.4g (no validation rows)  %3.0f%%  %s "
+                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  best loss %.4g (no validation rows)  %3d%%  %s "
                  "elapsed, ETA %s",
                  p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss,
-                 p->best_val_loss, 100 * frac, el, eta);
+                 p->best_val_loss, pct, el, eta);
     if (s->tty) {
         fprintf(stderr, "\r%s\033[K", line);
         s->printed = 1;
@@ -362,7 +387,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     po.members = (int)members;
     po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     /* last = long ago: the first report prints at once */
-    progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0 };
+    progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0, { 0 }, 0 };
     if (!quiet) {
         po.progress = on_progress;
         po.progress_ctx = &ps;

@@ -5,6 +5,8 @@
  *                 [--save-workload FILE] [--est-noise X] [--predictor bellamy|history]
  *   dbmlsched-sim --help | --version
  *
+ * poisson:N and workload files hold at most 10 000 000 jobs (BL_SCHED_MAX_JOBS): a run keeps about
+ * 435 bytes per job (670 with all five policies), so a larger N would exhaust memory instead of finishing.
  * Options are long ("--name VALUE" or "--name=VALUE"), each at most once except --policy; errors are
  * one line on stderr, exit 2 for a usage error, 1 for a failure, 3 when only a plot failed.
  *
@@ -39,6 +41,8 @@ static void usage(FILE *f) {
             "       dbmlsched-sim --help | --version\n"
             "options are long (--name VALUE or --name=VALUE), each given once except --policy;\n"
             "--seed is a whole number, --est-noise a relative noise 0..10 (default 0).\n"
+            "poisson:N generates N jobs, 1 <= N <= 10000000 (a run keeps about 0.5 GB per million jobs);\n"
+            "a workload FILE holds at most 10000000 jobs too.\n"
             "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"
             "dbmlsched-bellamy predicts runtimes with a Bellamy model trained on the finished jobs as the run\n"
             "goes (--predictor bellamy, the default) or with the per-kind history predictor (history).\n"
@@ -417,7 +421,15 @@ int main(int argc, char **argv) {
         return 1;
     }
     bl_status s = from_file ? bl_sched_workload_load(wspec, &w, &err) : bl_sched_workload_generate(wspec, seed, &w, &err);
-    if (s) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
+    if (s) {
+        /* A bad poisson:N (not a number, or above the job cap) is a usage error; the generator's
+         * messages start "workload '...'", which reads as the flag once "--" is put in front. */
+        int bad_value = !from_file && (s == BL_EINVAL || s == BL_ERANGE);
+        fprintf(stderr, "dbmlsched-sim: %s%s\n", bad_value && strncmp(err.message, "workload '", 10) == 0 ? "--" : "",
+                err.message);
+        if (bad_value) rc = 2;
+        goto done;
+    }
     if (save && bl_sched_workload_save(w, save, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
     size_t n = bl_sched_workload_njobs(w);
     int with_jobs = jobs >= 0 ? jobs : n <= 200;

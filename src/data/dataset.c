@@ -175,9 +175,13 @@ static int sbuf_put(sbuf *b, const char *t, size_t n) {
 static long find_col(const bl_reader *r, const bl_schema *sc, const bl_schema_ref *ref, bl_error *err,
                      bl_status *st) {
     long j = bl_reader_find(r, ref->name);
-    if (j < 0)
-        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)",
-                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col);
+    if (j < 0) {
+        /* A wrong delimiter or old Mac line ends show up first as a missing column: say so. */
+        char hint[256];
+        bl_reader_header_hint(r, hint, sizeof hint);
+        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)%s%s",
+                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col, hint[0] ? "; " : "", hint);
+    }
     return j;
 }
 
@@ -229,6 +233,21 @@ static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text,
                          "machines (a whole number from 1 to %d)", bl_reader_name(r), bl_reader_line(r),
                          bl_reader_field_col(r, j), bl_reader_colname(r, j), text, BL_SCALE_OUT_MAX);
     return BL_OK;
+}
+
+/* Rejects a runtime s (in seconds, after the unit) above BL_RUNTIME_MAX_S: such a value is a typo or a
+ * unit mistake, and downstream it makes target scales a model file refuses or runs a fine-tuning
+ * drops; and one that the unit conversion rounded to 0. text is the field as written. */
+static bl_status runtime_bound(const bl_reader *r, size_t j, const char *text, const bl_schema *sc, double s,
+                               bl_error *err) {
+    if (s > 0 && s <= BL_RUNTIME_MAX_S) return BL_OK;
+    if (!(s > 0))   /* a subnormal count of milliseconds underflows to 0 s */
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s' ms is 0 s after "
+                         "conversion: must be greater than 0", bl_reader_name(r), bl_reader_line(r),
+                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text);
+    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s'%s is more than 1e12 s "
+                     "(some 30 000 years)", bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j),
+                     bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ms");
 }
 
 /* Groups rows into contexts; fills ds->context, ds->contexts. */
@@ -369,6 +388,8 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         st = scale_out_field(r, (size_t)c_scale, f[c_scale], &x, err);
         if (st != BL_OK) goto fail;
         st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
+        if (st != BL_OK) goto fail;
+        st = runtime_bound(r, (size_t)c_run, f[c_run], sc, t * sc->runtime_to_s, err);
         if (st != BL_OK) goto fail;
         ds->scale_out[row] = x;
         ds->runtime_s[row] = t * sc->runtime_to_s;

@@ -9,8 +9,9 @@
  *
  * Errors name "FILE:LINE:COLUMN" (header = line 1) for every bad field: a missing number,
  * non-numeric text, NaN/infinity, a negative or non-integral number or one ≥ 2^39 in a number
- * property, a scale-out that is not a whole number in 1..BL_SCALE_OUT_MAX, runtime ≤ 0, plus
- * everything the reader and schema parser reject.
+ * property, a scale-out that is not a whole number in 1..BL_SCALE_OUT_MAX, runtime ≤ 0 or above
+ * BL_RUNTIME_MAX_S seconds, plus everything the reader and schema parser reject. A missing column's
+ * message carries the reader's header hint (wrong delimiter, old Mac line ends) when there is one.
  * Not here: scaling of scale-out features (a model fits bl_minmax on its training rows).
  */
 #ifndef BL_DATA_DATASET_H
@@ -26,6 +27,11 @@
 /* Largest scale-out (machines) a data row may have; the same bound as bellamy-predict --scale-out.
  * Scale-outs are machine counts: whole numbers from 1 to this. */
 #define BL_SCALE_OUT_MAX 1000000
+
+/* Largest runtime (seconds, after the schema's unit is applied) a data row may have: some 30 000
+ * years, the same bound as bellamy-predict --target-runtime. Larger values are typos or unit
+ * mistakes, and would give models whose target scale a model file refuses. */
+#define BL_RUNTIME_MAX_S 1e12
 
 typedef struct bl_dataset_prop {
     char        *name;
@@ -50,7 +56,7 @@ typedef struct bl_dataset {
     bl_encode_settings settings;      /* how vectors were encoded; vec_len = settings.vec_len */
     size_t             n_rows;
     double            *scale_out;     /* [n_rows] whole numbers in 1..BL_SCALE_OUT_MAX */
-    double            *runtime_s;     /* [n_rows] > 0, seconds */
+    double            *runtime_s;     /* [n_rows] seconds in (0, BL_RUNTIME_MAX_S] */
     uint32_t          *context;       /* [n_rows] index into contexts */
     size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
                                          blank lines not counted) */

@@ -12,6 +12,16 @@
 
 #define CHUNK 65536
 
+/* Separators that a one-column header may contain when the file uses another delimiter. */
+enum { SEP_TAB = 1, SEP_COMMA = 2, SEP_SEMICOLON = 4 };
+
+/* A column name with its index; sorted by (name, index) so that equal names sit together in
+ * column order, which finds duplicates in O(N log N) and serves bl_reader_find by binary search. */
+struct colref {
+    const char *name;
+    size_t j;
+};
+
 struct bl_reader {
     FILE *fp;                       /* file input, or NULL for memory input */
     const unsigned char *mem;       /* memory input */
@@ -25,7 +35,11 @@ struct bl_reader {
     size_t line_len, line_cap;
     size_t line_no;                 /* 1-based number of the current line */
     size_t ncols;
-    char **colnames;                /* [ncols] owned copies */
+    char *names;                    /* the header line, split: every column name, NUL-terminated */
+    char **colnames;                /* [ncols] pointers into names */
+    struct colref *sorted;          /* [ncols] the names in strcmp order, for lookups by name */
+    size_t hdr_cr_col;              /* editor column of the header's first bare CR, 0 if none */
+    unsigned hdr_seps;              /* SEP_* found in a one-column header */
     char **fields;                  /* [ncols] pointers into line */
     size_t *field_off;              /* [ncols] byte offset of each field in line (after trimming) */
     size_t rows;
@@ -209,8 +223,35 @@ static size_t count_fields(const bl_reader *r) {
     return n;
 }
 
+static int colref_cmp(const void *a, const void *b) {
+    const struct colref *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
+/* Notes, before the header is split, what could explain a header that lacks the expected columns:
+ * a bare CR (the whole file may be one line) or, in a one-column header, another delimiter. */
+static void note_header(bl_reader *r) {
+    const char *cr = memchr(r->line, '\r', r->line_len);
+    if (cr) r->hdr_cr_col = bl_utf8_chars(r->line, (size_t)(cr - r->line)) + 1;
+    if (r->ncols != 1) return;
+    if (memchr(r->line, '\t', r->line_len)) r->hdr_seps |= SEP_TAB;
+    if (memchr(r->line, ',', r->line_len)) r->hdr_seps |= SEP_COMMA;
+    if (memchr(r->line, ';', r->line_len)) r->hdr_seps |= SEP_SEMICOLON;
+}
+
+/* hint as "; HINT" for appending to a header message, or "" (buf has cap bytes). */
+static const char *hint_suffix(const bl_reader *r, char *buf, size_t cap) {
+    char h[256];
+    bl_reader_header_hint(r, h, sizeof h);
+    snprintf(buf, cap, "%s%s", h[0] ? "; " : "", h);
+    return buf;
+}
+
 static bl_status open_common(bl_reader *r, bl_reader **out, bl_error *err) {
     int got;
+    char hint[300];
     bl_status st = next_nonempty(r, &got, err);
     if (st != BL_OK) goto fail;
     if (!got) {
@@ -218,27 +259,50 @@ static bl_status open_common(bl_reader *r, bl_reader **out, bl_error *err) {
         goto fail;
     }
     r->ncols = count_fields(r);
+    note_header(r);
+    r->names = malloc(r->line_len + 1);
     r->colnames = calloc(r->ncols, sizeof *r->colnames);
     r->fields = calloc(r->ncols, sizeof *r->fields);
     r->field_off = calloc(r->ncols, sizeof *r->field_off);
-    if (!r->colnames || !r->fields || !r->field_off) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", r->name); goto fail; }
+    r->sorted = calloc(r->ncols, sizeof *r->sorted);
+    if (!r->names || !r->colnames || !r->fields || !r->field_off || !r->sorted) {
+        st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", r->name);
+        goto fail;
+    }
     split(r, r->fields, r->field_off, r->ncols);
+    /* One copy of the split header holds every name; the line buffer is reused for the rows. */
+    memcpy(r->names, r->line, r->line_len + 1);
     for (size_t j = 0; j < r->ncols; j++) {
-        size_t col = bl_utf8_chars(r->line, r->field_off[j]) + 1;
-        if (r->fields[j][0] == '\0') {
-            st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: empty column name (column %zu of the header)",
-                           r->name, r->line_no, col, j + 1);
-            goto fail;
-        }
-        for (size_t k = 0; k < j; k++) {
-            if (strcmp(r->colnames[k], r->fields[j]) == 0) {
-                st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: duplicate column '%.100s' (also column %zu)",
-                               r->name, r->line_no, col, r->fields[j], k + 1);
-                goto fail;
-            }
-        }
-        r->colnames[j] = strdup(r->fields[j]);
-        if (!r->colnames[j]) { st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", r->name); goto fail; }
+        r->colnames[j] = r->names + (r->fields[j] - r->line);
+        r->sorted[j].name = r->colnames[j];
+        r->sorted[j].j = j;
+    }
+    /* Report the leftmost column that is empty or repeats an earlier name (naming the first
+     * occurrence), as a left-to-right scan would; editor columns are counted only for the message,
+     * since counting them for every column costs O(N²) on a wide header. */
+    size_t empty = r->ncols, dup = r->ncols, first = 0;
+    for (size_t j = 0; j < r->ncols && empty == r->ncols; j++)
+        if (r->colnames[j][0] == '\0') empty = j;
+    qsort(r->sorted, r->ncols, sizeof *r->sorted, colref_cmp);
+    for (size_t i = 1; i < r->ncols; i++) {
+        /* sorted[i] repeats a name; the earlier entries of its run hold smaller indices, so the
+         * run's first entry is the first occurrence and its second the earliest repeat. */
+        if (strcmp(r->sorted[i].name, r->sorted[i - 1].name) != 0) continue;
+        size_t start = i - 1;
+        if (r->sorted[i].j < dup) { dup = r->sorted[i].j; first = r->sorted[start].j; }
+        while (i + 1 < r->ncols && strcmp(r->sorted[i + 1].name, r->sorted[start].name) == 0) i++;
+    }
+    if (empty < dup) {
+        st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: empty column name (column %zu of the header)%s",
+                       r->name, r->line_no, bl_reader_field_col(r, empty), empty + 1,
+                       hint_suffix(r, hint, sizeof hint));
+        goto fail;
+    }
+    if (dup < r->ncols) {
+        st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: duplicate column '%.100s' (also column %zu)%s",
+                       r->name, r->line_no, bl_reader_field_col(r, dup), r->colnames[dup], first + 1,
+                       hint_suffix(r, hint, sizeof hint));
+        goto fail;
     }
     *out = r;
     return BL_OK;
@@ -292,9 +356,9 @@ bl_status bl_reader_open_mem(bl_reader **out, const char *name, const void *data
 void bl_reader_free(bl_reader *r) {
     if (!r) return;
     if (r->fp) fclose(r->fp);
-    if (r->colnames)
-        for (size_t j = 0; j < r->ncols; j++) free(r->colnames[j]);
+    free(r->names);
     free(r->colnames);
+    free(r->sorted);
     free(r->fields);
     free(r->field_off);
     free(r->line);
@@ -311,10 +375,32 @@ size_t bl_reader_line(const bl_reader *r) { return r->line_no; }
 size_t bl_reader_rows(const bl_reader *r) { return r->rows; }
 uint64_t bl_reader_hash(const bl_reader *r) { return XXH64_digest(r->hash); }
 
+static int colref_name_cmp(const void *key, const void *elem) {
+    return strcmp(key, ((const struct colref *)elem)->name);
+}
+
 long bl_reader_find(const bl_reader *r, const char *name) {
-    for (size_t j = 0; j < r->ncols; j++)
-        if (strcmp(r->colnames[j], name) == 0) return (long)j;
-    return -1;
+    /* Names are distinct (open rejects duplicates), so at most one entry matches. */
+    const struct colref *c = bsearch(name, r->sorted, r->ncols, sizeof *r->sorted, colref_name_cmp);
+    return c ? (long)c->j : -1;
+}
+
+const char *bl_reader_header_hint(const bl_reader *r, char *buf, size_t cap) {
+    if (!cap) return buf;
+    buf[0] = '\0';
+    size_t len = 0;
+    if (r->hdr_seps) {
+        const char *what = r->hdr_seps & SEP_TAB     ? "tabs: is the file tab-separated?"
+                         : r->hdr_seps & SEP_COMMA   ? "commas: is the file comma-separated?"
+                         : "semicolons: is the file semicolon-separated? (only tab and comma are supported)";
+        int w = snprintf(buf, cap, "the header has 1 column and it contains %s", what);
+        len = w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+    }
+    if (r->hdr_cr_col && len + 1 < cap)
+        snprintf(buf + len, cap - len, "%sthe header contains carriage returns without line feeds (the first "
+                 "at line 1, column %zu): old Mac line ends? Lines must end in LF or CRLF", len ? "; " : "",
+                 r->hdr_cr_col);
+    return buf;
 }
 
 size_t bl_reader_field_col(const bl_reader *r, size_t j) {

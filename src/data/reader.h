@@ -38,8 +38,14 @@ void bl_reader_free(bl_reader *r);
 
 size_t      bl_reader_ncols(const bl_reader *r);
 const char *bl_reader_colname(const bl_reader *r, size_t j);
-/* Index of the column called name, or -1. */
+/* Index of the column called name, or -1. O(log ncols): headers may be very wide. */
 long        bl_reader_find(const bl_reader *r, const char *name);
+/* Why the header may lack the columns a caller expects, for its "missing column" message: a
+ * one-column header that contains tabs, commas or semicolons (another delimiter than the one read
+ * with), and/or a carriage return not followed by a line feed (old Mac line ends make the whole file
+ * one line). Writes the hint into buf (cap bytes, always NUL-terminated; "" when nothing looks
+ * wrong) and returns buf. Header errors of the reader itself (empty, duplicate names) carry it. */
+const char *bl_reader_header_hint(const bl_reader *r, char *buf, size_t cap);
 const char *bl_reader_name(const bl_reader *r);
 
 /* Reads the next data row: *fields points to ncols NUL-terminated strings valid until the next call.

@@ -1,7 +1,10 @@
 /* modelfile.c — saving and loading model records as HDF5 files (layout: models/README.md).
  *
- * Save = write a complete new file next to the target (mkstemp name), copy the other models into it
- * by re-writing their records (not H5Ocopy, see rewrite()), flush + fsync, rename over the target, fsync the folder. Load = open, check the root
+ * Save = build the complete new file in memory (HDF5's core driver), holding the other models of the
+ * target re-written from their records (not H5Ocopy, see rewrite()); check that it reads back; write
+ * it with plain write() to a temporary next to the target (mkstemp name), fsync, rename over the
+ * target, fsync the folder. HDF5 never writes to the disk itself, so a full disk or a file-size limit
+ * is a write() error, and nothing of HDF5's stays open after a failure. Load = open, check the root
  * attributes (format name, major version), read one /models/<name> group into a bl_modelrec.
  *
  * Every HDF5 call runs under one mutex (bl_mf_lock) because Debian's libhdf5 is not thread-safe,
@@ -642,6 +645,61 @@ static int plists_make(wplists *pl) {
     return 0;
 }
 
+/* The new file is built in memory by HDF5's core driver and handed to us when HDF5 closes it: these
+ * callbacks manage the driver's buffer and keep it at close instead of freeing it. (The image that
+ * H5Fget_file_image gives of a file still open carries a stale superblock checksum in HDF5 1.10 with
+ * the 1.8 format; the close rewrites it.) */
+typedef struct image_capture {
+    void  *buf;      /* the driver's current buffer */
+    void  *kept;     /* the buffer at close, now ours */
+} image_capture;
+
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata) {
+    (void)op;
+    image_capture *c = udata;
+    return c->buf = malloc(size);
+}
+static void *img_memcpy(void *dst, const void *src, size_t size, H5FD_file_image_op_t op, void *udata) {
+    (void)op;
+    (void)udata;
+    return memcpy(dst, src, size);
+}
+static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata) {
+    (void)op;
+    image_capture *c = udata;
+    void *p = realloc(ptr, size);
+    if (p || !size) c->buf = p;
+    return p;
+}
+static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *udata) {
+    image_capture *c = udata;
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr && ptr == c->buf && !c->kept) c->kept = ptr;
+    else free(ptr);
+    if (ptr == c->buf) c->buf = NULL;
+    return 0;
+}
+static void *img_udata_copy(void *udata) { return udata; } /* shared: used only under the lock */
+static herr_t img_udata_free(void *udata) {
+    (void)udata;
+    return 0;
+}
+
+/* Checks that an image reads back as a model file before it goes to the disk. */
+static bl_status check_image(void *image, size_t size, const char *path, const char *mem_name, bl_error *err) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
+    bl_status st = BL_OK;
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, image, size) < 0 ||
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0)
+        st = h5fail(err, BL_EINTERNAL, path, "cannot make a property list");
+    else if ((f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl)) < 0)
+        st = h5fail(err, BL_EINTERNAL, path, "the new file does not read back");
+    else
+        st = check_root(f, path, err);
+    H5CLOSE(f, H5Fclose);
+    H5CLOSE(fapl, H5Pclose);
+    return st;
+}
+
 /* The common body of save and remove: writes a new file holding the existing file's models, with
  * add written in place of (or after) the model of its name and the model called drop left out,
  * then renames it over path. Called with the lock held. */
@@ -653,6 +711,10 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     wplists pl = {-1, -1, -1};
     namelist names = {0};
     char *tmp = NULL, *dir = NULL;
+    unsigned char *image = NULL;
+    image_capture cap = {NULL, NULL};
+    H5FD_file_image_callbacks_t img_cb = {img_malloc, img_memcpy, img_realloc, img_free,
+                                          img_udata_copy, img_udata_free, &cap};
     int fd = -1, tmp_live = 0;
     const char *what = add ? add->name : drop;
 
@@ -698,7 +760,7 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     const char *slash = strrchr(path, '/');
     size_t dlen = slash ? (size_t)(slash - path) : 0;
     const char *base = slash ? slash + 1 : path;
-    size_t tlen = strlen(path) + 32;
+    size_t tlen = strlen(path) + 40;
     if (!(tmp = malloc(tlen)) || !(dir = malloc(dlen + 2))) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto cleanup;
@@ -724,7 +786,12 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
         /* 1.8+ object format: needed for attributes over 64 KiB (vocabularies) */
         H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 ||
+        /* The file is built in memory (HDF5's core driver, no backing store) and written out below
+         * with plain write(): HDF5 itself never writes to the disk, so a full disk or a file-size
+         * limit is our own write()'s error. (With HDF5 writing, a failed flush left a file that
+         * neither closed nor could be closed at exit: the process crashed in HDF5's atexit.) */
+        H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image_callbacks(fapl, &img_cb) < 0) {
         st = h5fail(err, BL_EINTERNAL, path, "cannot make property lists");
         goto cleanup;
     }
@@ -766,17 +833,33 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     H5CLOSE(src_models, H5Gclose);
     H5CLOSE(src, H5Fclose);
     if (H5Fflush(dst, H5F_SCOPE_GLOBAL) < 0) {
-        st = h5fail(err, BL_EIO, path, "cannot flush temporary file '%s'", tmp);
+        st = h5fail(err, BL_EINTERNAL, path, "cannot flush the new file in memory");
         goto cleanup;
     }
+    ssize_t isize = H5Fget_file_image(dst, NULL, 0); /* the file's length; its bytes come at close */
     herr_t cr = H5Fclose(dst);
     dst = -1;
-    if (cr < 0) {
-        st = h5fail(err, BL_EIO, path, "cannot close temporary file '%s'", tmp);
+    image = cap.kept;
+    cap.kept = NULL;
+    if (cr < 0 || isize <= 0 || !image) {
+        st = h5fail(err, BL_EINTERNAL, path, "cannot close the new file in memory");
         goto cleanup;
     }
+    snprintf(tmp + strlen(tmp), tlen - strlen(tmp), ".image"); /* a name no open file has */
+    st = check_image(image, (size_t)isize, path, tmp, err);
+    tmp[strlen(tmp) - 6] = '\0';
+    if (st != BL_OK) goto cleanup;
+    for (size_t done = 0; done < (size_t)isize;) {
+        ssize_t w = write(fd, image + done, (size_t)isize - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            st = bl_seterr(err, BL_EIO, "%s: cannot write temporary file '%s': %s", path, tmp,
+                           w < 0 ? strerror(errno) : "no progress");
+            goto cleanup;
+        }
+        done += (size_t)w;
+    }
     if (hook_fails(BL_MFPOINT_CLOSED)) goto injected;
-    /* HDF5 wrote through its own descriptor; fsync on ours flushes the same inode. */
     if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
         st = bl_seterr(err, BL_EIO, "%s: cannot sync temporary file '%s': %s", path, tmp, strerror(errno));
         goto cleanup;
@@ -816,6 +899,8 @@ cleanup:
     if (fd >= 0) close(fd);
     if (tmp_live) unlink(tmp);
     namelist_clear(&names);
+    free(image);
+    free(cap.kept);
     free(tmp);
     free(dir);
     return st;

@@ -202,6 +202,9 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
         }
     }
     if (nc > 9) return bl_seterr(err, BL_EFORMAT, "%s:%zu: %d columns, at most 9 expected", name, lineno, nc);
+    if (w->n >= BL_SCHED_MAX_JOBS)
+        return bl_seterr(err, BL_ERANGE, "%s:%zu: too many jobs (a workload holds at most %u)", name, lineno,
+                         BL_SCHED_MAX_JOBS);
     return bl_sched_workload_push(w, &j) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
 }
 
@@ -388,9 +391,17 @@ bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_w
         char *end;
         errno = 0;
         unsigned long long n = strtoull(spec + 8, &end, 10);
-        if (end == spec + 8 || *end || errno || n == 0 || n > 100000000ULL || spec[8] == '-') {
+        if (end == spec + 8 || *end || errno || n == 0 || spec[8] == '-') {
             bl_sched_workload_free(w);
-            return bl_seterr(err, BL_EINVAL, "workload '%s': poisson:N needs 1 <= N <= 100000000", spec);
+            return bl_seterr(err, BL_EINVAL, "workload '%s': poisson:N needs a whole number 1 <= N <= %u", spec,
+                             BL_SCHED_MAX_JOBS);
+        }
+        /* The cap is about memory (see BL_SCHED_MAX_JOBS), so say so rather than start a run that
+         * cannot finish. */
+        if (n > BL_SCHED_MAX_JOBS) {
+            bl_sched_workload_free(w);
+            return bl_seterr(err, BL_ERANGE, "workload '%s': at most %u jobs (poisson:N needs N <= %u; "
+                             "a run keeps about 0.5 GB per million jobs)", spec, BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
         }
         st = gen_poisson(w, (size_t)n, seed);
     } else {
