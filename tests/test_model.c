@@ -964,6 +964,104 @@ START_TEST(damaged_ensemble_files_are_errors) {
 }
 END_TEST
 
+/* rec saved as model `name` with one attribute (group/attr) replaced by a string, doubles or strings,
+ * and element 0 of one block set to bval. */
+static void save_edit(const bl_modelrec *rec, const char *path, const char *name, const char *group, const char *attr,
+                      const char *sval, const double *dv, size_t dn, const char *const *sv, size_t sn,
+                      const char *block, double bval) {
+    bl_modelrec *o;
+    bl_error e;
+    ck_assert_int_eq(bl_modelrec_new(name, &o, &e), BL_OK);
+    for (size_t i = 0; i < rec->n_blocks; i++) {
+        const bl_mfblock *b = &rec->blocks[i];
+        size_t n = b->rows * b->cols;
+        double *d = malloc(n * sizeof *d);
+        memcpy(d, b->data, n * sizeof *d);
+        if (block && strcmp(b->name, block) == 0) d[0] = bval;
+        ck_assert_int_eq(bl_modelrec_add_block(o, b->name, b->rank, b->rows, b->cols, d, &e), BL_OK);
+        free(d);
+    }
+    for (size_t i = 0; i < rec->n_attrs; i++) {
+        const bl_mfattr *a = &rec->attrs[i];
+        bl_status st = BL_OK;
+        if (attr && strcmp(a->group, group) == 0 && strcmp(a->name, attr) == 0) {
+            st = sval ? bl_modelrec_add_string(o, a->group, a->name, sval, &e)
+                 : dv ? bl_modelrec_add_doubles(o, a->group, a->name, dv, dn, &e)
+                      : bl_modelrec_add_strings(o, a->group, a->name, sv, sn, &e);
+        } else if (a->type == BL_MFATTR_STRING) st = bl_modelrec_add_string(o, a->group, a->name, a->v.s, &e);
+        else if (a->type == BL_MFATTR_INT64) st = bl_modelrec_add_int(o, a->group, a->name, a->v.i, &e);
+        else if (a->type == BL_MFATTR_DOUBLE) st = bl_modelrec_add_double(o, a->group, a->name, a->v.d, &e);
+        else if (a->type == BL_MFATTR_DOUBLES) st = bl_modelrec_add_doubles(o, a->group, a->name, a->v.dv, a->count, &e);
+        else if (a->type == BL_MFATTR_INT64S) st = bl_modelrec_add_ints(o, a->group, a->name, a->v.iv, a->count, &e);
+        else st = bl_modelrec_add_strings(o, a->group, a->name, (const char *const *)a->v.sv, a->count, &e);
+        ck_assert_msg(st == BL_OK, "%s", e.message);
+    }
+    ck_assert_msg(bl_modelfile_save(path, o, &e) == BL_OK, "%s", e.message);
+    bl_modelrec_free(o);
+}
+
+/* Values a hand-edited or damaged file may hold are refused at load, naming the file, the model and
+ * the attribute or block: scaler bounds, the hash, property names, non-finite weights (of any member). */
+START_TEST(damaged_model_values_are_errors) {
+    bl_dataset *ds = synth_ds(16);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 5;
+    o.grace = 5;
+    o.members = 2;
+    bl_model *m, *l = NULL;
+    bl_error e;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_OK);
+    free(m->name);
+    m->name = strdup("ok");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/edited.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &e), BL_OK);
+    bl_modelrec *rec;
+    ck_assert_int_eq(bl_modelfile_load(path, "ok", &rec, &e), BL_OK);
+    const bl_mfattr *na = bl_modelrec_find_attr(rec, "schema", "names");
+    ck_assert_ptr_nonnull(na);
+    ck_assert_uint_ge(na->count, 2);
+    const char *dup[BL_BNET_PROPS_MAX], *odd[BL_BNET_PROPS_MAX];
+    for (size_t i = 0; i < na->count; i++) dup[i] = odd[i] = na->v.sv[i];
+    dup[1] = dup[0];
+    odd[1] = "job/args";
+    const double low[3] = {-1e9, -1e9, -1e9}, inf[3] = {INFINITY, INFINITY, INFINITY};
+    struct {
+        const char *name, *group, *attr, *sval;
+        const double *dv;
+        const char *const *sv;
+        const char *block;
+        double bval;
+        const char *want;
+    } cases[] = {
+        {"lowmax", "scaler", "max", NULL, low, NULL, NULL, 0, "scaler/min, scaler/max"},
+        {"infmax", "scaler", "max", NULL, inf, NULL, NULL, 0, "scaler/min, scaler/max"},
+        {"md5", "encoder", "hash", "md5", NULL, NULL, NULL, 0, "encoder/hash 'md5'"},
+        {"dupname", "schema", "names", NULL, NULL, dup, NULL, 0, "named twice"},
+        {"oddname", "schema", "names", NULL, NULL, odd, NULL, 0, "'job/args'"},
+        {"nanbias", NULL, NULL, NULL, NULL, NULL, "z.2.bias", NAN, "block 'z.2.bias'"},
+        {"infmember", NULL, NULL, NULL, NULL, NULL, "member1.f.0.weight", -INFINITY, "block 'member1.f.0.weight'"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        save_edit(rec, path, cases[c].name, cases[c].group, cases[c].attr, cases[c].sval, cases[c].dv, 3,
+                  cases[c].sv, na->count, cases[c].block, cases[c].bval);
+        ck_assert_int_eq(bl_model_load(path, cases[c].name, &l, &e), BL_EFORMAT);
+        ck_assert_ptr_null(l);
+        ck_assert_msg(strstr(e.message, cases[c].want) && strstr(e.message, path) && strstr(e.message, cases[c].name),
+                      "%s: %s", cases[c].name, e.message);
+    }
+    /* the unedited copy still loads */
+    save_edit(rec, path, "copy", NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0);
+    ck_assert_int_eq(bl_model_load(path, "copy", &l, &e), BL_OK);
+    bl_model_free(l);
+    bl_modelrec_free(rec);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
@@ -1817,6 +1915,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, ensemble_members_predict_their_median);
     tcase_add_test(tm, damaged_ensemble_files_are_errors);
+    tcase_add_test(tm, damaged_model_values_are_errors);
     tcase_add_test(tm, model_file_layout_in_h5dump);
     tcase_add_test(tm, grep_pretrained_finetuned_beats_untrained);
     suite_add_tcase(s, tm);

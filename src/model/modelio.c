@@ -18,6 +18,16 @@
 static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
                                    "z_hidden", "n_essential", "n_optional"};
 
+/* A weight block must hold finite numbers: NaN or ±inf would only show later, as predictions that
+ * are not numbers, far from the file that caused them. */
+static bl_status finite_block(const char *model, const char *block, const double *x, size_t n, bl_error *err) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return bl_seterr(err, BL_EFORMAT, "model '%s': block '%s' holds %g at element %zu (finite numbers "
+                             "expected)", model, block, x[i], i);
+    return BL_OK;
+}
+
 static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) {
     bl_modelrec *rec = NULL;
     bl_status st = bl_modelrec_new(m->name ? m->name : "model", &rec, err);
@@ -172,6 +182,10 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     enc.ngram_max = (uint32_t)v;
     if ((st = get_int_range(rec, "encoder", "hash_seed", 0, UINT32_MAX, &v, err))) return st;
     enc.hash_seed = (uint32_t)v;
+    const char *hash;
+    if (bl_modelrec_get_string(rec, "encoder", "hash", &hash, NULL) == BL_OK && strcmp(hash, "xxh32") != 0)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/hash '%s' (this library hashes with xxh32 only)",
+                         rec->name, hash);
     const char *vocab;
     if ((st = bl_modelrec_get_string(rec, "encoder", "vocabulary", &vocab, err))) return st;
     if (strlen(vocab) >= sizeof enc.vocabulary)
@@ -210,6 +224,13 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if (!props) return bl_seterr(err, BL_ENOMEM, "out of memory");
     size_t n_ess = 0;
     for (size_t i = 0; i < nn; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++) dup = strcmp(names[i], names[j]) == 0;
+        if (!bl_schema_known_property(names[i]) || dup) {
+            free(props);
+            return bl_seterr(err, BL_EFORMAT, "model '%s': schema/names[%zu] = '%s' (%s)", rec->name, i, names[i],
+                             dup ? "named twice" : "not a property name: expected one of the schema's");
+        }
         props[i].name = (char *)names[i];
         props[i].essential = ess[i] != 0;
         n_ess += props[i].essential;
@@ -267,6 +288,7 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
                                         bias ? 1 : (size_t)pv->cols, &data, err)))
             goto fail;
         memcpy(P->param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+        if ((st = finite_block(rec->name, pv->name, data, (size_t)pv->rows * (size_t)pv->cols, err))) goto fail;
     }
     if (m->num_range) { /* numbers over fitted bounds: each number property's, lo < hi, finite */
         const double *lo, *hi;
@@ -327,6 +349,7 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
                                                 bias ? 1 : (size_t)pv->cols, &data, err)))
                     goto fail;
                 memcpy(net->P.param + pv->offset, data, (size_t)pv->rows * (size_t)pv->cols * sizeof(double));
+                if ((st = finite_block(rec->name, bn, data, (size_t)pv->rows * (size_t)pv->cols, err))) goto fail;
             }
         }
         const char *names[4] = {"dropout", "learning_rate", "weight_decay", "best_val_loss"};
@@ -351,6 +374,12 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
                        BL_SCALEOUT_NFEAT);
         goto fail;
     }
+    for (int k = 0; k < BL_SCALEOUT_NFEAT; k++)
+        if (!(isfinite(lo[k]) && isfinite(hi[k]) && lo[k] <= hi[k])) {
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': scaler/min, scaler/max [%d] = %g, %g (finite, min <= max "
+                           "expected)", rec->name, k, lo[k], hi[k]);
+            goto fail;
+        }
     m->scaler.dim = BL_SCALEOUT_NFEAT;
     memcpy(m->scaler.lo, lo, sizeof(double) * BL_SCALEOUT_NFEAT);
     memcpy(m->scaler.hi, hi, sizeof(double) * BL_SCALEOUT_NFEAT);
