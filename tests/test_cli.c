@@ -447,6 +447,7 @@ START_TEST(test_train_output_checked_first) {
     ck_assert_msg(strstr(g_out, "best validation loss") && strstr(g_out, " rows after "), "%s", g_out);
     EXPECT_ERR(1, "--out nodir/x.h5", "%s %s --out nodir/x.h5", g_train, pre);
     EXPECT_ERR(2, "not a valid model name", "%s %s --out x.h5 --name a/b", g_train, pre);
+    EXPECT_ERR(2, "not valid UTF-8", "%s %s --out x.h5 --name \"$(printf 'gr\\377p')\"", g_train, pre);
     EXPECT(0, "cp rest.tsv ..tsv");
     EXPECT_ERR(2, "give --name", "%s pretrain --data ..tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 "
                "--members 1 --threads 1 --out x.h5", g_train);

@@ -158,7 +158,15 @@ START_TEST(test_record_build_and_lookup) {
     ck_assert_int_eq(bl_modelrec_new("a/b", &r, &e), BL_EINVAL);
     ck_assert_int_eq(bl_modelrec_new("", &r, &e), BL_EINVAL);
     ck_assert_int_eq(bl_modelrec_new(".", &r, &e), BL_EINVAL);
+    /* names must be UTF-8 (they become HDF5 link names, JSON and Python strings): a stray byte, a
+     * truncated sequence, an over-long form, a surrogate and a code point past U+10FFFF are refused */
+    const char *bad_utf8[] = {"\xff", "gr\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\x80" "b"};
+    for (size_t i = 0; i < sizeof bad_utf8 / sizeof bad_utf8[0]; i++)
+        ck_assert_msg(bl_modelrec_new(bad_utf8[i], &r, &e) == BL_EINVAL, "case %zu", i);
     ck_assert_ptr_null(r);
+    ck_assert_int_eq(bl_modelrec_new("gr\xc3\xa9p \xe2\x82\xac \xf0\x9f\x98\x80", &r, &e), BL_OK); /* é € 😀 */
+    bl_modelrec_free(r);
+    r = NULL;
     ck_assert_int_eq(bl_modelrec_new("grep", &r, &e), BL_OK);
 
     double d[6] = {1, 2, 3, 4, 5, 6};

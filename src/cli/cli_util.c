@@ -1,6 +1,7 @@
 /* cli_util.c — option parsing, --help generation and error printing for the command-line programs.
  * Not here: program logic. */
 #include "cli/cli_util.h"
+#include "data/reader.h"
 
 #include <errno.h>
 #include <math.h>
@@ -137,6 +138,7 @@ const char *bl_cli_model_name_problem(const char *name) {
         if (c == '/') return "it contains '/'";
         if (c < 0x20 || c == 0x7f) return "it contains control characters";
     }
+    if (!bl_utf8_valid(name, n, NULL)) return "it is not valid UTF-8";
     return NULL;
 }
 

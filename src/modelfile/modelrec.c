@@ -4,6 +4,7 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
+#include "data/reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ int bl_mf_valid_name(const char *s) {
         unsigned char c = (unsigned char)s[i];
         if (c == '/' || c < 0x20 || c == 0x7f) return 0;
     }
-    return 1;
+    return bl_utf8_valid(s, n, NULL); /* names become HDF5 link names, JSON and Python strings */
 }
 
 /* A group path: "" or names joined by '/', at most BL_MODELFILE_GROUP_DEPTH_MAX deep, not below
