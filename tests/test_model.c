@@ -1710,11 +1710,13 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
     H5Gclose(g);
     H5Sclose(sp);
     H5Fclose(h);
+    ck_assert_int_eq(bl_modelfile_test_restamp(path, &e), BL_OK); /* edited, not damaged */
     ck_assert_int_eq(bl_model_load(path, NULL, &l, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "number_hi") && strstr(e.message, "lo < hi"), "%s", e.message);
     h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     ck_assert_int_ge(H5Adelete_by_name(h, "/models/model/encoder", "number_hi", H5P_DEFAULT), 0);
     H5Fclose(h);
+    ck_assert_int_eq(bl_modelfile_test_restamp(path, &e), BL_OK);
     ck_assert_int_ne(bl_model_load(path, NULL, &l, &e), BL_OK);
     ck_assert_msg(strstr(e.message, "number_hi") != NULL, "%s", e.message);
     ck_assert_ptr_null(l);

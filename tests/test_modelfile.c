@@ -453,6 +453,67 @@ START_TEST(test_failed_save_leaves_file_intact) {
 }
 END_TEST
 
+/* The header: one line with the length and an XXH64 of everything after HDF5's 512-byte user block.
+ * A byte changed anywhere after it (metadata or weights), a truncation, or a damaged header line is
+ * refused before HDF5 reads the file; BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose. */
+START_TEST(test_checksum_header) {
+    const char *path = tpath("sum.h5"), *bad = tpath("sum-bad.h5");
+    bl_error e;
+    bl_modelrec *a = make_record("grep", 3), *back = NULL;
+    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
+    size_t len;
+    unsigned char *img = slurp(path, &len);
+    ck_assert_uint_gt(len, 1024);
+    char want[64];
+    snprintf(want, sizeof want, "BELLAMY-MODEL 1 size=%zu xxh64=", len);
+    ck_assert_int_eq(memcmp(img, want, strlen(want)), 0);
+    ck_assert_int_eq(memcmp(img + 512, "\x89HDF\r\n\x1a\n", 8), 0); /* HDF5 starts after the user block */
+    for (size_t i = strlen(want) + 17; i < 512; i++) ck_assert_int_eq(img[i], 0);
+    /* every region: a flipped bit after the block is a checksum error, in the header a header error */
+    const size_t offs[] = {520, 700, len / 3, len / 2, len - 1, 30, 45};
+    for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++) {
+        img[offs[k]] ^= 0x10;
+        FILE *f = fopen(bad, "wb");
+        ck_assert_uint_eq(fwrite(img, 1, len, f), len);
+        fclose(f);
+        img[offs[k]] ^= 0x10;
+        ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+        ck_assert_ptr_null(back);
+        ck_assert_msg(strstr(e.message, bad) && strstr(e.message, "damaged"), "offset %zu: %s", offs[k], e.message);
+        if (offs[k] >= 512) ck_assert_msg(strstr(e.message, "checksum"), "offset %zu: %s", offs[k], e.message);
+    }
+    /* truncated */
+    FILE *f = fopen(bad, "wb");
+    ck_assert_uint_eq(fwrite(img, 1, len - 100, f), len - 100);
+    fclose(f);
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "truncated") && strstr(e.message, "header says"), "%s", e.message);
+    /* edited on purpose (a value in the raw data, found by its bytes): refused, then read on request */
+    const double w0[3] = {3.0, 3.25, 3.5}; /* the start of block f.W1 */
+    unsigned char *hit = NULL;
+    for (size_t i = 512; i + sizeof w0 <= len && !hit; i++)
+        if (memcmp(img + i, w0, sizeof w0) == 0) hit = img + i;
+    ck_assert_ptr_nonnull(hit);
+    const double four = 4.0;
+    memcpy(hit, &four, 8);
+    f = fopen(bad, "wb");
+    ck_assert_uint_eq(fwrite(img, 1, len, f), len);
+    fclose(f);
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    setenv("BELLAMY_MODEL_IGNORE_CHECKSUM", "1", 1);
+    bl_status st = bl_modelfile_load(bad, "grep", &back, &e);
+    unsetenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+    ck_assert_msg(st == BL_OK, "%s", e.message);
+    const bl_mfblock *w1 = bl_modelrec_find_block(back, "f.W1");
+    ck_assert_ptr_nonnull(w1);
+    ck_assert_double_eq(w1->data[0], 4.0); /* the edit is what was read */
+    ck_assert_double_eq(record_tag(back), 3.0);
+    bl_modelrec_free(back);
+    free(img);
+    bl_modelrec_free(a);
+}
+END_TEST
+
 START_TEST(test_save_to_bad_places) {
     bl_error e;
     bl_modelrec *r = make_record("grep", 1);
@@ -755,6 +816,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_roundtrip_every_type);
     tcase_add_test(tc, test_several_models);
     tcase_add_test(tc, test_failed_save_leaves_file_intact);
+    tcase_add_test(tc, test_checksum_header);
     tcase_add_test(tc, test_save_to_bad_places);
     tcase_add_test(tc, test_truncated_and_not_hdf5);
     tcase_add_test(tc, test_unreadable_file);

@@ -17,9 +17,11 @@
 #include "bl_config.h"
 
 #include <hdf5.h>
+#include <xxhash.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -440,6 +442,86 @@ static bl_status check_root(hid_t fid, const char *path, bl_error *err) {
 }
 
 /* Opens path read-only and checks it is a model file of a supported version; *fid >= 0 on success. */
+/* ---- the file's header: a checksum in HDF5's user block ------------------------------------------
+ * Since 0.4.1 a model file starts with a 512-byte user block (HDF5 skips it: h5py and h5dump read the
+ * file as before) holding one line of text, then NUL bytes:
+ *     BELLAMY-MODEL 1 size=<file length in bytes> xxh64=<16 hex digits>\n
+ * where the hash (XXH64, seed 0) covers every byte after the user block. HDF5 checksums only its own
+ * metadata, so without this a flipped byte in a weight block loads silently and predicts something
+ * else; a damaged file is now refused before HDF5 parses a byte of it. Files without the header
+ * (0.4.0 and older, or written by other programs) are read as before. */
+#define HDR_SIZE 512
+#define HDR_MAGIC "BELLAMY-MODEL 1 "
+
+static void header_write(unsigned char *image, size_t size) {
+    char line[HDR_SIZE];
+    const uint64_t h = XXH64(image + HDR_SIZE, size - HDR_SIZE, 0);
+    int n = snprintf(line, sizeof line, HDR_MAGIC "size=%zu xxh64=%016" PRIx64 "\n", size, h);
+    memset(image, 0, HDR_SIZE);
+    memcpy(image, line, (size_t)n);
+}
+
+/* Checks the header of a file read into memory, if it has one. */
+static bl_status header_check(const unsigned char *buf, size_t size, const char *path, bl_error *err) {
+    if (size < HDR_SIZE || memcmp(buf, HDR_MAGIC, strlen(HDR_MAGIC)) != 0) return BL_OK; /* none */
+    size_t want;
+    uint64_t h;
+    char line[HDR_SIZE + 1];
+    memcpy(line, buf, HDR_SIZE);
+    line[HDR_SIZE] = '\0';
+    if (sscanf(line + strlen(HDR_MAGIC), "size=%zu xxh64=%" SCNx64, &want, &h) != 2)
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its header line is unreadable", path);
+    if (want != size)
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %zu", path, size,
+                         want);
+    if (XXH64(buf + HDR_SIZE, size - HDR_SIZE, 0) != h) {
+        const char *skip = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+        if (skip && strcmp(skip, "1") == 0) return BL_OK;
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its checksum does not match its contents (changed "
+                         "after it was written; BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose)",
+                         path);
+    }
+    return BL_OK;
+}
+
+/* Re-writes the header of a file changed in place (test support edits files with HDF5). */
+bl_status bl_mf_restamp(const char *path, bl_error *err) {
+    FILE *f = fopen(path, "r+b");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    bl_status st = BL_OK;
+    unsigned char *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(buf = malloc((size_t)size + 1)) || fread(buf, 1, (size_t)size, f) != (size_t)size)
+        st = bl_seterr(err, BL_EIO, "%s: cannot read", path);
+    else if ((size_t)size >= HDR_SIZE && memcmp(buf, HDR_MAGIC, strlen(HDR_MAGIC)) == 0) {
+        header_write(buf, (size_t)size);
+        if (fseek(f, 0, SEEK_SET) != 0 || fwrite(buf, 1, HDR_SIZE, f) != HDR_SIZE)
+            st = bl_seterr(err, BL_EIO, "%s: cannot write", path);
+    }
+    free(buf);
+    if (fclose(f) != 0 && st == BL_OK) st = bl_seterr(err, BL_EIO, "%s: cannot close", path);
+    return st;
+}
+
+/* The whole file in memory (model files are small): HDF5 then parses exactly the bytes checked. */
+static bl_status read_whole(const char *path, size_t size, unsigned char **out, bl_error *err) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char *buf = malloc(size ? size : 1);
+    size_t got = buf ? fread(buf, 1, size, f) : 0;
+    int bad = !buf || got != size || ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return buf ? bl_seterr(err, BL_EIO, "%s: cannot read (%zu of %zu bytes)", path, got, size)
+                   : bl_seterr(err, BL_ENOMEM, "%s: out of memory (%zu bytes)", path, size);
+    }
+    *out = buf;
+    return BL_OK;
+}
+
 static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     *fid = -1;
     struct stat sb;
@@ -449,15 +531,30 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     /* Opened once ourselves first: when HDF5 cannot open a file it does not say why (an unreadable
      * file would read as "not an HDF5 file"), while the operating system's reason (permission
      * denied, ...) is what the user needs. */
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
-    fclose(probe);
+    unsigned char *buf;
+    bl_status hs = read_whole(path, (size_t)sb.st_size, &buf, err);
+    if (hs == BL_OK) hs = header_check(buf, (size_t)sb.st_size, path, err);
+    if (hs != BL_OK) {
+        free(buf);
+        return hs;
+    }
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
+        (sb.st_size > 0 && H5Pset_file_image(fapl, buf, (size_t)sb.st_size) < 0)) { /* copies buf */
+        free(buf);
         H5CLOSE(fapl, H5Pclose);
         return h5fail(err, BL_EINTERNAL, path, "cannot make a property list");
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    free(buf);
+    /* The core driver refuses an image whose name exists on disk: HDF5 knows it by a name under
+     * /dev/null, which cannot exist and stays distinct per path. */
+    char *mem_name = malloc(strlen(path) + 16);
+    hid_t f = -1;
+    if (mem_name) {
+        snprintf(mem_name, strlen(path) + 16, "/dev/null/%s", path);
+        if (sb.st_size > 0) f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
+        free(mem_name);
+    }
     char inner[200];
     h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
     H5Pclose(fapl);
@@ -489,9 +586,16 @@ static bl_status list_models(hid_t fid, const char *path, namelist *out, bl_erro
     }
     for (size_t i = 0; i < all.n; i++) {
         H5L_info_t li;
-        if (H5Lget_info(models, all.names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) continue;
+        if (H5Lget_info(models, all.names[i], &li, H5P_DEFAULT) < 0) {
+            st = h5fail(err, BL_EFORMAT, path, "damaged file: cannot read the link /models/%s", all.names[i]);
+            goto cleanup;
+        }
+        if (li.type != H5L_TYPE_HARD) continue; /* soft or external links are not models */
         hid_t o = H5Oopen(models, all.names[i], H5P_DEFAULT);
-        if (o < 0) continue;
+        if (o < 0) {
+            st = h5fail(err, BL_EFORMAT, path, "damaged file: cannot open /models/%s", all.names[i]);
+            goto cleanup;
+        }
         int isgroup = H5Iget_type(o) == H5I_GROUP;
         H5Oclose(o);
         if (isgroup && namelist_push(out, all.names[i])) {
@@ -651,13 +755,19 @@ static int plists_make(wplists *pl) {
  * the 1.8 format; the close rewrites it.) */
 typedef struct image_capture {
     void  *buf;      /* the driver's current buffer */
+    size_t size;     /* its size */
     void  *kept;     /* the buffer at close, now ours */
+    size_t kept_size;
 } image_capture;
 
+/* Buffers are zeroed as they grow, so that bytes HDF5 leaves unwritten (free space) are zeros, not
+ * leftovers of other allocations: the same model gives the same file. */
 static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata) {
     (void)op;
     image_capture *c = udata;
-    return c->buf = malloc(size);
+    c->buf = calloc(size ? size : 1, 1);
+    c->size = c->buf ? size : 0;
+    return c->buf;
 }
 static void *img_memcpy(void *dst, const void *src, size_t size, H5FD_file_image_op_t op, void *udata) {
     (void)op;
@@ -667,16 +777,38 @@ static void *img_memcpy(void *dst, const void *src, size_t size, H5FD_file_image
 static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata) {
     (void)op;
     image_capture *c = udata;
-    void *p = realloc(ptr, size);
-    if (p || !size) c->buf = p;
+    const size_t old = ptr && ptr == c->buf ? c->size : 0;
+    void *p = realloc(ptr, size ? size : 1);
+    if (!p) return NULL;
+    if (size > old) memset((unsigned char *)p + old, 0, size - old);
+    c->buf = p;
+    c->size = size;
     return p;
 }
 static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *udata) {
     image_capture *c = udata;
-    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr && ptr == c->buf && !c->kept) c->kept = ptr;
-    else free(ptr);
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && ptr && ptr == c->buf && !c->kept) {
+        c->kept = ptr;
+        c->kept_size = c->size;
+    } else {
+        free(ptr);
+    }
     if (ptr == c->buf) c->buf = NULL;
     return 0;
+}
+
+/* The length of a closed file's image: the end-of-file address its superblock (version 2 or 3, at the
+ * base address HDR_SIZE, 8-byte addresses) stores, which counts from the file's first byte. 0 when the
+ * superblock is not one of those or the address lies outside the buffer. */
+static size_t image_length(const unsigned char *img, size_t buf_size) {
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    const size_t sb = HDR_SIZE;
+    if (buf_size < sb + 48 || memcmp(img + sb, sig, 8) != 0 || (img[sb + 8] != 2 && img[sb + 8] != 3) ||
+        img[sb + 9] != 8)
+        return 0;
+    uint64_t eof = 0;
+    for (int k = 7; k >= 0; k--) eof = (eof << 8) | img[sb + 28 + (size_t)k]; /* little-endian */
+    return eof > sb && eof <= buf_size ? (size_t)eof : 0;
 }
 static void *img_udata_copy(void *udata) { return udata; } /* shared: used only under the lock */
 static herr_t img_udata_free(void *udata) {
@@ -712,7 +844,7 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     namelist names = {0};
     char *tmp = NULL, *dir = NULL;
     unsigned char *image = NULL;
-    image_capture cap = {NULL, NULL};
+    image_capture cap = {NULL, 0, NULL, 0};
     H5FD_file_image_callbacks_t img_cb = {img_malloc, img_memcpy, img_realloc, img_free,
                                           img_udata_copy, img_udata_free, &cap};
     int fd = -1, tmp_live = 0;
@@ -782,6 +914,7 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     if (hook_fails(BL_MFPOINT_TEMP_CREATED)) goto injected;
 
     if (plists_make(&pl) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+        H5Pset_userblock(fcpl, HDR_SIZE) < 0 ||
         H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
         H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
         /* 1.8+ object format: needed for attributes over 64 KiB (vocabularies) */
@@ -836,17 +969,22 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         st = h5fail(err, BL_EINTERNAL, path, "cannot flush the new file in memory");
         goto cleanup;
     }
-    ssize_t isize = H5Fget_file_image(dst, NULL, 0); /* the file's length; its bytes come at close */
-    herr_t cr = H5Fclose(dst);
+    herr_t cr = H5Fclose(dst); /* the file's bytes, final, come to cap.kept */
     dst = -1;
     image = cap.kept;
     cap.kept = NULL;
-    if (cr < 0 || isize <= 0 || !image) {
+    const size_t isize = image ? image_length(image, cap.kept_size) : 0;
+    if (cr < 0 || !image) {
         st = h5fail(err, BL_EINTERNAL, path, "cannot close the new file in memory");
         goto cleanup;
     }
+    if (!isize) {
+        st = bl_seterr(err, BL_EINTERNAL, "%s: the new file's superblock is not the expected one", path);
+        goto cleanup;
+    }
+    header_write(image, isize);
     snprintf(tmp + strlen(tmp), tlen - strlen(tmp), ".image"); /* a name no open file has */
-    st = check_image(image, (size_t)isize, path, tmp, err);
+    st = check_image(image, isize, path, tmp, err);
     tmp[strlen(tmp) - 6] = '\0';
     if (st != BL_OK) goto cleanup;
     for (size_t done = 0; done < (size_t)isize;) {

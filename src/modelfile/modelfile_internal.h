@@ -18,4 +18,8 @@ void bl_mf_attr_clear(bl_mfattr *a);
 void bl_mf_lock(void);
 void bl_mf_unlock(void);
 
+/* Recomputes the checksum header of a model file changed in place (files without one are left
+ * alone). Test support only: real saves write a whole new file. */
+bl_status bl_mf_restamp(const char *path, bl_error *err);
+
 #endif

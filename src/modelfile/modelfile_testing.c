@@ -45,6 +45,7 @@ bl_status bl_modelfile_test_set_root_string(const char *path, const char *attr, 
     bl_mf_lock();
     bl_status st = set_root_string_locked(path, attr, value, fixed, err);
     bl_mf_unlock();
+    if (st == BL_OK) st = bl_mf_restamp(path, err); /* an edit, not damage */
     return st;
 }
 
@@ -86,5 +87,11 @@ bl_status bl_modelfile_test_write_dataset(const char *path, const char *dset_pat
     bl_mf_lock();
     bl_status st = write_dataset_locked(path, dset_path, rank, dims, kind, err);
     bl_mf_unlock();
+    if (st == BL_OK) st = bl_mf_restamp(path, err); /* an edit, not damage */
     return st;
+}
+
+bl_status bl_modelfile_test_restamp(const char *path, bl_error *err) {
+    BL_CHECK_ARG(path, err, "test_restamp: NULL path");
+    return bl_mf_restamp(path, err);
 }
