@@ -176,7 +176,7 @@ typedef struct bl_choice {
 /* Default options: BL_GOAL_FASTEST, no target, no price. */
 BL_API void bl_choice_opts_init(bl_choice_opts *o);
 
-/* The largest runtime taken as a prediction (some 30 000 years); data readers refuse larger ones. */
+/* The largest runtime taken as a prediction or read from a data file (some 30 000 years). */
 #define BL_RUNTIME_MAX_S 1e12
 
 /* Chooses among n candidates whose predicted runtimes are known (no model needed). Ties go to the

@@ -27,7 +27,7 @@ static const char *PROG = "bellamy-predict";
 #define MAX_SCALE_OUTS 100000      /* most scale-outs one call predicts */
 #define MAX_SCALE_OUT  1000000.0   /* largest scale-out (machines); beyond, a typo, not a cluster */
 #define MAX_PRICE      1e9         /* largest --price per machine-hour: keeps every cost finite */
-#define MAX_TARGET     1e12        /* largest --target-runtime in seconds (some 30 000 years) */
+#define MAX_TARGET     BL_RUNTIME_MAX_S /* largest --target-runtime in seconds (some 30 000 years) */
 
 /* Copies s[0..n) without leading and trailing blanks into buf (cap bytes); NULL when it does not fit. */
 static const char *trimmed(const char *s, size_t n, char *buf, size_t cap) {

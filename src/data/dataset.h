@@ -28,10 +28,9 @@
  * Scale-outs are machine counts: whole numbers from 1 to this. */
 #define BL_SCALE_OUT_MAX 1000000
 
-/* Largest runtime (seconds, after the schema's unit is applied) a data row may have: some 30 000
- * years, the same bound as bellamy-predict --target-runtime. Larger values are typos or unit
- * mistakes, and would give models whose target scale a model file refuses. */
-#define BL_RUNTIME_MAX_S 1e12
+/* BL_RUNTIME_MAX_S (bellamy/bellamy.h, 1e12 s, some 30 000 years) is also the largest runtime (seconds,
+ * after the schema's unit is applied) a data row may have: larger values are typos or unit mistakes,
+ * and would give models whose target scale a model file refuses. */
 
 typedef struct bl_dataset_prop {
     char        *name;
