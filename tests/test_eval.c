@@ -1,7 +1,8 @@
 /* test_eval.c — the evaluation harness (bench/eval/): a tiny run on the synthetic corpus writes
  * well-formed splits/predictions/summary files with finite predictions; reading its splits.tsv back
  * (on another thread count) reproduces the predictions exactly; bad split files fail with FILE:LINE
- * messages; bad command lines, and every option out of its bounds, are usage errors before any work. */
+ * messages; bad command lines, and every option out of its bounds, are usage errors before any work;
+ * a folder given for a data file (or a file for a folder) is named as such. */
 #include "testutil.h"
 
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -414,6 +416,64 @@ START_TEST(eval_command_line_errors) {
 }
 END_TEST
 
+/* Runs bl_eval_main with stderr sent to a file; returns the exit status and the text (malloc'd) in *msg. */
+static int run_eval_stderr(int argc, const char **argv, char **msg) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stderr.txt", bl_test_tmpdir());
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    ck_assert_int_ge(saved, 0);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+    close(fd);
+    int rc = bl_eval_main(argc, (char **)argv);
+    fflush(stderr);
+    ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+    close(saved);
+    *msg = slurp(path);
+    return rc;
+}
+
+/* A folder where a data file belongs (and a file where a folder belongs) is named as such, before
+ * any work, instead of reaching the reader ("cannot tell the delimiter from the file name"). */
+START_TEST(eval_folder_for_a_file) {
+    char out[4096], tsv[4200], sch[4200];
+    snprintf(out, sizeof out, "%s/folder-args", bl_test_tmpdir());
+    snprintf(tsv, sizeof tsv, "%s/synth.tsv", corpus_dir());
+    snprintf(sch, sizeof sch, "%s/synth.schema", corpus_dir());
+    char *msg = NULL;
+    {
+        const char *argv[] = { "bellamy-eval", "--data", ".", "--schema", sch, "--out", out, "--quiet" };
+        ck_assert_int_eq(run_eval_stderr(8, argv, &msg), 1);
+        ck_assert_msg(strstr(msg, "bellamy-eval: --data .: is a folder, not a data file") != NULL, "%s", msg);
+        ck_assert_msg(strstr(msg, "delimiter") == NULL, "%s", msg);
+        free(msg);
+    }
+    {
+        const char *argv[] = { "bellamy-eval", "--pretrain-data", corpus_dir(), "--pretrain-schema", sch, "--data", tsv,
+                               "--schema", sch, "--out", out, "--quiet" };
+        ck_assert_int_eq(run_eval_stderr(12, argv, &msg), 1);
+        ck_assert_msg(strstr(msg, "--pretrain-data") != NULL && strstr(msg, "is a folder, not a data file") != NULL,
+                      "%s", msg);
+        free(msg);
+    }
+    {
+        const char *argv[] = { "bellamy-eval", "--data", tsv, "--schema", corpus_dir(), "--out", out, "--quiet" };
+        ck_assert_int_eq(run_eval_stderr(8, argv, &msg), 1);
+        ck_assert_msg(strstr(msg, "--schema ") != NULL && strstr(msg, "is a folder") != NULL, "%s", msg);
+        free(msg);
+    }
+    {
+        const char *argv[] = { "bellamy-eval", "--data", tsv, "--schemas", corpus_dir(), "--out", out, "--quiet" };
+        ck_assert_int_eq(run_eval_stderr(8, argv, &msg), 1);
+        ck_assert_msg(strstr(msg, "--data ") != NULL && strstr(msg, "not a folder") != NULL, "%s", msg);
+        free(msg);
+    }
+    ck_assert_msg(access(out, F_OK) != 0, "the run started");
+}
+END_TEST
+
 /* Every option out of the library's or bellamy-train's bounds is a usage error up front: before the
  * data is split or anything trains. The run only fits Ernest (no pre-training, seconds), so an option
  * that is not checked shows as a run that succeeds (or fails later, with exit status 1). */
@@ -472,6 +532,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_split_file_valid_groups);
     tcase_add_test(tc, eval_folds_by_property);
     tcase_add_test(tc, eval_command_line_errors);
+    tcase_add_test(tc, eval_folder_for_a_file);
     tcase_add_test(tc, eval_options_checked_up_front);
     suite_add_tcase(s, tc);
     return s;

@@ -81,6 +81,33 @@ static int in_list(const char *list, const char *name) {
     return 0;
 }
 
+/* A data file named by --flag (--data with --schema, --pretrain-data): like bl_cli_check_input, and a
+ * folder is named as such (for --data, with the way to evaluate a folder). BL_EXIT_FAIL after the
+ * message, else 0. */
+static int check_data_file(const char *prog, const char *flag, const char *path) {
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        bl_cli_error(prog, "--%s %s: is a folder, not a data file%s", flag, path,
+                     strcmp(flag, "data") == 0 ? " (a folder of data files goes with --data DIR --schemas DIR)" : "");
+        return BL_EXIT_FAIL;
+    }
+    return bl_cli_check_input(prog, flag, path);
+}
+
+/* A folder named by --flag (--data and --schemas together); hint says what to give instead. */
+static int check_folder(const char *prog, const char *flag, const char *path, const char *hint) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        bl_cli_error(prog, "--%s %s: cannot open: %s", flag, path, strerror(errno));
+        return BL_EXIT_FAIL;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        bl_cli_error(prog, "--%s %s: not a folder (%s)", flag, path, hint);
+        return BL_EXIT_FAIL;
+    }
+    return 0;
+}
+
 /* Adds every DIR/NAME.tsv|csv that has SCHEMAS/NAME.schema (sorted by name; filtered by --algorithms). */
 static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *schemas, const char *algos) {
     DIR *d = opendir(dir);
@@ -343,6 +370,19 @@ int bl_eval_main(int argc, char **argv) {
     if (!schema && !schemas) { bl_cli_error(prog, "give --schemas DIR (with --data DIR) or --schema FILE (with --data FILE)"); return BL_EXIT_USAGE; }
     if (schema && schemas) { bl_cli_error(prog, "--schema and --schemas exclude each other"); return BL_EXIT_USAGE; }
     if (schema && algos) { bl_cli_error(prog, "--algorithms goes with --data DIR --schemas DIR"); return BL_EXIT_USAGE; }
+    /* The files and folders named, before any work: a folder given where a data file belongs would
+     * otherwise reach the reader, which can only say it cannot tell the delimiter from the name. */
+    if (schema) {
+        if ((rc = check_data_file(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema)) ||
+            (pre_data && ((rc = check_data_file(prog, "pretrain-data", pre_data)) ||
+                          (rc = bl_cli_check_input(prog, "pretrain-schema", pre_schema)))))
+            return rc;
+    } else if ((rc = check_folder(prog, "data", data, "with --schemas, --data names a folder of data files; "
+                                  "one data file goes with --schema FILE")) ||
+               (rc = check_folder(prog, "schemas", schemas, "one schema file goes with --schema FILE, and --data FILE"))) {
+        return rc;
+    }
+    if (splits && (rc = bl_cli_check_input(prog, "splits", splits))) return rc;
 
 #undef SEEN
     bl_eval ev;
