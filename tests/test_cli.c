@@ -133,6 +133,15 @@ START_TEST(test_pretrain_progress_and_errors) {
     ck_assert_ptr_nonnull(strstr(g_err, "ETA"));
     ck_assert_ptr_null(strchr(g_err, '\r'));
     ck_assert_ptr_nonnull(strstr(g_out, "pre-trained 'rest'")); /* the default name is the data file's stem */
+    /* rungs off multiples of 25 (10, 20, 30): the share done never passes 100 % and shows 100 % once, at the end */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 2 --epochs 30 --grace 10 "
+              "--members 1 --threads 1", g_train);
+    ck_assert_msg(count(g_err, " 100%  ") == 1, "%s", g_err);
+    for (const char *q = strchr(g_err, '%'); q; q = strchr(q + 1, '%')) {
+        const char *b = q;
+        while (b > g_err && b[-1] >= '0' && b[-1] <= '9') b--;
+        ck_assert_msg(q - b <= 3 && atoi(b) <= 100, "%s", g_err);
+    }
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 5 --grace 5 --quiet", g_train);
     ck_assert_str_eq(g_err, "");
 

@@ -665,6 +665,50 @@ START_TEST(pretrain_on_trial_group_matches_cpu_search) {
 }
 END_TEST
 
+typedef struct prog_rec {
+    long max_done, last_done, planned;
+    int calls;
+} prog_rec;
+static int prog_record(void *ctx, const bl_progress *p) {
+    prog_rec *r = ctx;
+    r->calls++;
+    if (p->epochs_done_all > r->max_done) r->max_done = p->epochs_done_all;
+    ck_assert_int_ge(p->epochs_done_all, r->last_done); /* never goes back */
+    r->last_done = p->epochs_done_all;
+    r->planned = p->epochs_planned_all;
+    return 0;
+}
+
+/* The progress total counts each epoch once, also when rungs end off the reports' multiples of 25
+ * (grace 10: rungs at 10, 20, 30), on the threaded and the batched path, for one network and for an
+ * ensemble: it ends at exactly the planned total and never passes it. */
+START_TEST(progress_counts_each_epoch_once) {
+    bl_dataset *ds = synth_ds(17);
+    for (int dev = 0; dev < 2; dev++)
+        for (int members = 1; members <= 2; members++) {
+            bl_pretrain_opts o;
+            bl_pretrain_opts_default(&o);
+            o.trials = 2;
+            o.epochs = 30;
+            o.grace = 10;
+            o.members = members;
+            o.device = dev ? BL_DEVICE_CPU_BATCHED : BL_DEVICE_CPU;
+            prog_rec r = {0, 0, 0, 0};
+            o.progress = prog_record;
+            o.progress_ctx = &r;
+            bl_model *m;
+            bl_error e;
+            ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &e) == BL_OK, "%s", e.message);
+            ck_assert_int_gt(r.calls, 0);
+            ck_assert_msg(r.max_done == r.planned && r.last_done == r.planned,
+                          "device %d members %d: done %ld (max %ld), planned %ld", dev, members, r.last_done,
+                          r.max_done, r.planned);
+            bl_model_free(m);
+        }
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* An ensemble: bl_pretrain with members = 3 holds the winners of the searches with seeds S, S+1, S+2;
  * it predicts their median; fine-tuning trains every member; the file keeps all of them bit for bit. */
 START_TEST(ensemble_members_predict_their_median) {
@@ -1916,6 +1960,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, ensemble_members_predict_their_median);
+    tcase_add_test(tm, progress_counts_each_epoch_once);
     tcase_add_test(tm, damaged_ensemble_files_are_errors);
     tcase_add_test(tm, damaged_model_values_are_errors);
     tcase_add_test(tm, model_file_layout_in_h5dump);

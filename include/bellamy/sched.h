@@ -135,7 +135,9 @@ BL_API bl_status bl_sched_workload_load(const char *path, bl_sched_workload **ou
 /* Parses TSV text; name is used in error messages. */
 BL_API bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name,
                                          bl_sched_workload **out, bl_error *err);
-/* "paper", "hybrid", "sql" or "poisson:N"; seed drives the random generators. */
+/* "paper", "hybrid", "sql" or "poisson:N" with 1 <= N <= 10 000 000 (BL_ERANGE above: a run keeps
+ * about 435 bytes per job); seed drives the random generators. A TSV workload holds at most
+ * 10 000 000 jobs as well. */
 BL_API bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_workload **out,
                                             bl_error *err);
 BL_API bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err);

@@ -35,6 +35,7 @@ typedef struct trial {
     double  *best;            /* parameters at the best validation epoch */
     double   best_val, last_train;
     long     epochs_done, best_epoch;
+    long     reported;         /* epochs already counted in the search's progress total */
     int      alive;
     bl_status st;
     bl_error  err;
@@ -125,7 +126,8 @@ static void *worker(void *arg) {
             if ((t->st = train_epoch(s, t, wa->val_idx))) break;
             if (s->o->progress && (t->epochs_done % 25 == 0 || t->epochs_done == s->target)) {
                 pthread_mutex_lock(&s->mu);
-                s->done_all += t->epochs_done % 25 == 0 ? 25 : t->epochs_done % 25;
+                s->done_all += t->epochs_done - t->reported; /* rungs need not end on a multiple of 25 */
+                t->reported = t->epochs_done;
                 bl_progress p = {.trial = t->id, .trials_alive = s->alive, .trials_total = s->n,
                                  .epoch = t->epochs_done, .epochs_total = s->o->epochs,
                                  .epochs_done_all = s->done_all, .epochs_planned_all = s->planned_all,
@@ -194,7 +196,7 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
     if (st) return st;
     uint8_t alive[27];
     for (int i = 0; i < s->n; i++) alive[i] = 1;
-    long rung = o->grace < o->epochs ? o->grace : o->epochs, done = 0;
+    long rung = o->grace < o->epochs ? o->grace : o->epochs, done = 0, reported = 0;
     for (;;) {
         for (; done < rung; done++) {
             if ((st = bl_tgroup_epoch(g, alive, err))) goto out;
@@ -209,7 +211,8 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
                 t->best_epoch = ts.best_epoch;
             }
             if (o->progress && ((done + 1) % 25 == 0 || done + 1 == rung)) {
-                s->done_all += (long)s->alive * ((done + 1) % 25 == 0 ? 25 : (done + 1) % 25);
+                s->done_all += (long)s->alive * (done + 1 - reported);
+                reported = done + 1;
                 for (int i = 0; i < s->n; i++) {
                     if (!alive[i]) continue;
                     bl_progress p = {.trial = i, .trials_alive = s->alive, .trials_total = s->n,
