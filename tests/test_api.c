@@ -232,6 +232,13 @@ START_TEST(test_context_errors) {
         if (strcmp(bad[i].name, "memory") == 0) bad[i].value = "-3";
     ck_assert_int_eq(bl_predict(p, bad, n, &x, 1, &t, &err), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "memory"));
+    /* a per-machine value that fits, but not once multiplied by the scale-out: the message names it */
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(bad[i].name, "memory") == 0) bad[i].value = "549755813887"; /* 2^39 − 1 */
+    double x2[2] = {1, 2}, t2[2];
+    ck_assert_int_ne(bl_predict(p, bad, n, x2, 2, t2, &err), BL_OK);
+    ck_assert_msg(strstr(err.message, "at scale-out 2 (cluster totals are the per-machine values × 2)") &&
+                  strstr(err.message, "memory"), "%s", err.message);
     /* bad scale-outs */
     double xs[2] = { 4, 0 }, ts[2];
     ck_assert_int_eq(bl_predict(p, ctx, n, xs, 2, ts, &err), BL_ERANGE);

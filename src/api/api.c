@@ -340,6 +340,9 @@ bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_c
     } else {
         for (size_t i = 0; i < n && st == BL_OK; i++) {
             st = bl_model_context(p->m, values_at(&r, scale_outs[i]), c, err);
+            if (st != BL_OK) /* the value that failed is a per-machine value × the scale-out: say so */
+                bl_prefixerr(err, "at scale-out %g (cluster totals are the per-machine values × %g)", scale_outs[i],
+                             scale_outs[i]);
             if (st == BL_OK) st = bl_model_predict(p->m, c, scale_outs + i, 1, runtimes_s + i, err);
         }
     }
