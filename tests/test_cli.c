@@ -98,9 +98,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_str_eq(g_out, "bellamy-train 0.4.0\n");
+    ck_assert_str_eq(g_out, "bellamy-train 0.4.1\n");
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_str_eq(g_out, "bellamy-predict 0.4.0\n");
+    ck_assert_str_eq(g_out, "bellamy-predict 0.4.1\n");
     EXPECT(0, "%s --help", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "pretrain"));
     ck_assert_ptr_nonnull(strstr(g_out, "finetune"));
@@ -519,7 +519,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_str_eq(g_out, "dbmlsched-sim 0.4.0\n");
+    ck_assert_str_eq(g_out, "dbmlsched-sim 0.4.1\n");
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);
