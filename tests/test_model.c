@@ -938,86 +938,17 @@ END_TEST
 
 /* A record copied from rec, leaving out block `skip` and replacing attribute members/`attr` (when
  * not NULL) by the string or the doubles given; saved under `name` into path. */
-static void save_altered(const bl_modelrec *rec, const char *path, const char *name, const char *skip,
-                         const char *attr, const char *sval, const double *dv, size_t dn) {
+/* rec saved as model `name` with block `skip` left out, one attribute (group/attr) replaced by a string,
+ * doubles or strings, and element 0 of one block set to bval (each NULL: unchanged). */
+static void save_edit(const bl_modelrec *rec, const char *path, const char *name, const char *skip, const char *group,
+                      const char *attr, const char *sval, const double *dv, size_t dn, const char *const *sv,
+                      size_t sn, const char *block, double bval) {
     bl_modelrec *o;
     bl_error e;
     ck_assert_int_eq(bl_modelrec_new(name, &o, &e), BL_OK);
     for (size_t i = 0; i < rec->n_blocks; i++) {
         const bl_mfblock *b = &rec->blocks[i];
         if (skip && strcmp(b->name, skip) == 0) continue;
-        ck_assert_int_eq(bl_modelrec_add_block(o, b->name, b->rank, b->rows, b->cols, b->data, &e), BL_OK);
-    }
-    for (size_t i = 0; i < rec->n_attrs; i++) {
-        const bl_mfattr *a = &rec->attrs[i];
-        bl_status st = BL_OK;
-        if (attr && strcmp(a->group, "members") == 0 && strcmp(a->name, attr) == 0) {
-            st = sval ? bl_modelrec_add_string(o, a->group, a->name, sval, &e)
-                      : bl_modelrec_add_doubles(o, a->group, a->name, dv, dn, &e);
-        } else if (a->type == BL_MFATTR_STRING) st = bl_modelrec_add_string(o, a->group, a->name, a->v.s, &e);
-        else if (a->type == BL_MFATTR_INT64) st = bl_modelrec_add_int(o, a->group, a->name, a->v.i, &e);
-        else if (a->type == BL_MFATTR_DOUBLE) st = bl_modelrec_add_double(o, a->group, a->name, a->v.d, &e);
-        else if (a->type == BL_MFATTR_DOUBLES) st = bl_modelrec_add_doubles(o, a->group, a->name, a->v.dv, a->count, &e);
-        else if (a->type == BL_MFATTR_INT64S) st = bl_modelrec_add_ints(o, a->group, a->name, a->v.iv, a->count, &e);
-        else st = bl_modelrec_add_strings(o, a->group, a->name, (const char *const *)a->v.sv, a->count, &e);
-        ck_assert_msg(st == BL_OK, "%s", e.message);
-    }
-    ck_assert_msg(bl_modelfile_save(path, o, &e) == BL_OK, "%s", e.message);
-    bl_modelrec_free(o);
-}
-
-/* A damaged ensemble in a model file is a clear error naming what is wrong, never a silent
- * one-network model. */
-START_TEST(damaged_ensemble_files_are_errors) {
-    bl_dataset *ds = synth_ds(15);
-    bl_pretrain_opts o;
-    bl_pretrain_opts_default(&o);
-    o.trials = 1;
-    o.epochs = 5;
-    o.grace = 5;
-    o.members = 3;
-    bl_model *m, *l = NULL;
-    bl_error e;
-    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_OK);
-    free(m->name);
-    m->name = strdup("ens");
-    char path[4200];
-    snprintf(path, sizeof path, "%s/damaged.h5", bl_test_tmpdir());
-    ck_assert_int_eq(bl_model_save(m, path, &e), BL_OK);
-    bl_modelrec *rec;
-    ck_assert_int_eq(bl_modelfile_load(path, "ens", &rec, &e), BL_OK);
-    ck_assert_ptr_nonnull(bl_modelrec_find_block(rec, "member2.h.3.weight"));
-    save_altered(rec, path, "noblock", "member2.h.3.weight", NULL, NULL, NULL, 0);
-    ck_assert_int_ne(bl_model_load(path, "noblock", &l, &e), BL_OK);
-    ck_assert_ptr_null(l);
-    ck_assert_msg(strstr(e.message, "member2.h.3.weight") && strstr(e.message, path), "%s", e.message);
-    double two[2] = {0.1, 0.2};
-    save_altered(rec, path, "shortmeta", NULL, "learning_rate", NULL, two, 2);
-    ck_assert_int_eq(bl_model_load(path, "shortmeta", &l, &e), BL_EFORMAT);
-    ck_assert_msg(strstr(e.message, "members/learning_rate"), "%s", e.message);
-    save_altered(rec, path, "mean", NULL, "combine", "mean", NULL, 0);
-    ck_assert_int_eq(bl_model_load(path, "mean", &l, &e), BL_EFORMAT);
-    ck_assert_msg(strstr(e.message, "members/combine"), "%s", e.message);
-    /* the intact one still loads, with its three members */
-    ck_assert_int_eq(bl_model_load(path, "ens", &l, &e), BL_OK);
-    ck_assert_int_eq(l->n_members, 3);
-    bl_model_free(l);
-    bl_modelrec_free(rec);
-    bl_model_free(m);
-    bl_dataset_free(ds);
-}
-END_TEST
-
-/* rec saved as model `name` with one attribute (group/attr) replaced by a string, doubles or strings,
- * and element 0 of one block set to bval. */
-static void save_edit(const bl_modelrec *rec, const char *path, const char *name, const char *group, const char *attr,
-                      const char *sval, const double *dv, size_t dn, const char *const *sv, size_t sn,
-                      const char *block, double bval) {
-    bl_modelrec *o;
-    bl_error e;
-    ck_assert_int_eq(bl_modelrec_new(name, &o, &e), BL_OK);
-    for (size_t i = 0; i < rec->n_blocks; i++) {
-        const bl_mfblock *b = &rec->blocks[i];
         size_t n = b->rows * b->cols;
         double *d = malloc(n * sizeof *d);
         memcpy(d, b->data, n * sizeof *d);
@@ -1044,26 +975,66 @@ static void save_edit(const bl_modelrec *rec, const char *path, const char *name
     bl_modelrec_free(o);
 }
 
-/* Values a hand-edited or damaged file may hold are refused at load, naming the file, the model and
- * the attribute or block: scaler bounds, the hash, property names, non-finite weights (of any member). */
-START_TEST(damaged_model_values_are_errors) {
-    bl_dataset *ds = synth_ds(16);
+/* A tiny model of `members` networks pre-trained on synthetic data set `seed`, saved as `name` in
+ * file (in the test folder; its path to path), and its record as read back. */
+static bl_modelrec *tiny_saved(uint64_t seed, int members, const char *name, const char *file, char *path,
+                               size_t cap, bl_model **m, bl_dataset **ds) {
+    *ds = synth_ds(seed);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
     o.trials = 1;
     o.epochs = 5;
     o.grace = 5;
-    o.members = 2;
+    o.members = members;
+    bl_error e;
+    ck_assert_int_eq(bl_pretrain(*ds, NULL, &o, m, &e), BL_OK);
+    free((*m)->name);
+    (*m)->name = strdup(name);
+    snprintf(path, cap, "%s/%s", bl_test_tmpdir(), file);
+    ck_assert_int_eq(bl_model_save(*m, path, &e), BL_OK);
+    bl_modelrec *rec;
+    ck_assert_int_eq(bl_modelfile_load(path, name, &rec, &e), BL_OK);
+    return rec;
+}
+
+/* A damaged ensemble in a model file is a clear error naming what is wrong, never a silent
+ * one-network model. */
+START_TEST(damaged_ensemble_files_are_errors) {
+    bl_dataset *ds;
     bl_model *m, *l = NULL;
     bl_error e;
-    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_OK);
-    free(m->name);
-    m->name = strdup("ok");
     char path[4200];
-    snprintf(path, sizeof path, "%s/edited.h5", bl_test_tmpdir());
-    ck_assert_int_eq(bl_model_save(m, path, &e), BL_OK);
-    bl_modelrec *rec;
-    ck_assert_int_eq(bl_modelfile_load(path, "ok", &rec, &e), BL_OK);
+    bl_modelrec *rec = tiny_saved(15, 3, "ens", "damaged.h5", path, sizeof path, &m, &ds);
+    ck_assert_ptr_nonnull(bl_modelrec_find_block(rec, "member2.h.3.weight"));
+    save_edit(rec, path, "noblock", "member2.h.3.weight", NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0);
+    ck_assert_int_ne(bl_model_load(path, "noblock", &l, &e), BL_OK);
+    ck_assert_ptr_null(l);
+    ck_assert_msg(strstr(e.message, "member2.h.3.weight") && strstr(e.message, path), "%s", e.message);
+    double two[2] = {0.1, 0.2};
+    save_edit(rec, path, "shortmeta", NULL, "members", "learning_rate", NULL, two, 2, NULL, 0, NULL, 0);
+    ck_assert_int_eq(bl_model_load(path, "shortmeta", &l, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "members/learning_rate"), "%s", e.message);
+    save_edit(rec, path, "mean", NULL, "members", "combine", "mean", NULL, 0, NULL, 0, NULL, 0);
+    ck_assert_int_eq(bl_model_load(path, "mean", &l, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "members/combine"), "%s", e.message);
+    /* the intact one still loads, with its three members */
+    ck_assert_int_eq(bl_model_load(path, "ens", &l, &e), BL_OK);
+    ck_assert_int_eq(l->n_members, 3);
+    bl_model_free(l);
+    bl_modelrec_free(rec);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* Values a hand-edited or damaged file may hold are refused at load, naming the file, the model and
+ * the attribute or block: scaler bounds, the hash, property names, non-finite weights (of any member). */
+START_TEST(damaged_model_values_are_errors) {
+    bl_dataset *ds;
+    bl_model *m, *l = NULL;
+    bl_error e;
+    char path[4200];
+    bl_modelrec *rec = tiny_saved(16, 2, "ok", "edited.h5", path, sizeof path, &m, &ds);
     const bl_mfattr *na = bl_modelrec_find_attr(rec, "schema", "names");
     ck_assert_ptr_nonnull(na);
     ck_assert_uint_ge(na->count, 2);
@@ -1089,7 +1060,7 @@ START_TEST(damaged_model_values_are_errors) {
         {"infmember", NULL, NULL, NULL, NULL, NULL, "member1.f.0.weight", -INFINITY, "block 'member1.f.0.weight'"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        save_edit(rec, path, cases[c].name, cases[c].group, cases[c].attr, cases[c].sval, cases[c].dv, 3,
+        save_edit(rec, path, cases[c].name, NULL, cases[c].group, cases[c].attr, cases[c].sval, cases[c].dv, 3,
                   cases[c].sv, na->count, cases[c].block, cases[c].bval);
         ck_assert_int_eq(bl_model_load(path, cases[c].name, &l, &e), BL_EFORMAT);
         ck_assert_ptr_null(l);
@@ -1097,7 +1068,7 @@ START_TEST(damaged_model_values_are_errors) {
                       "%s: %s", cases[c].name, e.message);
     }
     /* the unedited copy still loads */
-    save_edit(rec, path, "copy", NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0);
+    save_edit(rec, path, "copy", NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0);
     ck_assert_int_eq(bl_model_load(path, "copy", &l, &e), BL_OK);
     bl_model_free(l);
     bl_modelrec_free(rec);

@@ -352,6 +352,16 @@ END_TEST
 
 /* ---- atomicity --------------------------------------------------------------------------------------- */
 
+/* The file at path still holds exactly the len0 bytes of before. */
+static void assert_same_bytes(const char *path, const void *before, size_t len0) {
+    size_t len;
+    void *after = slurp(path, &len);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_uint_eq(len, len0);
+    ck_assert_int_eq(memcmp(before, after, len), 0);
+    free(after);
+}
+
 static int fail_at_point;
 static int fail_hook(bl_modelfile_point p, void *ctx) { return (int)p == fail_at_point; }
 static int crash_hook(bl_modelfile_point p, void *ctx) {
@@ -376,11 +386,7 @@ START_TEST(test_failed_save_leaves_file_intact) {
         ck_assert_ptr_nonnull(strstr(e.message, "injected"));
         ck_assert_int_eq(bl_modelfile_remove(path, "sort", &e), BL_EIO);
         bl_modelfile_set_test_hook(NULL, NULL);
-        size_t len;
-        void *after = slurp(path, &len);
-        ck_assert_uint_eq(len, len0);
-        ck_assert_int_eq(memcmp(before, after, len), 0);
-        free(after);
+        assert_same_bytes(path, before, len0);
         ck_assert_int_eq(count_temps("atomic.h5"), 0);
     }
     /* simulated crash: the child dies at each point; the target stays byte-identical and loadable */
@@ -397,11 +403,7 @@ START_TEST(test_failed_save_leaves_file_intact) {
         int status;
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
         ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        size_t len;
-        void *after = slurp(path, &len);
-        ck_assert_uint_eq(len, len0);
-        ck_assert_int_eq(memcmp(before, after, len), 0);
-        free(after);
+        assert_same_bytes(path, before, len0);
         bl_modelrec *back = NULL;
         ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
         ck_assert_double_eq(record_tag(back), 1.0);
@@ -434,11 +436,7 @@ START_TEST(test_failed_save_leaves_file_intact) {
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-    size_t len;
-    void *after = slurp(path, &len);
-    ck_assert_uint_eq(len, len0);
-    ck_assert_int_eq(memcmp(before, after, len), 0);
-    free(after);
+    assert_same_bytes(path, before, len0);
     ck_assert_int_eq(count_temps("atomic.h5"), 0);
     /* and a save without the hook still works */
     ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_OK);
