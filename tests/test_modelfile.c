@@ -468,7 +468,7 @@ START_TEST(test_checksum_header) {
     ck_assert_int_eq(memcmp(img + 512, "\x89HDF\r\n\x1a\n", 8), 0); /* HDF5 starts after the user block */
     for (size_t i = strlen(want) + 17; i < 512; i++) ck_assert_int_eq(img[i], 0);
     /* every region: a flipped bit after the block is a checksum error, in the header a header error */
-    const size_t offs[] = {520, 700, len / 3, len / 2, len - 1, 30, 45};
+    const size_t offs[] = {520, 700, len / 3, len / 2, len - 1, 0, 5, 13, 14, 30, 45, 100, 511};
     for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++) {
         img[offs[k]] ^= 0x10;
         FILE *f = fopen(bad, "wb");
@@ -480,8 +480,21 @@ START_TEST(test_checksum_header) {
         ck_assert_msg(strstr(e.message, bad) && strstr(e.message, "damaged"), "offset %zu: %s", offs[k], e.message);
         if (offs[k] >= 512) ck_assert_msg(strstr(e.message, "checksum"), "offset %zu: %s", offs[k], e.message);
     }
-    /* truncated */
+    /* a header of a newer version is BL_EVERSION; one cut below 512 bytes is truncated */
+    img[14] = '2';
     FILE *f = fopen(bad, "wb");
+    ck_assert_uint_eq(fwrite(img, 1, len, f), len);
+    fclose(f);
+    img[14] = '1';
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EVERSION);
+    ck_assert_msg(strstr(e.message, "header version 2"), "%s", e.message);
+    f = fopen(bad, "wb");
+    ck_assert_uint_eq(fwrite(img, 1, 50, f), 50);
+    fclose(f);
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "truncated"), "%s", e.message);
+    /* truncated */
+    f = fopen(bad, "wb");
     ck_assert_uint_eq(fwrite(img, 1, len - 100, f), len - 100);
     fclose(f);
     ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);

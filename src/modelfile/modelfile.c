@@ -384,21 +384,12 @@ cleanup:
 /* ---- opening and checking a file ------------------------------------------------------------------ */
 
 /* 1 when the HDF5 signature sits at offset 0 or at a power of two >= 512 (HDF5 allows a user block). */
-static int has_hdf5_signature(const char *path) {
+/* HDF5's signature at byte 0, 512, 1024, 2048, ... (where HDF5 looks for it) of a file in memory. */
+static int has_hdf5_signature(const unsigned char *buf, size_t size) {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    int found = 0;
-    for (long off = 0; off >= 0 && off < (1L << 30); off = off ? off * 2 : 512) {
-        unsigned char b[8];
-        if (fseek(f, off, SEEK_SET) != 0 || fread(b, 1, 8, f) != 8) break;
-        if (memcmp(b, sig, 8) == 0) {
-            found = 1;
-            break;
-        }
-    }
-    fclose(f);
-    return found;
+    for (size_t off = 0; off + 8 <= size; off = off ? off * 2 : 512)
+        if (memcmp(buf + off, sig, 8) == 0) return 1;
+    return 0;
 }
 
 /* Checks the root attributes and that /models exists. */
@@ -461,19 +452,61 @@ static void header_write(unsigned char *image, size_t size) {
     memcpy(image, line, (size_t)n);
 }
 
-/* Checks the header of a file read into memory, if it has one. */
+/* A decimal number of at most 19 digits at *p (no sign, no spaces), advancing *p. */
+static int parse_u64(const char **p, uint64_t *v) {
+    const char *q = *p;
+    uint64_t x = 0;
+    int n = 0;
+    for (; *q >= '0' && *q <= '9' && n < 20; q++, n++) x = x * 10 + (uint64_t)(*q - '0');
+    if (n == 0 || n > 19) return 0;
+    *v = x;
+    *p = q;
+    return 1;
+}
+
+/* Checks the header of a file read into memory. A file has one when its first bytes are the magic;
+ * it has none when they are HDF5's signature (files of 0.4.0 and older, or of other programs), or
+ * when HDF5's signature sits at byte 512 behind a user block of zeros. Anything else in front of a
+ * signature at 512 is a damaged header — never a reason to skip the check. */
 static bl_status header_check(const unsigned char *buf, size_t size, const char *path, bl_error *err) {
-    if (size < HDR_SIZE || memcmp(buf, HDR_MAGIC, strlen(HDR_MAGIC)) != 0) return BL_OK; /* none */
-    size_t want;
-    uint64_t h;
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    static const char family[] = "BELLAMY-MODEL ";
+    const size_t fl = sizeof family - 1;
+    const int ours = size >= fl && memcmp(buf, family, fl) == 0;
+    if (!ours) {
+        if (size >= 8 && memcmp(buf, sig, 8) == 0) return BL_OK;    /* no user block: no header */
+        if (size < HDR_SIZE + 8 || memcmp(buf + HDR_SIZE, sig, 8) != 0) return BL_OK; /* HDF5 says */
+        for (size_t i = 0; i < HDR_SIZE; i++)
+            if (buf[i]) return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its first %d bytes (the header) are "
+                                         "not a Bellamy model header", path, HDR_SIZE);
+        return BL_OK; /* an empty user block */
+    }
+    if (size < HDR_SIZE)
+        return bl_seterr(err, BL_EFORMAT, "%s: truncated file: %zu bytes, shorter than its header", path, size);
     char line[HDR_SIZE + 1];
     memcpy(line, buf, HDR_SIZE);
     line[HDR_SIZE] = '\0';
-    if (sscanf(line + strlen(HDR_MAGIC), "size=%zu xxh64=%" SCNx64, &want, &h) != 2)
+    const char *p = line + fl;
+    uint64_t version, want, h = 0;
+    if (!parse_u64(&p, &version) || *p != ' ')
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its header line is unreadable", path);
+    if (version != 1)
+        return bl_seterr(err, version > 1 ? BL_EVERSION : BL_EFORMAT, "%s: header version %" PRIu64 " (%s)", path,
+                         version, version > 1 ? "newer than this library supports" : "damaged header");
+    p++;
+    int ok = strncmp(p, "size=", 5) == 0;
+    if (ok) p += 5;
+    ok = ok && parse_u64(&p, &want) && strncmp(p, " xxh64=", 7) == 0;
+    if (ok) p += 7;
+    int hex = 0;
+    for (; ok && hex < 16 && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); p++, hex++)
+        h = (h << 4) | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+    ok = ok && hex == 16 && *p == '\n';
+    for (size_t i = ok ? (size_t)(p + 1 - line) : HDR_SIZE; i < HDR_SIZE; i++) ok = ok && buf[i] == 0;
+    if (!ok) return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its header line is unreadable", path);
     if (want != size)
-        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %zu", path, size,
-                         want);
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %" PRIu64, path,
+                         size, want);
     if (XXH64(buf + HDR_SIZE, size - HDR_SIZE, 0) != h) {
         const char *skip = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
         if (skip && strcmp(skip, "1") == 0) return BL_OK;
@@ -482,6 +515,16 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
                          path);
     }
     return BL_OK;
+}
+
+int bl_modelfile_has_header(const char *path) {
+    if (!path) return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char b[sizeof HDR_MAGIC];
+    size_t got = fread(b, 1, sizeof b - 1, f);
+    fclose(f);
+    return got == sizeof b - 1 && memcmp(b, HDR_MAGIC, sizeof b - 1) == 0;
 }
 
 /* Re-writes the header of a file changed in place (test support edits files with HDF5). */
@@ -504,11 +547,20 @@ bl_status bl_mf_restamp(const char *path, bl_error *err) {
     return st;
 }
 
-/* The whole file in memory (model files are small): HDF5 then parses exactly the bytes checked. */
-static bl_status read_whole(const char *path, size_t size, unsigned char **out, bl_error *err) {
+/* The whole file in memory (model files are small): HDF5 then parses exactly the bytes checked. The
+ * size comes from the open descriptor, so a file replaced (renamed over) meanwhile is read whole,
+ * old or new, never the one's size with the other's bytes. */
+static bl_status read_whole(const char *path, unsigned char **out, size_t *size_out, bl_error *err) {
     *out = NULL;
+    *size_out = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
+    }
+    const size_t size = (size_t)sb.st_size;
     unsigned char *buf = malloc(size ? size : 1);
     size_t got = buf ? fread(buf, 1, size, f) : 0;
     int bad = !buf || got != size || ferror(f);
@@ -519,6 +571,7 @@ static bl_status read_whole(const char *path, size_t size, unsigned char **out, 
                    : bl_seterr(err, BL_ENOMEM, "%s: out of memory (%zu bytes)", path, size);
     }
     *out = buf;
+    *size_out = size;
     return BL_OK;
 }
 
@@ -528,19 +581,25 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     if (stat(path, &sb) != 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
     if (!S_ISREG(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
-    /* Opened once ourselves first: when HDF5 cannot open a file it does not say why (an unreadable
-     * file would read as "not an HDF5 file"), while the operating system's reason (permission
-     * denied, ...) is what the user needs. */
+    /* Read by us first: when HDF5 cannot open a file it does not say why (an unreadable file would
+     * read as "not an HDF5 file"), while the operating system's reason (permission denied, ...) is
+     * what the user needs; and the header's checksum is checked before HDF5 parses a byte. */
     unsigned char *buf;
-    bl_status hs = read_whole(path, (size_t)sb.st_size, &buf, err);
-    if (hs == BL_OK) hs = header_check(buf, (size_t)sb.st_size, path, err);
-    if (hs != BL_OK) {
+    size_t size;
+    bl_status st = read_whole(path, &buf, &size, err);
+    if (st == BL_OK) st = header_check(buf, size, path, err);
+    if (st != BL_OK) {
         free(buf);
-        return hs;
+        return st;
     }
+    if (size == 0) {
+        free(buf);
+        return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", path);
+    }
+    const int signature = has_hdf5_signature(buf, size);
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
-        (sb.st_size > 0 && H5Pset_file_image(fapl, buf, (size_t)sb.st_size) < 0)) { /* copies buf */
+        H5Pset_file_image(fapl, buf, size) < 0) { /* copies buf */
         free(buf);
         H5CLOSE(fapl, H5Pclose);
         return h5fail(err, BL_EINTERNAL, path, "cannot make a property list");
@@ -552,19 +611,18 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     hid_t f = -1;
     if (mem_name) {
         snprintf(mem_name, strlen(path) + 16, "/dev/null/%s", path);
-        if (sb.st_size > 0) f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
+        f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
         free(mem_name);
     }
     char inner[200];
     h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
     H5Pclose(fapl);
     if (f < 0) {
-        if (sb.st_size == 0) return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", path);
-        if (!has_hdf5_signature(path)) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", path);
+        if (!signature) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", path);
         return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated HDF5 file%s%s%s", path, inner[0] ? " (HDF5: " : "",
                          inner, inner[0] ? ")" : "");
     }
-    bl_status st = check_root(f, path, err);
+    st = check_root(f, path, err);
     if (st != BL_OK) {
         H5Fclose(f);
         return st;
