@@ -294,6 +294,22 @@ START_TEST(test_multi_model_file) {
     EXPECT(0, "%s --model both.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
     EXPECT(0, "%s --model both.h5 --name synth %s --scale-out 3", g_predict, g_sets);
     EXPECT_ERR(1, "ctx1", "%s --model both.h5 %s --scale-out 3", g_predict, g_sets); /* which one? */
+    /* check: both models load, the checksum header is there; a damaged copy is named and fails */
+    EXPECT(0, "%s check --model both.h5", g_train);
+    ck_assert_msg(strstr(g_out, "2 models; checksum header present and matching") && strstr(g_out, "  synth: ok") &&
+                  strstr(g_out, "  ctx1: ok"), "%s", g_out);
+    EXPECT(0, "cp both.h5 dmg.h5 && printf 'XXXX' | dd of=dmg.h5 bs=1 seek=3000 conv=notrunc 2>/dev/null");
+    EXPECT_ERR(1, "dmg.h5: damaged file: its checksum does not match", "%s check --model dmg.h5", g_train);
+    /* --stamp gives a file without a header (as 0.4.0 wrote them; h5unjam strips the user block) one */
+    if (access("/usr/bin/h5unjam", X_OK) == 0) {
+        EXPECT(0, "h5unjam -i both.h5 -o legacy.h5 >/dev/null");
+        EXPECT(0, "%s check --model legacy.h5 --stamp", g_train);
+        ck_assert_msg(strstr(g_out, "no checksum header") && strstr(g_out, "rewritten with a checksum header"), "%s",
+                      g_out);
+        EXPECT(0, "%s check --model legacy.h5", g_train);
+        ck_assert_msg(strstr(g_out, "checksum header present and matching"), "%s", g_out);
+        EXPECT(0, "%s --model legacy.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
+    }
 }
 END_TEST
 
@@ -457,6 +473,9 @@ START_TEST(test_train_output_checked_first) {
     EXPECT_ERR(1, "--out nodir/x.h5", "%s %s --out nodir/x.h5", g_train, pre);
     EXPECT_ERR(2, "not a valid model name", "%s %s --out x.h5 --name a/b", g_train, pre);
     EXPECT_ERR(2, "not valid UTF-8", "%s %s --out x.h5 --name \"$(printf 'gr\\377p')\"", g_train, pre);
+    /* a file-size limit: an ordinary write error, reported, the temporary removed (SIGXFSZ killed it) */
+    EXPECT_ERR(1, "File too large", "ulimit -f 20; %s %s --quiet --out fsize.h5", g_train, pre);
+    EXPECT(0, "test ! -e fsize.h5 && ! ls -a | grep -q 'fsize.h5.tmp'");
     EXPECT(0, "cp rest.tsv ..tsv");
     EXPECT_ERR(2, "give --name", "%s pretrain --data ..tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 "
                "--members 1 --threads 1 --out x.h5", g_train);

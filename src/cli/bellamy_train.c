@@ -21,6 +21,7 @@
 #include "encode/encode.h"
 #include "nn/cuda/cuda.h"
 #include "model/model.h"
+#include "modelfile/modelfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -710,6 +711,69 @@ static int same_file(const char *a, const char *b) {
     return same;
 }
 
+/* Every model of a file loaded and checked (the header's checksum, then each model's blocks and
+ * attributes), one line each; --stamp rewrites a file without a header so that it gets one. */
+static int cmd_check(const char *prog, int argc, char **argv) {
+    const char *model = NULL;
+    int stamp = 0;
+    bl_cli_option opts[] = {
+        { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
+        { "stamp", BL_OPT_FLAG, &stamp, NULL,
+          "when every model loads and the file has no checksum header (written before 0.4.1), rewrite it with one",
+          NULL, 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog, "bellamy-train check --model MODEL.h5 [--stamp]", argc, argv, 1, opts, nopts, NULL,
+                          NULL);
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
+    if ((rc = bl_cli_check_input(prog, "model", model))) return rc;
+    bl_error err = { 0 };
+    char **names = NULL;
+    size_t n = 0;
+    if (bl_modelfile_list(model, &names, &n, &err) != BL_OK) { /* the header's checksum is checked here */
+        bl_cli_error(prog, "%s", err.message);
+        return BL_EXIT_FAIL;
+    }
+    const int header = bl_modelfile_has_header(model);
+    printf("%s: %zu model%s; %s\n", model, n, n == 1 ? "" : "s",
+           header == 1 ? "checksum header present and matching"
+                       : "no checksum header (written before 0.4.1 or by another program): contents unverified");
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        bl_model *m = NULL;
+        if (bl_model_load(model, names[i], &m, &err) != BL_OK) {
+            printf("  %s: BAD: %s\n", names[i], err.message);
+            bad++;
+            continue;
+        }
+        printf("  %s: ok (%d member%s, %zu propert%s, %lld pre-training rows)\n", names[i], m->n_members,
+               m->n_members == 1 ? "" : "s", m->n_props, m->n_props == 1 ? "y" : "ies", (long long)m->rows);
+        bl_model_free(m);
+    }
+    if (stamp && !bad && header == 0 && n > 0) {
+        bl_modelrec *rec = NULL; /* saving one model rewrites the whole file, every model re-read and re-written */
+        bl_status st = bl_modelfile_load(model, names[0], &rec, &err);
+        if (st == BL_OK) st = bl_modelfile_save(model, rec, &err);
+        bl_modelrec_free(rec);
+        if (st != BL_OK) {
+            bl_cli_error(prog, "--stamp: %s", err.message);
+            bl_modelfile_names_free(names, n);
+            return BL_EXIT_FAIL;
+        }
+        printf("%s: rewritten with a checksum header\n", model);
+    } else if (stamp && header == 1) {
+        printf("%s: already has a checksum header; nothing to do\n", model);
+    } else if (stamp && bad) {
+        printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
+    }
+    bl_modelfile_names_free(names, n);
+    if (bad) {
+        bl_cli_error(prog, "%zu of %zu models in %s did not load", bad, n, model);
+        return BL_EXIT_FAIL;
+    }
+    return bl_cli_finish(prog);
+}
+
 static int cmd_split(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *held = NULL, *rest = NULL, *sample_out = NULL, *delim = NULL;
     size_t context = 0, sample = 0;
@@ -907,6 +971,7 @@ static const struct command {
     { "pretrain", "pre-train a model (hyper-parameter search) on a data file and save it", cmd_pretrain },
     { "finetune", "fine-tune a saved model on a few runs of a new context and save the result", cmd_finetune },
     { "evaluate", "predict every run of a data file; measured vs. predicted per scale-out", cmd_evaluate },
+    { "check", "load and check every model of a model file (checksum, blocks, attributes); --stamp adds a checksum", cmd_check },
     { "split", "hold one context of a data file out: write its rows and the other rows to two files",
       cmd_split },
     { "synth", "write the synthetic corpus (known runtime curves) and its schema", cmd_synth },
@@ -920,6 +985,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    bl_cli_init();
     if (argc < 2) {
         usage(stderr);
         return BL_EXIT_USAGE;

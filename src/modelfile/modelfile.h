@@ -166,6 +166,10 @@ bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *
  * several). A missing name is BL_ENOTFOUND and the message lists the models present. */
 bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err);
 
+/* 1 when the file starts with the checksum header (models/README.md; checked by every load), 0 when it
+ * has none (written before 0.4.1 or by another program), -1 when it cannot be read. */
+int bl_modelfile_has_header(const char *path);
+
 /* Names of the file's models, in the order they were first added. Free with bl_modelfile_names_free. */
 bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err);
 void      bl_modelfile_names_free(char **names, size_t n);
