@@ -169,6 +169,7 @@ static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *s
 }
 
 int bl_eval_main(int argc, char **argv) {
+    bl_cli_init();
     const char *prog = "bellamy-eval";
     const char *data = NULL, *schemas = NULL, *schema = NULL, *pre_data = NULL, *pre_schema = NULL, *out = NULL;
     const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL, *cache = NULL;

@@ -154,6 +154,7 @@ static void history_notes(const char *path, const bl_dataset *runs, const bl_pro
 }
 
 int main(int argc, char **argv) {
+    bl_cli_init();
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         if (argc > 2) { bl_cli_error(PROG, "--version takes no other arguments"); return BL_EXIT_USAGE; }
         printf("bellamy-predict %s\n", BL_VERSION);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+void bl_cli_init(void) {
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
+}
 
 void bl_cli_error(const char *prog, const char *fmt, ...) {
     va_list ap;

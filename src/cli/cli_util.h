@@ -54,6 +54,10 @@ int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int
 /* Prints usage and the option table to stdout (as --help does). */
 void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option *opts, size_t nopts);
 
+/* Called first by every program's main: a write past a file-size limit (ulimit -f) then fails with
+ * EFBIG, which the program reports and cleans up after, instead of SIGXFSZ killing it silently. */
+void bl_cli_init(void);
+
 /* "PROG: message\n" on stderr (printf-style). */
 void bl_cli_error(const char *prog, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -20,6 +20,7 @@
 #include "bellamy/sched.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -311,6 +312,7 @@ static const struct { const char *name; int takes_value; } OPTS[O_COUNT] = {
 };
 
 int main(int argc, char **argv) {
+    signal(SIGXFSZ, SIG_IGN); /* past a file-size limit, writes fail with EFBIG and are reported */
     const char *wspec = NULL, *plot = NULL, *gantt = NULL, *gantt_pol = NULL, *save = NULL;
     bl_sched_policy pols[MAXPOL];
     int np = 0, json = 0, jobs = -1, rc = 1, use_bellamy = 1;
