@@ -245,6 +245,12 @@ START_TEST(test_context_errors) {
     xs[1] = NAN;
     ck_assert_int_eq(bl_predict(p, ctx, n, xs, 2, ts, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predict_range(p, ctx, n, 12, 2, ts, &err), BL_ERANGE);
+    /* positive but so small that the features overflow: an error, never a NaN runtime */
+    const double tiny[3] = { 5e-324, 1e-310, 1e-308 };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(bl_predict(p, ctx, n, &tiny[i], 1, ts, &err), BL_ERANGE);
+        ck_assert_msg(strstr(err.message, "not a number"), "%s", err.message);
+    }
     ck_assert_int_eq(bl_predict_range(p, ctx, n, 0, 2, ts, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predict(NULL, ctx, n, xs, 1, ts, &err), BL_EINVAL);
     bl_predictor_free(p);

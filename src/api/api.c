@@ -259,10 +259,10 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
             const char *v = ctx[j].value;
             char *end;
             double d = strtod(v, &end);
-            if (!*v || *end || !isfinite(d) || d < 0 || d != floor(d) || d >= 9007199254740992.0) {
-                st = bl_seterr(err, BL_EFORMAT,
-                               "property '%.80s' is a number per machine: '%.40s' is not a natural number",
-                               ctx[j].name, v);
+            if (!*v || *end || !(d >= 0) || d != floor(d) || d >= 9007199254740992.0) {
+                st = bl_seterr(err, BL_EFORMAT, "property '%.80s' is a number per machine: '%.40s' is %s", ctx[j].name,
+                               v, *v && !*end && d >= 9007199254740992.0 ? "too large (below 2^53 expected)"
+                                                                         : "not a natural number");
                 goto fail;
             }
             /* A model that encodes totals per machine reads the value as given. */
@@ -347,6 +347,12 @@ bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_c
         }
     }
     resolved_free(&r);
+    /* a NaN would pass for a runtime further on: scale-outs so far outside the model's range that its
+     * arithmetic overflows (e.g. 1e-310, whose 1/x is infinite) are an error here */
+    for (size_t i = 0; i < n && st == BL_OK; i++)
+        if (isnan(runtimes_s[i]))
+            st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is not a number (the scale-out is "
+                           "too far outside the range it was trained on)", scale_outs[i]);
     return st;
 }
 
@@ -392,7 +398,8 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
     if (!isfinite(o->target_runtime_s) || o->target_runtime_s < 0)
         return bl_seterr(err, BL_EINVAL, "runtime target %g s: must be a positive number (0: none)", o->target_runtime_s);
     if (!isfinite(o->price_per_hour) || o->price_per_hour < 0)
-        return bl_seterr(err, BL_EINVAL, "price %g per machine-hour: must not be negative", o->price_per_hour);
+        return bl_seterr(err, BL_EINVAL, "price %g per machine-hour: must be a finite number, not negative",
+                         o->price_per_hour);
     if (o->goal != BL_GOAL_FASTEST && o->goal != BL_GOAL_SMALLEST && o->goal != BL_GOAL_CHEAPEST)
         return bl_seterr(err, BL_EINVAL, "unknown goal %d", (int)o->goal);
     if (o->goal == BL_GOAL_SMALLEST && !(o->target_runtime_s > 0))
@@ -557,11 +564,12 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     /* Said here, by run, rather than by the loader about a line of the generated table. */
     for (size_t i = 0; i < n_runs; i++)
         if (scale_outs[i] != floor(scale_outs[i]) || scale_outs[i] > BL_SCALE_OUT_MAX)
-            return bl_seterr(err, BL_ERANGE, "run %zu: scale-out %g is not a number of machines (a whole number from "
-                             "1 to %d)", i, scale_outs[i], BL_SCALE_OUT_MAX);
+            return bl_seterr(err, BL_ERANGE, "run %zu: scale-out %.17g is not a number of machines (a whole number "
+                             "from 1 to %d)", i, scale_outs[i], BL_SCALE_OUT_MAX);
     for (size_t i = 0; i < n_runs; i++)
-        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0))
-            return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number", i, runtimes_s[i]);
+        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0) || runtimes_s[i] > BL_RUNTIME_MAX_S)
+            return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number of at most %g s", i,
+                             runtimes_s[i], BL_RUNTIME_MAX_S);
     resolved r;
     st = resolve(base, ctx, n_ctx, 1, &r, err);
     if (st != BL_OK) return st;

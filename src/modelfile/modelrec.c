@@ -55,7 +55,9 @@ int bl_mf_valid_group(const char *g) {
 bl_status bl_modelrec_new(const char *name, bl_modelrec **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "modelrec: out is NULL");
     *out = NULL;
-    BL_CHECK_ARG(bl_mf_valid_name(name), err, "modelrec: invalid model name '%s'", name ? name : "(null)");
+    BL_CHECK_ARG(bl_mf_valid_name(name), err, "modelrec: invalid model name '%.64s%s' (1 to %d bytes of UTF-8, "
+                 "no '/' or control characters, not '.' or '..')", name ? name : "(null)",
+                 name && strlen(name) > 64 ? "..." : "", BL_MODELFILE_NAME_MAX);
     bl_modelrec *r = calloc(1, sizeof *r);
     if (!r || !(r->name = dupstr(name))) {
         free(r);
