@@ -148,8 +148,22 @@ START_TEST(test_reader_file) {
     ck_assert_int_eq(d, ',');
     ck_assert_int_eq(bl_delim_for_path("a.tsv", 0, &d, NULL), BL_OK);
     ck_assert_int_eq(d, '\t');
-    ck_assert_int_eq(bl_delim_for_path("a.txt", 0, &d, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_delim_for_path("/nonexistent/a.txt", 0, &d, &e), BL_EIO);
     ck_assert_int_eq(bl_delim_for_path("a.txt", ',', &d, NULL), BL_OK);
+    /* another name: the first line decides (a tab wins over commas, which values may hold) */
+    const char *heads[] = {"a\tb,c\n1\t2\n", "a,b\n1,2\n", "ab\n1\n"};
+    const char want_d[] = {'\t', ',', 0};
+    for (int k = 0; k < 3; k++) {
+        char txt[4200];
+        snprintf(txt, sizeof txt, "%s/sniff%d.txt", bl_test_tmpdir(), k);
+        FILE *tf = fopen(txt, "wb");
+        fputs(heads[k], tf);
+        fclose(tf);
+        d = 0;
+        ck_assert_int_eq(bl_delim_for_path(txt, 0, &d, &e), want_d[k] ? BL_OK : BL_EINVAL);
+        if (want_d[k]) ck_assert_int_eq(d, want_d[k]);
+        else ck_assert_msg(strstr(e.message, "no tab or comma"), "%s", e.message);
+    }
     ck_assert_int_eq(bl_reader_open(&r, "/nonexistent/x.tsv", 0, &e), BL_EIO);
     ck_assert_ptr_nonnull(strstr(e.message, "/nonexistent/x.tsv"));
     ck_assert_ptr_null(r);

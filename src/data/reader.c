@@ -53,8 +53,22 @@ bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *e
     size_t n = strlen(path);
     if (n >= 4 && (strcmp(path + n - 4, ".tsv") == 0 || strcmp(path + n - 4, ".TSV") == 0)) { *out = '\t'; return BL_OK; }
     if (n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0)) { *out = ','; return BL_OK; }
-    return bl_seterr(err, BL_EINVAL, "%s: cannot tell the delimiter from the file name (expected .tsv or "
-                     ".csv); give it explicitly", path);
+    /* Another name: the header line tells (not every caller has a delimiter option). A tab decides
+     * for tabs, since values of a tab-separated file may hold commas but not the other way round. */
+    FILE *f = fopen(path, "rb");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int c, tabs = 0, commas = 0;
+    for (long k = 0; k < (1L << 20) && (c = getc(f)) != EOF && c != '\n' && c != '\r'; k++) {
+        tabs += c == '\t';
+        commas += c == ',';
+    }
+    fclose(f);
+    if (tabs || commas) {
+        *out = tabs ? '\t' : ',';
+        return BL_OK;
+    }
+    return bl_seterr(err, BL_EINVAL, "%s: cannot tell the delimiter: the name ends in neither .tsv nor .csv and "
+                     "the first line holds no tab or comma", path);
 }
 
 int bl_utf8_valid(const char *s, size_t n, size_t *bad) {

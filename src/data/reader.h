@@ -23,7 +23,8 @@
 
 typedef struct bl_reader bl_reader;
 
-/* delim: '\t', ',' or 0 to pick by extension (.tsv → tab, .csv → comma, anything else is BL_EINVAL). */
+/* delim: '\t', ',' or 0 to pick by extension (.tsv → tab, .csv → comma) or, for another name, by the
+ * file's first line (a tab → tab, else a comma → comma, neither: BL_EINVAL; unreadable: BL_EIO). */
 bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *err);
 
 /* Opens path and reads its header. BL_EIO if it cannot be opened; BL_EFORMAT for an empty file,
