@@ -131,7 +131,8 @@ START_TEST(workload_errors_name_file_and_line) {
     const char *bad[] = { "0\tnn\t10\tsometimes\t1\t1\t1\t1\n", "0\tnn\t10\texplicit\t0\t1\t1\t1\n",
                           "0\tnn\t10\texplicit\t1\t1\t101\t1\n", "0\tnn\t1.5\texplicit\t1\t1\t1\t1\n",
                           "@load\t-1\t5\n0\tnn\t1\texplicit\t1\t1\t1\t1\n", "@set\tspeed\t2\n", "# only a comment\n",
-                          "0\tnn\t10\texplicit\tabc\t1\t1\t1\n" };
+                          "0\tnn\t10\texplicit\tabc\t1\t1\t1\n", "1e300\tnn\t10\texplicit\t1\t1\t1\t1\n",
+                          "nan\tnn\t10\texplicit\t1\t1\t1\t1\n" };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ck_assert_int_eq(bl_sched_workload_parse(bad[i], strlen(bad[i]), "b.tsv", &w, &err), BL_EFORMAT);
         ck_assert_msg(strncmp(err.message, "b.tsv:", 6) == 0, "%s", err.message);

@@ -770,7 +770,8 @@ void bl_sched_core_free(bl_sched_core *c) {
 /* Common entry checks: time never goes backwards; a previous allocation failure sticks. */
 static bl_status enter(bl_sched_core *c, double now, bl_error *err) {
     BL_CHECK_ARG(c != NULL, err, "core is NULL");
-    BL_CHECK_ARG(isfinite(now) && now >= c->now, err, "time %.17g is before the core's last time %.17g", now, c->now);
+    BL_CHECK_ARG(isfinite(now), err, "time %.17g is not a finite number of seconds", now);
+    BL_CHECK_ARG(now >= c->now, err, "time %.17g is before the core's last time %.17g", now, c->now);
     if (c->oom) return bl_seterr(err, BL_ENOMEM, "out of memory (an earlier call failed)");
     c->now = now;
     return BL_OK;

@@ -170,8 +170,10 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
                          name, lineno, nc);
     bl_sched_wjob j;
     memset(&j, 0, sizeof j);
-    if (!parse_num(cols[0], &j.arrival) || j.arrival < 0)
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number >= 0", name, lineno, cols[0]);
+    /* at most 1e12 s (some 30 000 years): beyond, adding a job's seconds to its arrival loses them */
+    if (!parse_num(cols[0], &j.arrival) || !(j.arrival >= 0) || j.arrival > 1e12)
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number from 0 to 1e12", name, lineno,
+                         cols[0]);
     j.kind = bl_sched_kind_lookup(cols[1]);
     if (j.kind < 0)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown kind '%s' (nn, nn_small, nn_large, kmeans, regression)", name, lineno, cols[1]);
