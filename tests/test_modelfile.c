@@ -511,15 +511,41 @@ START_TEST(test_checksum_header) {
     ck_assert_uint_eq(fwrite(img, 1, len, f), len);
     fclose(f);
     ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
     setenv("BELLAMY_MODEL_IGNORE_CHECKSUM", "1", 1);
     bl_status st = bl_modelfile_load(bad, "grep", &back, &e);
+    /* the variable lets loads through, never saves or the strict check (a save would vouch for the file) */
+    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
+    bl_modelrec *other = make_record("sort", 5);
+    ck_assert_int_eq(bl_modelfile_save(bad, other, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_modelfile_rewrite(bad, 0, &e), BL_EFORMAT);
     unsetenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+    bl_modelrec_free(other);
     ck_assert_msg(st == BL_OK, "%s", e.message);
     const bl_mfblock *w1 = bl_modelrec_find_block(back, "f.W1");
     ck_assert_ptr_nonnull(w1);
     ck_assert_double_eq(w1->data[0], 4.0); /* the edit is what was read */
     ck_assert_double_eq(record_tag(back), 3.0);
     bl_modelrec_free(back);
+    back = NULL;
+    /* kept on purpose: a rewrite trusting the edit gives it a matching header */
+    setenv("BELLAMY_MODEL_IGNORE_CHECKSUM", "1", 1);
+    st = bl_modelfile_rewrite(bad, 1, &e);
+    unsetenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+    ck_assert_msg(st == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_modelfile_verify(bad, &e), 1);
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_OK);
+    ck_assert_double_eq(bl_modelrec_find_block(back, "f.W1")->data[0], 4.0);
+    bl_modelrec_free(back);
+    ck_assert_int_eq(bl_modelfile_verify(path, &e), 1);
+    /* a user block of zeros in front of the HDF5 file is a damaged header, not "none" */
+    memset(img, 0, 512);
+    f = fopen(bad, "wb");
+    ck_assert_uint_eq(fwrite(img, 1, len, f), len);
+    fclose(f);
+    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
+    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "not a Bellamy model header"), "%s", e.message);
     free(img);
     bl_modelrec_free(a);
 }

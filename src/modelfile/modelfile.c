@@ -468,18 +468,23 @@ static int parse_u64(const char **p, uint64_t *v) {
  * it has none when they are HDF5's signature (files of 0.4.0 and older, or of other programs), or
  * when HDF5's signature sits at byte 512 behind a user block of zeros. Anything else in front of a
  * signature at 512 is a damaged header — never a reason to skip the check. */
-static bl_status header_check(const unsigned char *buf, size_t size, const char *path, bl_error *err) {
+static bl_status header_check(const unsigned char *buf, size_t size, const char *path, int strict, int *has,
+                              bl_error *err) {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     static const char family[] = "BELLAMY-MODEL ";
     const size_t fl = sizeof family - 1;
     const int ours = size >= fl && memcmp(buf, family, fl) == 0;
+    const char *skip = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+    const int override = !strict && skip && strcmp(skip, "1") == 0;
+    *has = 0;
     if (!ours) {
         if (size >= 8 && memcmp(buf, sig, 8) == 0) return BL_OK;    /* no user block: no header */
         if (size < HDR_SIZE + 8 || memcmp(buf + HDR_SIZE, sig, 8) != 0) return BL_OK; /* HDF5 says */
-        for (size_t i = 0; i < HDR_SIZE; i++)
-            if (buf[i]) return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its first %d bytes (the header) are "
-                                         "not a Bellamy model header", path, HDR_SIZE);
-        return BL_OK; /* an empty user block */
+        /* A user block without our magic: libbellamy never wrote one (before 0.4.1 files had none), so
+         * it is a damaged header — zeroed or not — and never a reason to skip the check. */
+        if (override) return BL_OK;
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its first %d bytes (the header) are not a Bellamy "
+                         "model header", path, HDR_SIZE);
     }
     if (size < HDR_SIZE)
         return bl_seterr(err, BL_EFORMAT, "%s: truncated file: %zu bytes, shorter than its header", path, size);
@@ -508,24 +513,15 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
         return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %" PRIu64, path,
                          size, want);
     if (XXH64(buf + HDR_SIZE, size - HDR_SIZE, 0) != h) {
-        const char *skip = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
-        if (skip && strcmp(skip, "1") == 0) return BL_OK;
+        if (override) return BL_OK;
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its checksum does not match its contents (changed "
                          "after it was written; BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose)",
                          path);
     }
+    *has = 1;
     return BL_OK;
 }
 
-int bl_modelfile_has_header(const char *path) {
-    if (!path) return -1;
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    char b[sizeof HDR_MAGIC];
-    size_t got = fread(b, 1, sizeof b - 1, f);
-    fclose(f);
-    return got == sizeof b - 1 && memcmp(b, HDR_MAGIC, sizeof b - 1) == 0;
-}
 
 /* Re-writes the header of a file changed in place (test support edits files with HDF5). */
 bl_status bl_mf_restamp(const char *path, bl_error *err) {
@@ -575,6 +571,24 @@ static bl_status read_whole(const char *path, unsigned char **out, size_t *size_
     return BL_OK;
 }
 
+int bl_modelfile_verify(const char *path, bl_error *err) {
+    if (!path) {
+        bl_seterr(err, BL_EINVAL, "verify: NULL path");
+        return -1;
+    }
+    unsigned char *buf;
+    size_t size;
+    int has = 0;
+    if (read_whole(path, &buf, &size, err) != BL_OK) return -1;
+    bl_status st = header_check(buf, size, path, 1, &has, err); /* strict: the override does not apply */
+    free(buf);
+    return st != BL_OK ? -1 : has;
+}
+
+/* strict: the checksum must match even with BELLAMY_MODEL_IGNORE_CHECKSUM set (saving must never give
+ * a damaged file's models a fresh, valid checksum). */
+static int g_strict; /* set by rewrite() for the files it reads (unless told to trust edits); under bl_mf_lock */
+
 static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     *fid = -1;
     struct stat sb;
@@ -587,7 +601,8 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     unsigned char *buf;
     size_t size;
     bl_status st = read_whole(path, &buf, &size, err);
-    if (st == BL_OK) st = header_check(buf, size, path, err);
+    int has;
+    if (st == BL_OK) st = header_check(buf, size, path, g_strict, &has, err);
     if (st != BL_OK) {
         free(buf);
         return st;
@@ -608,12 +623,13 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     /* The core driver refuses an image whose name exists on disk: HDF5 knows it by a name under
      * /dev/null, which cannot exist and stays distinct per path. */
     char *mem_name = malloc(strlen(path) + 16);
-    hid_t f = -1;
-    if (mem_name) {
-        snprintf(mem_name, strlen(path) + 16, "/dev/null/%s", path);
-        f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
-        free(mem_name);
+    if (!mem_name) {
+        H5Pclose(fapl);
+        return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
     }
+    snprintf(mem_name, strlen(path) + 16, "/dev/null/%s", path);
+    hid_t f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
+    free(mem_name);
     char inner[200];
     h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
     H5Pclose(fapl);
@@ -895,16 +911,20 @@ static bl_status check_image(void *image, size_t size, const char *path, const c
  * then renames it over path. Called with the lock held. */
 static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err);
 
-static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, bl_error *err) {
+static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, int strict, bl_error *err) {
     bl_status st = BL_OK;
     hid_t src = -1, dst = -1, src_models = -1, dst_models = -1, fcpl = -1, fapl = -1;
     wplists pl = {-1, -1, -1};
     namelist names = {0};
     char *tmp = NULL, *dir = NULL;
     unsigned char *image = NULL;
-    image_capture cap = {NULL, 0, NULL, 0};
+    /* file-static, not on this stack: should HDF5 keep the file after a failed close, it would call
+     * img_free at exit (the struct is used only under bl_mf_lock) */
+    static image_capture cap;
+    cap = (image_capture){NULL, 0, NULL, 0};
     H5FD_file_image_callbacks_t img_cb = {img_malloc, img_memcpy, img_realloc, img_free,
                                           img_udata_copy, img_udata_free, &cap};
+    g_strict = strict;
     int fd = -1, tmp_live = 0;
     const char *what = add ? add->name : drop;
 
@@ -1041,9 +1061,14 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         goto cleanup;
     }
     header_write(image, isize);
-    snprintf(tmp + strlen(tmp), tlen - strlen(tmp), ".image"); /* a name no open file has */
-    st = check_image(image, isize, path, tmp, err);
-    tmp[strlen(tmp) - 6] = '\0';
+    char *mem_name = malloc(strlen(tmp) + 24);
+    if (!mem_name) {
+        st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
+        goto cleanup;
+    }
+    snprintf(mem_name, strlen(tmp) + 24, "/dev/null/%s.image", tmp); /* a name nothing on disk or open has */
+    st = check_image(image, isize, path, mem_name, err);
+    free(mem_name);
     if (st != BL_OK) goto cleanup;
     for (size_t done = 0; done < (size_t)isize;) {
         ssize_t w = write(fd, image + done, (size_t)isize - done);
@@ -1097,6 +1122,8 @@ cleanup:
     namelist_clear(&names);
     free(image);
     free(cap.kept);
+    cap.kept = NULL;
+    g_strict = 0;
     free(tmp);
     free(dir);
     return st;
@@ -1133,7 +1160,7 @@ bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *
     bl_status st = check_record(rec, err);
     if (st) return st;
     bl_mf_lock();
-    st = rewrite(path, rec, NULL, err);
+    st = rewrite(path, rec, NULL, 1, err);
     bl_mf_unlock();
     return st;
 }
@@ -1141,7 +1168,15 @@ bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *
 bl_status bl_modelfile_remove(const char *path, const char *name, bl_error *err) {
     BL_CHECK_ARG(path && *path && name, err, "remove: NULL argument");
     bl_mf_lock();
-    bl_status st = rewrite(path, NULL, name, err);
+    bl_status st = rewrite(path, NULL, name, 1, err);
+    bl_mf_unlock();
+    return st;
+}
+
+bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err) {
+    BL_CHECK_ARG(path && *path, err, "rewrite: path is empty");
+    bl_mf_lock();
+    bl_status st = rewrite(path, NULL, NULL, !trust_edits, err);
     bl_mf_unlock();
     return st;
 }

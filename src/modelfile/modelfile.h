@@ -166,9 +166,16 @@ bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *
  * several). A missing name is BL_ENOTFOUND and the message lists the models present. */
 bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err);
 
-/* 1 when the file starts with the checksum header (models/README.md; checked by every load), 0 when it
- * has none (written before 0.4.1 or by another program), -1 when it cannot be read. */
-int bl_modelfile_has_header(const char *path);
+/* The file's checksum header (models/README.md), checked strictly (BELLAMY_MODEL_IGNORE_CHECKSUM does
+ * not apply): 1 present and matching, 0 none (written before 0.4.1 or by another program), -1 damaged,
+ * truncated or unreadable (err says which). Reads no HDF5. */
+int bl_modelfile_verify(const char *path, bl_error *err);
+
+/* Writes the file again, every model re-read and re-written, with a fresh header (as a save does,
+ * atomically). trust_edits = 0: a checksum that does not match is an error, as for a save;
+ * 1: BELLAMY_MODEL_IGNORE_CHECKSUM=1 lets a file edited on purpose through, and it gets a header that
+ * matches its edited contents. Gives a file written before 0.4.1 a header. */
+bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err);
 
 /* Names of the file's models, in the order they were first added. Free with bl_modelfile_names_free. */
 bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err);
