@@ -149,6 +149,8 @@ START_TEST(test_reader_file) {
     ck_assert_int_eq(bl_delim_for_path("a.tsv", 0, &d, NULL), BL_OK);
     ck_assert_int_eq(d, '\t');
     ck_assert_int_eq(bl_delim_for_path("/nonexistent/a.txt", 0, &d, &e), BL_EIO);
+    ck_assert_int_eq(bl_delim_for_path("/dev/null", 0, &d, &e), BL_EINVAL); /* not a regular file: not read */
+    ck_assert_msg(strstr(e.message, "not a regular file"), "%s", e.message);
     ck_assert_int_eq(bl_delim_for_path("a.txt", ',', &d, NULL), BL_OK);
     /* another name: the first line decides (a tab wins over commas, which values may hold) */
     const char *heads[] = {"a\tb,c\n1\t2\n", "a,b\n1,2\n", "ab\n1\n"};

@@ -5,6 +5,7 @@
 #include "common/error.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,12 @@ bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *e
      * for tabs, since values of a tab-separated file may hold commas but not the other way round. */
     FILE *f = fopen(path, "rb");
     if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a pipe read here would lose its start */
+        fclose(f);
+        return bl_seterr(err, BL_EINVAL, "%s: cannot tell the delimiter: not a regular file and the name ends in "
+                         "neither .tsv nor .csv", path);
+    }
     int c, tabs = 0, commas = 0;
     for (long k = 0; k < (1L << 20) && (c = getc(f)) != EOF && c != '\n' && c != '\r'; k++) {
         tabs += c == '\t';
