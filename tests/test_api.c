@@ -251,6 +251,12 @@ START_TEST(test_context_errors) {
         ck_assert_int_eq(bl_predict(p, ctx, n, &tiny[i], 1, ts, &err), BL_ERANGE);
         ck_assert_msg(strstr(err.message, "not a number"), "%s", err.message);
     }
+    /* choosing among them and sound ones: the NaN candidates are left out, not an error */
+    const double mixed[3] = { 5e-324, 4, 6 };
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, n, mixed, 3, NULL, &ch, &err), BL_OK);
+    ck_assert(ch.scale_out == 4 || ch.scale_out == 6);
+    ck_assert_msg(strstr(ch.reason, "1 left out"), "%s", ch.reason);
     ck_assert_int_eq(bl_predict_range(p, ctx, n, 0, 2, ts, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predict(NULL, ctx, n, xs, 1, ts, &err), BL_EINVAL);
     bl_predictor_free(p);

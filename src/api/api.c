@@ -322,8 +322,17 @@ bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value 
     return st;
 }
 
+/* bl_predict; nan_ok: a NaN prediction stays in runtimes_s (bl_choose_scale_out leaves it out) */
+static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                              size_t n, double *runtimes_s, int nan_ok, bl_error *err);
+
 bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                      size_t n, double *runtimes_s, bl_error *err) {
+    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, err);
+}
+
+static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                              size_t n, double *runtimes_s, int nan_ok, bl_error *err) {
     BL_CHECK_ARG(p, err, "bl_predict: NULL predictor");
     BL_CHECK_ARG(n == 0 || (scale_outs && runtimes_s), err, "bl_predict: NULL array");
     BL_CHECK_ARG(p->m->net.d.z_hidden <= BL_BNET_DIM_MAX, err, "bl_predict: model too wide");
@@ -349,7 +358,7 @@ bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_c
     resolved_free(&r);
     /* a NaN would pass for a runtime further on: scale-outs so far outside the model's range that its
      * arithmetic overflows (e.g. 1e-310, whose 1/x is infinite) are an error here */
-    for (size_t i = 0; i < n && st == BL_OK; i++)
+    for (size_t i = 0; i < n && st == BL_OK && !nan_ok; i++)
         if (isnan(runtimes_s[i]))
             st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is not a number (the scale-out is "
                            "too far outside the range it was trained on)", scale_outs[i]);
@@ -481,7 +490,7 @@ bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, s
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
     double *t = malloc(n * sizeof *t);
     if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = bl_predict(p, ctx, n_ctx, scale_outs, n, t, err);
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, err); /* bl_choose leaves NaNs out */
     if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
     free(t);
     return st;
