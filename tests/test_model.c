@@ -1526,6 +1526,17 @@ START_TEST(ensemble_predictor_is_the_median_of_its_members) {
               }
             }
         }
+        /* one broken member (a NaN output) makes the median NaN, on every copy: a sort would bury it */
+        nets[2].P.param[nets[2].z2b] = NAN;
+        for (int copy = -1; copy < 4; copy++) {
+            for (int K = 4; K <= 5; K++) {
+                if (copy < 0) bl_bnet_predict_median(np, K, ctx, feat, 20, out);
+                else if ((dims && copy < 3) || !bl_bnet_predict_median_copy(copy, np, K, ctx, feat, 20, out))
+                    continue;
+                for (int i = 0; i < 20; i++)
+                    ck_assert_msg(isnan(out[i]), "dims %d copy %d K %d sample %d: %g", dims, copy, K, i, out[i]);
+            }
+        }
         for (int k = 0; k < KMAX; k++) bl_bnet_free(&nets[k]);
     }
     /* the dispatcher and the plain loops always ran; the vector copies wherever this build has them

@@ -1378,13 +1378,21 @@ static BL_ALWAYS_INLINE void predict8(const bl_bnet *net, const double *ctx, con
 #define SORT_LANES(VD, VU, r, K)                                                                      for (int i_ = 1; i_ < (K); i_++)                                                                      for (int j_ = i_; j_ > 0; j_--) {                                                                     const VU gt_ = (VU)((r)[j_ - 1] > (r)[j_]);                                                       const VD lo_ = VSEL(VD, VU, gt_, (r)[j_], (r)[j_ - 1]);                                           (r)[j_] = VSEL(VD, VU, gt_, (r)[j_ - 1], (r)[j_]);                                                (r)[j_ - 1] = lo_;                                                                            }
 /* r: the members' outputs before their last SELU. SELU is increasing, so sorting the inputs orders
  * the outputs alike, and only the middle one or two need the activation. */
-static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const int VW) {
+/* nan: lanes where some member is NaN, whose median is NaN (comparisons do not order NaNs, so a sort
+ * could bury it and a finite median would hide the broken member). */
+static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const v8u nan, const int VW) {
+    const v8d qnan = splat_8(NAN);
     if (VW == 8) {
         SORT_LANES(v8d, v8u, r, K);
-        if (K % 2) return selu_w(&r[K / 2], VW);
-        v8d mid[2] = {r[K / 2 - 1], r[K / 2]};
-        selu_8n(mid, mid, 2, VW);
-        return 0.5 * (mid[0] + mid[1]);
+        v8d med;
+        if (K % 2) {
+            med = selu_w(&r[K / 2], VW);
+        } else {
+            v8d mid[2] = {r[K / 2 - 1], r[K / 2]};
+            selu_8n(mid, mid, 2, VW);
+            med = 0.5 * (mid[0] + mid[1]);
+        }
+        return VSEL(v8d, v8u, nan, qnan, med);
     }
     v4d lo[BL_BNET_MEMBERS_MAX], hi[BL_BNET_MEMBERS_MAX];
     for (int k = 0; k < K; k++) {
@@ -1399,7 +1407,10 @@ static BL_ALWAYS_INLINE v8d median8(v8d *r, const int K, const int VW) {
         memcpy((char *)&m[q] + sizeof lo[0], &hi[K / 2 - q], sizeof hi[0]);
         m[q] = selu_w(&m[q], VW);
     }
-    return K % 2 ? m[0] : 0.5 * (m[1] + m[0]);
+    const v8d med = K % 2 ? m[0] : 0.5 * (m[1] + m[0]);
+    v8d out;
+    for (int b = 0; b < 8; b++) out[b] = nan[b] ? qnan[b] : med[b];
+    return out;
 }
 
 /* The members' median, block by block: every member's 8 outputs stay in registers until the block's
@@ -1410,8 +1421,12 @@ static BL_ALWAYS_INLINE void predict8_median(const bl_bnet *const *nets, int K, 
         const size_t nb = n - i0 < 8 ? n - i0 : 8;
         v8d x0, x1, x2, r[BL_BNET_MEMBERS_MAX];
         feat8(feat, i0, nb, &x0, &x1, &x2);
-        for (int k = 0; k < K; k++) r[k] = predict8_block_pre(nets[k], ctx + 8 * (size_t)k, x0, x1, x2, VW);
-        const v8d med = median8(r, K, VW);
+        v8u nan = {0};
+        for (int k = 0; k < K; k++) {
+            r[k] = predict8_block_pre(nets[k], ctx + 8 * (size_t)k, x0, x1, x2, VW);
+            nan |= (v8u)(r[k] != r[k]);
+        }
+        const v8d med = median8(r, K, nan, VW);
         if (nb == 8) ST8(out + i0, med);
         else
             for (size_t b = 0; b < nb; b++) out[i0 + b] = med[b];
@@ -1460,7 +1475,9 @@ static void predict_median_plain(const bl_bnet *const *nets, int K, const double
                     r[j] = r[j - 1] > r[j] ? r[j - 1] : r[j];
                     r[j - 1] = lo;
                 }
-            out[i0 + b] = K % 2 ? r[K / 2] : 0.5 * (r[K / 2 - 1] + r[K / 2]);
+            int nan = 0;
+            for (int k = 0; k < K; k++) nan |= r[k] != r[k];
+            out[i0 + b] = nan ? NAN : K % 2 ? r[K / 2] : 0.5 * (r[K / 2 - 1] + r[K / 2]);
         }
     }
 }

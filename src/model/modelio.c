@@ -183,9 +183,12 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if ((st = get_int_range(rec, "encoder", "hash_seed", 0, UINT32_MAX, &v, err))) return st;
     enc.hash_seed = (uint32_t)v;
     const char *hash;
-    if (bl_modelrec_get_string(rec, "encoder", "hash", &hash, NULL) == BL_OK && strcmp(hash, "xxh32") != 0)
-        return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/hash '%s' (this library hashes with xxh32 only)",
-                         rec->name, hash);
+    if (bl_modelrec_find_attr(rec, "encoder", "hash")) { /* absent in none of our files, but optional */
+        if ((st = bl_modelrec_get_string(rec, "encoder", "hash", &hash, err))) return st;
+        if (strcmp(hash, "xxh32") != 0)
+            return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/hash '%s' (this library hashes with xxh32 only)",
+                             rec->name, hash);
+    }
     const char *vocab;
     if ((st = bl_modelrec_get_string(rec, "encoder", "vocabulary", &vocab, err))) return st;
     if (strlen(vocab) >= sizeof enc.vocabulary)
