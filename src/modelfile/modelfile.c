@@ -909,7 +909,7 @@ static bl_status check_image(void *image, size_t size, const char *path, const c
 /* The common body of save and remove: writes a new file holding the existing file's models, with
  * add written in place of (or after) the model of its name and the model called drop left out,
  * then renames it over path. Called with the lock held. */
-static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err);
+static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err);
 
 static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, int strict, bl_error *err) {
     bl_status st = BL_OK;
@@ -1028,8 +1028,8 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         } else {
             /* Re-write the other model from its record rather than H5Ocopy: libhdf5 1.10.8 (Debian's)
              * crashes copying groups whose string attributes are in dense storage (HDF5 issue 2414). */
-            bl_modelrec *other = NULL;
-            if ((st = load_locked(path, nm, &other, err)) != BL_OK) goto cleanup;
+            bl_modelrec *other = NULL; /* from the file read and checked once, above */
+            if ((st = load_open(src, path, nm, &other, err)) != BL_OK) goto cleanup;
             if (rec_major(other) > major) major = rec_major(other);
             st = write_model(dst_models, other, &pl, path, err);
             bl_modelrec_free(other);
@@ -1326,12 +1326,23 @@ static bl_status read_group(hid_t g, bl_modelrec *rec, const char *group, int de
     return st;
 }
 
+static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err);
+
 static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err) {
-    hid_t f = -1, g = -1, w = -1;
-    namelist names = {0};
-    bl_modelrec *rec = NULL;
+    hid_t f = -1;
     bl_status st = open_checked(path, &f, err);
     if (st) return st;
+    st = load_open(f, path, name, out, err);
+    H5CLOSE(f, H5Fclose);
+    return st;
+}
+
+/* One model of a file already open and checked (path for messages). */
+static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err) {
+    hid_t g = -1, w = -1;
+    namelist names = {0};
+    bl_modelrec *rec = NULL;
+    bl_status st;
     if ((st = list_models(f, path, &names, err)) != BL_OK) goto cleanup;
     char list[256];
     join_names(&names, list, sizeof list);
@@ -1379,7 +1390,6 @@ cleanup:
     bl_modelrec_free(rec);
     H5CLOSE(w, H5Gclose);
     H5CLOSE(g, H5Gclose);
-    H5CLOSE(f, H5Fclose);
     namelist_clear(&names);
     return st;
 }
