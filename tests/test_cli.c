@@ -543,6 +543,20 @@ START_TEST(test_sim_options) {
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);
     EXPECT_ERR(2, "unexpected argument 'extra'", "%s --workload hybrid --policy fifo-gpu extra", g_sim);
+    /* a plot's terminal comes from its name; a workload's name is text in the plot, never script; a
+     * built-in name is the built-in even when a file of that name is here */
+    EXPECT_ERR(2, "must end in .svg or .png", "%s --workload paper --policy rr --plot x.pdf", g_sim);
+    EXPECT(0, "%s --workload paper --policy rr --save-workload \"q'.system('touch INJECTED').'.tsv\"", g_sim);
+    EXPECT(0, "%s --workload \"q'.system('touch INJECTED').'.tsv\" --policy rr --json > q.json", g_sim);
+    EXPECT(0, "python3 -m json.tool q.json > /dev/null || ! command -v python3");
+    if (access("/usr/bin/gnuplot", X_OK) == 0) {
+        EXPECT(0, "%s --workload \"q'.system('touch INJECTED').'.tsv\" --policy rr --plot q.svg --gantt q.png", g_sim);
+        EXPECT(0, "test ! -e INJECTED && grep -q '</svg>' q.svg");
+        /* a plot cut short by a file-size limit is an error and is removed, not "wrote" */
+        EXPECT(3, "ulimit -f 4; %s --workload poisson:2000 --policy rr --plot lim.svg", g_sim);
+        EXPECT(0, "test ! -e lim.svg");
+    }
+    EXPECT(0, "mkdir -p paper && %s --workload paper --policy rr > /dev/null && rmdir paper", g_sim);
     EXPECT_ERR(2, "unknown option '--version2'", "%s --workload hybrid --policy fifo-gpu --version2", g_sim);
     EXPECT_ERR(2, "--json takes no value", "%s --workload hybrid --policy fifo-gpu --json=1", g_sim);
     EXPECT_ERR(2, "--est-noise", "%s --workload hybrid --policy fifo-gpu --est-noise inf", g_sim);

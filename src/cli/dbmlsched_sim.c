@@ -18,6 +18,7 @@
  * Plots are drawn by gnuplot (run as a child process); without gnuplot it says so and still prints results.
  * It does not schedule real jobs. */
 #include "bellamy/sched.h"
+#include "common/gnuplot.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -89,6 +90,16 @@ static int run_gnuplot(const char *gp, const char *script) {
     return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
 }
 
+/* After gnuplot: the file must be whole (gnuplot does not always fail when its writes do); a partial
+ * one is removed. Says what went wrong; 1 when the file is fine. */
+static int plot_whole(const char *out) {
+    if (bl_gp_output_complete(out)) return 1;
+    fprintf(stderr, "dbmlsched-sim: gnuplot failed to write %s whole (a full disk or a file-size limit?); "
+                    "the partial file is removed\n", out);
+    remove(out);
+    return 0;
+}
+
 static const char *terminal_for(const char *out) {
     if (ends_with(out, ".png") || ends_with(out, ".PNG")) return "pngcairo size 1100,500";
     return "svg size 1100,500 dynamic";
@@ -104,9 +115,11 @@ static int plot_curves(const char *gp, const char *out, bl_sched_result **res, c
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     FILE *sf = fopen(script, "w");
     if (!sf) goto cleanup;
-    fprintf(sf, "set terminal %s\nset output '%s'\nset title 'Jobs in the system: %s'\n"
-                "set xlabel 'time (s)'\nset ylabel 'jobs in system'\nset key outside right\nset grid\nplot ",
-            terminal_for(out), out, wname);
+    fprintf(sf, "set terminal %s\nset output '%s'\nset title noenhanced ", terminal_for(out), out);
+    char title[600];
+    snprintf(title, sizeof title, "Jobs in the system: %s", wname);
+    bl_gp_put_str(sf, title); /* the workload may be any file name: text, never script */
+    fprintf(sf, "\nset xlabel 'time (s)'\nset ylabel 'jobs in system'\nset key outside right\nset grid\nplot ");
     for (int p = 0; p < np; p++) {
         snprintf(path, sizeof path, "%s/curve%d.dat", dir, p);
         FILE *f = fopen(path, "w");
@@ -156,9 +169,11 @@ static int plot_gantt(const char *gp, const char *out, const bl_sched_result *r,
     fprintf(g, "-1 -5 0 0 1\n");
     fclose(f); f = NULL;
     fclose(g); g = NULL;
-    fprintf(sf, "set terminal %s\nset output '%s'\nset title 'Device timeline: %s on %s (hatched: estimation runs)'\n"
-                "set xlabel 'time (s)'\nset yrange [-0.6:%d.6]\nset xrange [0:*]\nset ytics (",
-            terminal_for(out), out, pname, wname, s->n_devices - 1);
+    fprintf(sf, "set terminal %s\nset output '%s'\nset title noenhanced ", terminal_for(out), out);
+    char title[700];
+    snprintf(title, sizeof title, "Device timeline: %s on %s (hatched: estimation runs)", pname, wname);
+    bl_gp_put_str(sf, title);
+    fprintf(sf, "\nset xlabel 'time (s)'\nset yrange [-0.6:%d.6]\nset xrange [0:*]\nset ytics (", s->n_devices - 1);
     for (int d = 0; d < s->n_devices && d < 8; d++)
         fprintf(sf, "%s'%s%d' %d", d ? ", " : "", s->device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d, d);
     fprintf(sf, ")\nunset key\nset grid xtics\n"
@@ -179,9 +194,23 @@ cleanup:
     return rc;
 }
 
+/* s as a JSON string (quotes, backslashes and control characters escaped). */
+static void json_str(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
 static void print_json(const char *wname, const bl_sched_workload *w, bl_sched_result **res, const bl_sched_policy *pols,
                        int np, int with_jobs) {
-    printf("{\n  \"workload\": \"%s\",\n  \"jobs\": %zu,\n  \"policies\": [\n", wname, bl_sched_workload_njobs(w));
+    printf("{\n  \"workload\": ");
+    json_str(wname);
+    printf(",\n  \"jobs\": %zu,\n  \"policies\": [\n", bl_sched_workload_njobs(w));
     for (int p = 0; p < np; p++) {
         bl_sched_summary s;
         bl_sched_result_summary(res[p], &s);
@@ -392,8 +421,21 @@ int main(int argc, char **argv) {
     }
     if (!wspec || np == 0) return usage_error("--workload and at least one --policy are required");
     if (given[O_JOBS] && given[O_NO_JOBS]) return usage_error("--jobs and --no-jobs exclude each other");
-    if (plot && strchr(plot, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", plot); return 2; }
-    if (gantt && strchr(gantt, '\'')) { fprintf(stderr, "dbmlsched-sim: plot path '%s' must not contain a quote\n", gantt); return 2; }
+    for (int k = 0; k < 2; k++) { /* the path goes into gnuplot's script; the terminal comes from its name */
+        const char *pp = k ? gantt : plot;
+        if (!pp) continue;
+        int ctrl = 0;
+        for (const char *c = pp; *c; c++) ctrl |= (unsigned char)*c < 0x20 || *c == 0x7f;
+        if (strchr(pp, '\'') || ctrl) {
+            fprintf(stderr, "dbmlsched-sim: --%s: the path must not contain a quote or control characters\n",
+                    k ? "gantt" : "plot");
+            return 2;
+        }
+        if (!ends_with(pp, ".svg") && !ends_with(pp, ".SVG") && !ends_with(pp, ".png") && !ends_with(pp, ".PNG")) {
+            fprintf(stderr, "dbmlsched-sim: --%s %s: the file must end in .svg or .png\n", k ? "gantt" : "plot", pp);
+            return 2;
+        }
+    }
     if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", plot);
     if (save && ((plot && strcmp(save, plot) == 0) || (gantt && strcmp(save, gantt) == 0)))
         return usage_error("--save-workload and a plot name the same file (%s)", save);
@@ -412,7 +454,7 @@ int main(int argc, char **argv) {
     struct stat st;
     int is_gen = strcmp(wspec, "paper") == 0 || strcmp(wspec, "hybrid") == 0 || strcmp(wspec, "sql") == 0 ||
                  strncmp(wspec, "poisson:", 8) == 0;
-    int from_file = !is_gen || stat(wspec, &st) == 0;
+    int from_file = !is_gen; /* a built-in name is the built-in; a file of that name is ./paper */
     if (from_file && stat(wspec, &st) != 0) {
         fprintf(stderr, "dbmlsched-sim: --workload %s: %s (and not a built-in workload: paper, hybrid, sql, poisson:N)\n",
                 wspec, strerror(errno));
@@ -481,14 +523,13 @@ int main(int argc, char **argv) {
             rc = 3;
         } else {
             if (plot) {
-                if (plot_curves(gp, plot, res, pols, np, wspec)) { fprintf(stderr, "dbmlsched-sim: gnuplot failed to write %s\n", plot); rc = 3; }
+                if (plot_curves(gp, plot, res, pols, np, wspec) || !plot_whole(plot)) rc = 3;
                 else fprintf(stderr, "dbmlsched-sim: wrote %s\n", plot);
             }
             if (gantt) {
                 bl_sched_summary sm;
                 bl_sched_result_summary(res[gi], &sm);
-                if (plot_gantt(gp, gantt, res[gi], &sm, bl_sched_policy_name(pols[gi]), wspec)) {
-                    fprintf(stderr, "dbmlsched-sim: gnuplot failed to write %s\n", gantt);
+                if (plot_gantt(gp, gantt, res[gi], &sm, bl_sched_policy_name(pols[gi]), wspec) || !plot_whole(gantt)) {
                     rc = 3;
                 } else {
                     fprintf(stderr, "dbmlsched-sim: wrote %s\n", gantt);
