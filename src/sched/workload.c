@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 const char *const bl_sched_kind_names[BL_SCHED_NKINDS] = { "nn", "nn_small", "nn_large", "kmeans", "regression" };
 
@@ -262,10 +264,31 @@ bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_e
     return st;
 }
 
+static mode_t current_umask(void) {
+    const mode_t m = umask(022); /* umask can only be read by setting it */
+    umask(m);
+    return m;
+}
+
+/* Written to a temporary next to path and renamed over it once complete: a failed save (a full disk,
+ * a file-size limit) leaves no partial file and the previous one intact. */
 bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err) {
     BL_CHECK_ARG(w != NULL && path != NULL, err, "workload or path is NULL");
-    FILE *f = fopen(path, "w");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot create: %s", path, strerror(errno));
+    const size_t tl = strlen(path) + 16;
+    char *tmp = malloc(tl);
+    if (!tmp) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    snprintf(tmp, tl, "%s.tmp-XXXXXX", path);
+    const int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        bl_status st = bl_seterr(err, BL_EIO, "%s: cannot create: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return st;
+    }
     fprintf(f, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct params\n");
     fprintf(f, "@set\tinterference\t%.17g\n@set\toverhead\t%.17g\n", w->interference, w->overhead_s);
     for (size_t i = 0; i < w->nload; i++) fprintf(f, "@load\t%.17g\t%.17g\n", w->load[i].t, w->load[i].pct);
@@ -277,9 +300,17 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
         for (int k = 0; k < j->n_params; k++) fprintf(f, "%s%.17g", k ? "," : "", j->params[k]);
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return bl_seterr(err, BL_EIO, "%s: write error", path);
-    return BL_OK;
+    errno = 0;
+    int bad = fflush(f) != 0 || ferror(f);
+    const int e = errno;
+    bad |= fclose(f) != 0;
+    bl_status st = BL_OK;
+    if (bad) st = bl_seterr(err, BL_EIO, "%s: write error: %s", path, strerror(e ? e : errno ? errno : EIO));
+    else if (chmod(tmp, 0666 & ~current_umask()) != 0 || rename(tmp, path) != 0)
+        st = bl_seterr(err, BL_EIO, "%s: cannot replace: %s", path, strerror(errno));
+    if (st != BL_OK) unlink(tmp);
+    free(tmp);
+    return st;
 }
 
 /* ---------------- generators ---------------- */
