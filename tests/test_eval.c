@@ -5,6 +5,7 @@
  * a folder given for a data file (or a file for a folder) is named as such. */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -477,6 +478,60 @@ END_TEST
 /* Every option out of the library's or bellamy-train's bounds is a usage error up front: before the
  * data is split or anything trains. The run only fits Ernest (no pre-training, seconds), so an option
  * that is not checked shows as a run that succeeds (or fails later, with exit status 1). */
+/* The model cache: a file given as the cache is refused before any work; a changed schema gives new
+ * cache files (its models would differ), never the old ones; a failed run leaves no stale results. */
+START_TEST(eval_model_cache_follows_the_schema) {
+    char out[4096], cache[4200], sch2[4200], tsv[4200], sch[4200];
+    snprintf(out, sizeof out, "%s/cache-run", bl_test_tmpdir());
+    snprintf(cache, sizeof cache, "%s/cache", bl_test_tmpdir());
+    snprintf(tsv, sizeof tsv, "%s/synth.tsv", corpus_dir());
+    snprintf(sch, sizeof sch, "%s/synth.schema", corpus_dir());
+    snprintf(sch2, sizeof sch2, "%s/synth-copy.schema", bl_test_tmpdir());
+    char cmd[13000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && echo '# the same schema, other bytes' >> '%s'", sch, sch2, sch2);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *schemas[2] = { sch, sch2 };
+    int files[2];
+    for (int k = 0; k < 2; k++) {
+        const char *argv[] = { "bellamy-eval", "--data", tsv, "--schema", schemas[k], "--out", out, "--quiet",
+                               "--methods", "bellamy", "--members", "1", "--contexts", "3", "--splits-per-cell", "1",
+                               "--max-n", "2", "--epochs", "10", "--grace", "5", "--trials", "1", "--model-cache", cache };
+        ck_assert_int_eq(bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv), 0);
+        files[k] = 0;
+        DIR *d = opendir(cache);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *de; (de = readdir(d));) files[k] += strstr(de->d_name, ".h5") != NULL;
+        closedir(d);
+    }
+    ck_assert_int_gt(files[0], 0);
+    ck_assert_int_eq(files[1], 2 * files[0]); /* the second schema's models are its own */
+    /* a file as the cache: refused before the splits are drawn */
+    char afile[4200], splits[4300];
+    snprintf(afile, sizeof afile, "%s/not-a-folder", bl_test_tmpdir());
+    FILE *f = fopen(afile, "w");
+    fclose(f);
+    snprintf(out, sizeof out, "%s/cache-run2", bl_test_tmpdir());
+    snprintf(splits, sizeof splits, "%s/splits.tsv", out);
+    const char *argv2[] = { "bellamy-eval", "--data", tsv, "--schema", sch, "--out", out, "--quiet", "--model-cache", afile };
+    ck_assert_int_eq(bl_eval_main((int)(sizeof argv2 / sizeof argv2[0]), (char **)argv2), 1);
+    ck_assert_int_ne(access(splits, F_OK), 0);
+    /* an earlier run's results go before a new run starts, so a run that fails leaves none behind */
+    char stale[4300];
+    snprintf(stale, sizeof stale, "%s/summary.tsv", out);
+    f = fopen(stale, "w");
+    fputs("old\n", f);
+    fclose(f);
+    char junk[4300];
+    snprintf(junk, sizeof junk, "%s/junk-splits.tsv", bl_test_tmpdir());
+    f = fopen(junk, "w");
+    fputs("not a splits file\n", f);
+    fclose(f);
+    const char *argv3[] = { "bellamy-eval", "--data", tsv, "--schema", sch, "--out", out, "--quiet", "--splits", junk };
+    ck_assert_int_ne(bl_eval_main((int)(sizeof argv3 / sizeof argv3[0]), (char **)argv3), 0);
+    ck_assert_int_ne(access(stale, F_OK), 0);
+}
+END_TEST
+
 START_TEST(eval_options_checked_up_front) {
     const char *bad[][2] = {
         { "--stop-mae", "-5" },       { "--stop-rel", "-5" },          { "--trials", "99" },
@@ -527,6 +582,7 @@ Suite *bl_test_suite(void) {
     TCase *tc = tcase_create("eval");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, eval_writes_well_formed_files);
+    tcase_add_test(tc, eval_model_cache_follows_the_schema);
     tcase_add_test(tc, eval_split_file_reproduces_predictions);
     tcase_add_test(tc, eval_split_file_errors);
     tcase_add_test(tc, eval_split_file_valid_groups);

@@ -13,6 +13,7 @@
 #include "eval.h"
 
 #include <errno.h>
+#include <xxhash.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -201,6 +202,27 @@ static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err)
     return BL_OK;
 }
 
+/* XXH64 of a file's bytes, folded into h (the model cache's names must change with the schema: a unit
+ * or a column changed there gives other models from the same data file). */
+static bl_status hash_file(const char *path, uint64_t *h, bl_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    XXH64_state_t *st = XXH64_createState();
+    if (!st) {
+        fclose(f);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    XXH64_reset(st, *h);
+    unsigned char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) XXH64_update(st, buf, got);
+    const int bad = ferror(f);
+    fclose(f);
+    *h = XXH64_digest(st);
+    XXH64_freeState(st);
+    return bad ? bl_seterr(err, BL_EIO, "%s: read error", path) : BL_OK;
+}
+
 bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path, const char *schema_path,
                            const char *pre_data, const char *pre_schema, bl_error *err) {
     BL_CHECK_ARG(ev && name && *name && data_path && schema_path, err, "bl_eval_add_algo: NULL argument");
@@ -223,6 +245,8 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
     es.numbers = (uint32_t)ev->o.numbers;
     bl_status st = bl_dataset_load(data_path, schema_path, 0, &es, &a->ds, err);
     if (st != BL_OK) return st;
+    if ((st = hash_file(schema_path, &a->schema_hash, err)) != BL_OK) return st;
+    if (pre_schema && (st = hash_file(pre_schema, &a->schema_hash, err)) != BL_OK) return st;
     if (a->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows", data_path);
     if (pre_data) {
         if (!(a->pre_path = dupstr(pre_data))) return bl_seterr(err, BL_ENOMEM, "out of memory");

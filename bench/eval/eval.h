@@ -70,6 +70,8 @@ void bl_eval_opts_quick(bl_eval_opts *o);
 typedef struct bl_eval_algo {
     char       *name;            /* the data file's stem, e.g. "grep" */
     char       *data_path;
+    uint64_t    schema_hash;     /* XXH64 of the schema file (and of the pre-training schema, if any):
+                                    part of the model cache's file names */
     bl_dataset *ds;
     size_t     *row_of_src;      /* [max_src + 1] data row → ds row, SIZE_MAX when absent */
     size_t      n_src;           /* max_src + 1 */

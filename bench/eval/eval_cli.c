@@ -404,6 +404,28 @@ int bl_eval_main(int argc, char **argv) {
         bl_eval_free(&ev);
         return BL_EXIT_FAIL;
     }
+    /* the model cache is checked now, not after the first pre-training */
+    struct stat cs;
+    if (cache && (mkdir_p(cache) != 0 || stat(cache, &cs) != 0 || !S_ISDIR(cs.st_mode) || access(cache, W_OK) != 0)) {
+        bl_cli_error(prog, "--model-cache %s: %s", cache,
+                     stat(cache, &cs) == 0 && !S_ISDIR(cs.st_mode) ? "is a file, not a folder"
+                                                                   : "cannot create or write to this folder");
+        bl_eval_free(&ev);
+        return BL_EXIT_FAIL;
+    }
+    /* a previous run's results in the same folder go first: a run that stops early must not leave
+     * them beside its own splits.tsv, which they no longer match */
+    static const char *const outputs[] = {"predictions.tsv", "summary.tsv", "pretrain.tsv", "plot.dat", "plot.gp",
+                                          "mre.svg"};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        char old[4200];
+        snprintf(old, sizeof old, "%s/%s", out, outputs[i]);
+        if (unlink(old) != 0 && errno != ENOENT) {
+            bl_cli_error(prog, "%s: cannot remove the previous run's file: %s", old, strerror(errno));
+            bl_eval_free(&ev);
+            return BL_EXIT_FAIL;
+        }
+    }
     char path[4096];
     snprintf(path, sizeof path, "%s/splits.tsv", out);
     bl_status st = splits ? bl_eval_read_splits(&ev, splits, &err) : bl_eval_draw_splits(&ev, &err);

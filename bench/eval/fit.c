@@ -103,12 +103,13 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 char cache[4096] = "";
                 int top = 0; /* the cache file holds ranked members m0, m1, ... */
                 if (ev->o.model_cache) {
-                    /* Everything that decides the fold model is in the name: the data file, the
-                     * encoding, the fold — which contexts fold f holds follows from the harness's seed
+                    /* Everything that decides the fold model is in the name: the data file, its
+                     * schema ("sc", a hash of the schema files), the encoding, the fold — which contexts fold f holds follows from the harness's seed
                      * (ev->o.seed, "fs"), the fold count and --fold-by — and the search's settings
                      * and seed ("s"; a member's, which differs from the harness's) */
-                    snprintf(cache, sizeof cache, "%s/%s-%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
+                    snprintf(cache, sizeof cache, "%s/%s-%016llx-sc%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
                              ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
+                             (unsigned long long)a->schema_hash,
                              ev->o.totals_per_machine ? "-pm" : "", numbers == BL_ENC_NUMBERS_LOG ? "-numlog" : numbers == BL_ENC_NUMBERS_RANGE ? "-numrange" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
                              a->pre_ds ? "cross" : "kfold", a->n_folds, (unsigned long long)ev->o.seed, f,
                              (unsigned long long)po->seed, po->trials,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/gnuplot.h"
 
 typedef struct cell {
     size_t count, failed;
@@ -217,10 +218,11 @@ static bl_status write_summary(const bl_eval *ev, const table *t, const char *di
         for (int fo = 0; fo < al->n_folds; fo++) {
             const bl_model *m = al->fold_model[fo * ev->o.ensemble];
             if (!m) continue;
-            fprintf(f, "%s\t%d\t%s\t%zu\t%zu\t%.3f\t%d\t%lld\t%g\t%g\t%g\t%.6g\n", al->name, fo + 1,
-                    al->pre_ds ? al->pre_path : "other-contexts", al->fold_contexts[fo], al->fold_rows[fo],
-                    al->fold_seconds[fo], ev->o.pre.trials, (long long)m->epochs, m->lr, m->dropout, m->weight_decay,
-                    m->best_val_loss);
+            fprintf(f, "%s\t%d\t%s\t%zu\t%zu\t", al->name, fo + 1, al->pre_ds ? al->pre_path : "other-contexts",
+                    al->fold_contexts[fo], al->fold_rows[fo]);
+            put_num(f, al->fold_seconds[fo]); /* NaN (a cached fold) as the other TSVs write it */
+            fprintf(f, "\t%d\t%lld\t%g\t%g\t%g\t%.6g\n", ev->o.pre.trials, (long long)m->epochs, m->lr, m->dropout,
+                    m->weight_decay, m->best_val_loss);
         }
     }
     return close_out(f, path, err);
@@ -322,7 +324,13 @@ static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, 
                 int finite = 0;
                 for (int n = 1; n <= t->max_n; n++) finite |= at(t, a, m, n, kind)->count > 0;
                 if (!finite || !(ev->o.methods & (1u << m))) continue;
-                if (!any) fprintf(f, "set title '%s (%s)'\nplot ", panel_name(ev, a), kind ? "extrapolation" : "interpolation");
+                if (!any) { /* the panel is named after a data file: text, never script */
+                    char title[600];
+                    snprintf(title, sizeof title, "%s (%s)", panel_name(ev, a), kind ? "extrapolation" : "interpolation");
+                    fputs("set title noenhanced ", f);
+                    bl_gp_put_str(f, title);
+                    fputs("\nplot ", f);
+                }
                 /* one legend, in the first panel, so the others stay readable */
                 fprintf(f, "%s'plot.dat' index %zu using 1:%d with linespoints %s lw 2 ", any ? ", \\\n     " : "", idx, m + 2,
                         style[m]);
@@ -350,8 +358,15 @@ static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, 
         if (note) fprintf(note, "note: gnuplot was not found on PATH: no mre.svg (the TSVs, plot.dat and plot.gp are written)\n");
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (note) fprintf(note, "note: gnuplot failed (status %d): mre.svg may be missing\n", status);
-    } else if (note) {
-        fprintf(note, "plot: %s/mre.svg\n", dir);
+    } else {
+        char svg[4200];
+        snprintf(svg, sizeof svg, "%s/mre.svg", dir);
+        if (!bl_gp_output_complete(svg)) { /* gnuplot does not always fail when its writes do */
+            remove(svg);
+            return bl_seterr(err, BL_EIO, "%s: gnuplot did not write it whole (a full disk or a file-size limit?); "
+                             "the partial file is removed", svg);
+        }
+        if (note) fprintf(note, "plot: %s/mre.svg\n", dir);
     }
     return BL_OK;
 }
