@@ -47,7 +47,7 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         { "data", BL_OPT_STRING, &data, "FILE", "data file (.tsv or .csv) with a header line", NULL, 1, NULL, 0 },
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema file (format: datasets/README.md)", NULL, 1, NULL, 0 },
         { "row", BL_OPT_SIZE, &row, "K", "also show the encoding of row K (0-based data row)", "none", 0, NULL, 0 },
-        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
+        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma; other names: a tab in the first line, else comma", 0,
           "tab|comma", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
@@ -292,7 +292,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
           "network target: runtime in seconds (as the paper), divided by the mean runtime, or ln(runtime / geometric "
           "mean)", "seconds", 0, "seconds|mean|log", 0 },
-        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
+        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma; other names: a tab in the first line, else comma", 0,
           "tab|comma", 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress on stderr", NULL, 0, NULL, 0 },
         { "totals", BL_OPT_CHOICE, &totals, NULL,
@@ -733,10 +733,11 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     /* the header first, strictly (BELLAMY_MODEL_IGNORE_CHECKSUM reads a file, it does not vouch for it);
      * with the variable set, --stamp gives a file edited on purpose a header matching its edits */
     const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
-    const int trust = stamp && ov && strcmp(ov, "1") == 0;
+    const int trust = ov && strcmp(ov, "1") == 0;
     int header = bl_modelfile_verify(model, &err);
     if (header < 0 && trust) {
-        fprintf(stderr, "%s: %s; BELLAMY_MODEL_IGNORE_CHECKSUM=1: reading it anyway\n", prog, err.message);
+        fprintf(stderr, "%s: %s; BELLAMY_MODEL_IGNORE_CHECKSUM=1: reading it anyway (HDF5 itself may fail on a "
+                        "file that is really damaged)\n", prog, err.message);
         header = -2;
     } else if (header < 0) {
         bl_cli_error(prog, "%s", err.message);
@@ -799,7 +800,7 @@ static int cmd_split(const char *prog, int argc, char **argv) {
           0, NULL, 0 },
         { "sample-out", BL_OPT_STRING, &sample_out, "FILE", "write the header and the sampled runs here", "not written", 0,
           NULL, 0 },
-        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma", 0,
+        { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma; other names: a tab in the first line, else comma", 0,
           "tab|comma", 0 },
         { "list", BL_OPT_FLAG, &list, NULL, "list the contexts (index, rows, label) and exit", NULL, 0, NULL, 0 },
     };
