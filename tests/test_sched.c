@@ -61,6 +61,22 @@ static void gpu_only(bl_sched_config *c, bl_sched_policy p) {
     c->n_gpu = 1;
 }
 
+/* Round robin on a few long jobs needs many events: the default guard grows with the jobs'
+ * iterations (three jobs of 30 000 iterations of 10 s used to stop at 100 192 events). */
+START_TEST(long_jobs_under_round_robin_finish) {
+    bl_sched_workload *w = parse("0\tnn\t30000\texplicit\t10\t10\t100\t100\t-\n"
+                                 "0\tkmeans\t30000\texplicit\t10\t10\t100\t100\t-\n"
+                                 "1\tnn\t30000\texplicit\t10\t10\t100\t100\t-\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_RR;
+    bl_sched_result *r = run(w, &c);
+    for (size_t i = 0; i < 3; i++) ck_assert_double_gt(jr(r, i).completion, 3e5);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
 START_TEST(evheap_equal_times_in_insertion_order) {
     bl_sched_evheap h;
     bl_sched_evheap_init(&h);
@@ -977,6 +993,7 @@ Suite *bl_test_suite(void) {
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, evheap_equal_times_in_insertion_order);
+    tcase_add_test(t, long_jobs_under_round_robin_finish);
     tcase_add_test(t, workload_fixture_and_roundtrip);
     tcase_add_test(t, workload_errors_name_file_and_line);
     tcase_add_test(t, poisson_size_is_capped);

@@ -110,7 +110,8 @@ typedef struct bl_sched_config {
     uint64_t seed;                    /* seeds measurement noise (default 1) */
     double   est_noise;               /* relative noise of measured iteration times in estimation (0);
                                        * a simulation knob: leave 0 in a real system */
-    uint64_t max_events;              /* 0: 64 * jobs + 100000; exceeding it is BL_ERANGE */
+    uint64_t max_events;              /* 0: 64 * jobs + 100000 + 8 * the jobs' iterations (each counted up
+                                         to 1e8, the term up to 2e9); exceeding it is BL_ERANGE */
     int      record_trace;            /* keep Gantt segments and the jobs-in-system curve (default 1) */
 } bl_sched_config;
 

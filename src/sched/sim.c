@@ -393,7 +393,12 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
     for (size_t i = 0; i < w->n; i++) push_ev(s, w->jobs[i].arrival, EV_ARRIVAL, (int)i, 0);
     if (s->oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
 
-    uint64_t limit = cfg->max_events ? cfg->max_events : 64 * (uint64_t)w->n + 100000;
+    /* a guard against a policy that never finishes, not a budget: slices end at iteration boundaries,
+     * so a job needs at most a few events per iteration (round robin on long jobs needs many) */
+    double its = 0;
+    for (size_t i = 0; i < w->n; i++) its += fmin(w->jobs[i].iters, 1e8);
+    uint64_t limit = cfg->max_events ? cfg->max_events
+                                     : 64 * (uint64_t)w->n + 100000 + (uint64_t)fmin(8 * its, 2e9);
     uint64_t nev = 0;
     bl_sched_event e;
     while (bl_sched_evheap_pop(&s->h, &e)) {
