@@ -123,6 +123,26 @@ START_TEST(workload_fixture_and_roundtrip) {
     ck_assert_uint_eq(w2->nload, 2);
     ck_assert_double_eq_tol(w2->overhead_s, 0, 1e-12);
     for (size_t i = 0; i < 2; i++) ck_assert(same_wjob(&w->jobs[i], &w2->jobs[i]));
+    /* never over a device or a folder; a symbolic link stays one (its file is replaced); a file keeps
+     * its mode; no temporary is left */
+    ck_assert_int_eq(bl_sched_workload_save(w, "/dev/null", &err), BL_EIO);
+    ck_assert_msg(strstr(err.message, "not a regular file"), "%s", err.message);
+    struct stat sb;
+    ck_assert_int_eq(stat("/dev/null", &sb), 0);
+    ck_assert(S_ISCHR(sb.st_mode));
+    ck_assert_int_eq(bl_sched_workload_save(w, bl_test_tmpdir(), &err), BL_EIO);
+    char link[4300];
+    snprintf(link, sizeof link, "%s/sched_link.tsv", bl_test_tmpdir());
+    ck_assert_int_eq(chmod(path, 0600), 0);
+    ck_assert_int_eq(symlink(path, link), 0);
+    ck_assert_int_eq(bl_sched_workload_save(w, link, &err), BL_OK);
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0600);
+    bl_sched_workload_free(w2);
+    ck_assert_int_eq(bl_sched_workload_load(link, &w2, &err), BL_OK);
+    ck_assert_uint_eq(bl_sched_workload_njobs(w2), 2);
     bl_sched_workload_free(w);
     bl_sched_workload_free(w2);
 }

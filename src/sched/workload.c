@@ -2,6 +2,7 @@
  * the generators "paper", "hybrid", "sql" and "poisson:N".
  * It does not simulate anything; jobs here carry their true sizes, and the simulator decides what a
  * scheduler may see. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "sched/sched_internal.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -272,11 +273,28 @@ static mode_t current_umask(void) {
 
 /* Written to a temporary next to path and renamed over it once complete: a failed save (a full disk,
  * a file-size limit) leaves no partial file and the previous one intact. */
-bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err) {
-    BL_CHECK_ARG(w != NULL && path != NULL, err, "workload or path is NULL");
+bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path_in, bl_error *err) {
+    BL_CHECK_ARG(w != NULL && path_in != NULL, err, "workload or path is NULL");
+    /* an existing target must be a regular file (never a device or a folder); a symbolic link is
+     * followed, so the file it names is replaced and the link stays; an existing file keeps its mode */
+    struct stat sb;
+    char *real = NULL;
+    const char *path = path_in;
+    int exists = stat(path_in, &sb) == 0;
+    if (exists && !S_ISREG(sb.st_mode))
+        return bl_seterr(err, BL_EIO, "%s: refusing to overwrite: not a regular file", path_in);
+    struct stat lb;
+    if (exists && lstat(path_in, &lb) == 0 && S_ISLNK(lb.st_mode)) {
+        if (!(real = realpath(path_in, NULL))) return bl_seterr(err, BL_EIO, "%s: %s", path_in, strerror(errno));
+        path = real;
+    }
+    const mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
     const size_t tl = strlen(path) + 16;
     char *tmp = malloc(tl);
-    if (!tmp) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (!tmp) {
+        free(real);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
     snprintf(tmp, tl, "%s.tmp-XXXXXX", path);
     const int fd = mkstemp(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -287,6 +305,7 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
             unlink(tmp);
         }
         free(tmp);
+        free(real);
         return st;
     }
     fprintf(f, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct params\n");
@@ -306,10 +325,11 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
     bad |= fclose(f) != 0;
     bl_status st = BL_OK;
     if (bad) st = bl_seterr(err, BL_EIO, "%s: write error: %s", path, strerror(e ? e : errno ? errno : EIO));
-    else if (chmod(tmp, 0666 & ~current_umask()) != 0 || rename(tmp, path) != 0)
+    else if (chmod(tmp, mode) != 0 || rename(tmp, path) != 0)
         st = bl_seterr(err, BL_EIO, "%s: cannot replace: %s", path, strerror(errno));
     if (st != BL_OK) unlink(tmp);
     free(tmp);
+    free(real);
     return st;
 }
 
