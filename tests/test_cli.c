@@ -300,6 +300,11 @@ START_TEST(test_multi_model_file) {
                   strstr(g_out, "  ctx1: ok"), "%s", g_out);
     EXPECT(0, "cp both.h5 dmg.h5 && printf 'XXXX' | dd of=dmg.h5 bs=1 seek=3000 conv=notrunc 2>/dev/null");
     EXPECT_ERR(1, "dmg.h5: damaged file: its checksum does not match", "%s check --model dmg.h5", g_train);
+    /* read on request, with a note; a save into it is refused all the same, pointing at check --stamp */
+    EXPECT(0, "BELLAMY_MODEL_IGNORE_CHECKSUM=1 %s --model dmg.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, "note: dmg.h5: damaged file") && strstr(g_err, "read anyway"), "%s", g_err);
+    EXPECT_ERR(1, "check --model FILE --stamp", "BELLAMY_MODEL_IGNORE_CHECKSUM=1 %s finetune --model both.h5 --data "
+               "runs.tsv --out dmg.h5 --max-epochs 5", g_train);
     /* --stamp gives a file without a header (as 0.4.0 wrote them; h5unjam strips the user block) one */
     if (access("/usr/bin/h5unjam", X_OK) == 0) {
         EXPECT(0, "h5unjam -i both.h5 -o legacy.h5 >/dev/null");
@@ -546,6 +551,8 @@ START_TEST(test_sim_options) {
     /* a plot's terminal comes from its name; a workload's name is text in the plot, never script; a
      * built-in name is the built-in even when a file of that name is here */
     EXPECT_ERR(2, "must end in .svg or .png", "%s --workload paper --policy rr --plot x.pdf", g_sim);
+    EXPECT_ERR(2, "its folder does not exist", "%s --workload paper --policy rr --plot nodir/x.svg", g_sim);
+    EXPECT_ERR(2, "is a folder", "mkdir -p dir.svg; %s --workload paper --policy rr --plot dir.svg", g_sim);
     EXPECT(0, "%s --workload paper --policy rr --save-workload \"q'.system('touch INJECTED').'.tsv\"", g_sim);
     EXPECT(0, "%s --workload \"q'.system('touch INJECTED').'.tsv\" --policy rr --json > q.json", g_sim);
     EXPECT(0, "python3 -m json.tool q.json > /dev/null || ! command -v python3");

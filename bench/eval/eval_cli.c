@@ -406,7 +406,18 @@ int bl_eval_main(int argc, char **argv) {
     }
     /* the model cache is checked now, not after the first pre-training */
     struct stat cs;
-    if (cache && (mkdir_p(cache) != 0 || stat(cache, &cs) != 0 || !S_ISDIR(cs.st_mode) || access(cache, W_OK) != 0)) {
+    int cache_ok = !cache || (mkdir_p(cache) == 0 && stat(cache, &cs) == 0 && S_ISDIR(cs.st_mode));
+    if (cache && cache_ok) { /* writable in fact (access() says yes to root everywhere, even in /sys) */
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/.bellamy-eval-probe-XXXXXX", cache);
+        const int fd = mkstemp(probe);
+        cache_ok = fd >= 0;
+        if (fd >= 0) {
+            close(fd);
+            unlink(probe);
+        }
+    }
+    if (!cache_ok) {
         bl_cli_error(prog, "--model-cache %s: %s", cache,
                      stat(cache, &cs) == 0 && !S_ISDIR(cs.st_mode) ? "is a file, not a folder"
                                                                    : "cannot create or write to this folder");

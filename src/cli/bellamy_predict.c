@@ -249,6 +249,7 @@ int main(int argc, char **argv) {
     bl_predictor *base = NULL, *tuned = NULL;
     const bl_predictor *p = NULL;
     bl_choice ch;
+    bl_cli_note_unverified(PROG, model);
     bl_status st = bl_predictor_load(model, name, &base, &err);
     if (st == BL_OK) st = bl_predictor_check_context(base, ctx, sets.n, &err);
     if (st == BL_OK && history) {

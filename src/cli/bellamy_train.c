@@ -248,7 +248,8 @@ static int check_model_out(const char *prog, const char *flag, const char *path)
     if (access(path, F_OK) != 0) return 0;
     bl_model_file *f = NULL;
     bl_error err = { 0 };
-    if (bl_model_file_open(path, &f, &err) != BL_OK) {
+    /* strictly, as the save will: a checksum the override would let a load through still refuses it */
+    if (bl_modelfile_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
         bl_cli_error(prog, "--%s: refusing to overwrite %s", flag, err.message);
         return BL_EXIT_FAIL;
     }
@@ -506,6 +507,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     bl_predictor *base = NULL, *tuned = NULL;
     bl_dataset *runs = NULL;
     double t0 = now_s();
+    bl_cli_note_unverified(prog, model);
     bl_status st = bl_predictor_load(model, name, &base, &err);
     /* Loaded first (as bl_predictor_finetune_file would) to warn about runs of several contexts:
      * fine-tuning is meant for one, the new job's; the library fine-tunes on them all regardless. */
@@ -561,6 +563,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     bl_schema *sc = NULL;
     bl_dataset *ds = NULL;
     double *pred = NULL, *xs = NULL;
+    bl_cli_note_unverified(prog, model);
     bl_status st = bl_model_load(model, name, &m, &err);
     if (st == BL_OK) {
         if (schema) st = bl_schema_load(schema, &sc, &err);

@@ -2,6 +2,7 @@
  * Not here: program logic. */
 #include "cli/cli_util.h"
 #include "data/reader.h"
+#include "modelfile/modelfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,6 +19,14 @@ void bl_cli_init(void) {
 #ifdef SIGXFSZ
     signal(SIGXFSZ, SIG_IGN);
 #endif
+}
+
+void bl_cli_note_unverified(const char *prog, const char *model_path) {
+    const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
+    if (!model_path || !ov || strcmp(ov, "1") != 0) return;
+    bl_error e = { 0 };
+    if (bl_modelfile_verify(model_path, &e) < 0)
+        fprintf(stderr, "%s: note: %s; read anyway because BELLAMY_MODEL_IGNORE_CHECKSUM=1\n", prog, e.message);
 }
 
 void bl_cli_error(const char *prog, const char *fmt, ...) {

@@ -58,6 +58,10 @@ void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option 
  * EFBIG, which the program reports and cleans up after, instead of SIGXFSZ killing it silently. */
 void bl_cli_init(void);
 
+/* With BELLAMY_MODEL_IGNORE_CHECKSUM=1 set, a model file whose checksum header does not match is read
+ * anyway: say so on stderr ("PROG: note: ..."), so that nobody takes its predictions for verified ones. */
+void bl_cli_note_unverified(const char *prog, const char *model_path);
+
 /* "PROG: message\n" on stderr (printf-style). */
 void bl_cli_error(const char *prog, const char *fmt, ...)
 #if defined(__GNUC__)

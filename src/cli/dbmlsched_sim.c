@@ -435,6 +435,17 @@ int main(int argc, char **argv) {
             fprintf(stderr, "dbmlsched-sim: --%s %s: the file must end in .svg or .png\n", k ? "gantt" : "plot", pp);
             return 2;
         }
+        /* its folder must exist, and the path must not be a folder: said now, not after the run */
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s", pp);
+        char *sl = strrchr(dir, '/');
+        if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
+        struct stat ps;
+        if ((sl && (stat(dir, &ps) != 0 || !S_ISDIR(ps.st_mode))) || (stat(pp, &ps) == 0 && S_ISDIR(ps.st_mode))) {
+            fprintf(stderr, "dbmlsched-sim: --%s %s: %s\n", k ? "gantt" : "plot", pp,
+                    stat(pp, &ps) == 0 && S_ISDIR(ps.st_mode) ? "is a folder" : "its folder does not exist");
+            return 2;
+        }
     }
     if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", plot);
     if (save && ((plot && strcmp(save, plot) == 0) || (gantt && strcmp(save, gantt) == 0)))

@@ -481,7 +481,8 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
         if (size >= 8 && memcmp(buf, sig, 8) == 0) return BL_OK;    /* no user block: no header */
         if (size < HDR_SIZE + 8 || memcmp(buf + HDR_SIZE, sig, 8) != 0) return BL_OK; /* HDF5 says */
         /* A user block without our magic: libbellamy never wrote one (before 0.4.1 files had none), so
-         * it is a damaged header — zeroed or not — and never a reason to skip the check. */
+         * it is a damaged header — zeroed or not — and never a reason to skip the check. (A file of
+         * another program with a user block of its own reads with BELLAMY_MODEL_IGNORE_CHECKSUM=1.) */
         if (override) return BL_OK;
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its first %d bytes (the header) are not a Bellamy "
                          "model header", path, HDR_SIZE);
@@ -515,8 +516,10 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
     if (XXH64(buf + HDR_SIZE, size - HDR_SIZE, 0) != h) {
         if (override) return BL_OK;
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its checksum does not match its contents (changed "
-                         "after it was written; BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose)",
-                         path);
+                         "after it was written; %s)", path,
+                         strict ? "to keep an edit made on purpose: BELLAMY_MODEL_IGNORE_CHECKSUM=1 bellamy-train "
+                                  "check --model FILE --stamp; a damaged cache file can simply be deleted"
+                                : "BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose");
     }
     *has = 1;
     return BL_OK;
