@@ -123,6 +123,20 @@ START_TEST(test_help_version) {
 }
 END_TEST
 
+/* The inputs of ../shared/repro/ that broke the project, each with its own command: they train. */
+START_TEST(test_repro_inputs) {
+    const char *etl = bl_test_shared_path("repro/etl");
+    if (!etl) {
+        fprintf(stderr, "note: no ../shared/repro/etl; the reproducer is not run\n");
+        return;
+    }
+    /* a user's ETL history, 4 essential + 1 optional property: wrote past the pass's workspace */
+    EXPECT(0, "%s pretrain --data '%s/history.csv' --schema '%s/etl.schema' --out etl.h5 --trials 2 --epochs 50 "
+              "--members 2 --threads 1 --quiet", g_train, etl, etl);
+    EXPECT(0, "%s check --model etl.h5", g_train);
+}
+END_TEST
+
 START_TEST(test_pretrain_progress_and_errors) {
     /* stderr is a file here: plain lines (no \r), with trial, epoch, loss and ETA */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 10 --grace 10 --threads 1",
@@ -582,6 +596,7 @@ Suite *bl_test_suite(void) {
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_help_version);
+    tcase_add_test(tc, test_repro_inputs);
     tcase_add_test(tc, test_pretrain_progress_and_errors);
     tcase_add_test(tc, test_predict_table);
     tcase_add_test(tc, test_history_and_finetune);

@@ -204,6 +204,39 @@ START_TEST(distinct_value_pass_equals_row_by_row_reference) {
 }
 END_TEST
 
+/* Every property count, batch size and mask mode fits its workspace: the block was once sized by
+ * other arithmetic than the one that carved it, and most property counts wrote past its end (seen
+ * under AddressSanitizer, which CI runs this under; shared/repro/etl is the case that found it). */
+START_TEST(workspace_fits_every_property_count_and_batch) {
+    const size_t caps[] = {1, 5, 13, 37, 64};
+    for (int np = 1; np <= 8; np++)
+        for (int n_opt = 0; n_opt <= np; n_opt += np > 1 ? np - 1 : 1) {
+            fixture f;
+            fixture_make(&f, np - n_opt, n_opt, 40 + (uint64_t)np);
+            bl_rng r;
+            bl_rng_seed(&r, 3);
+            bl_bnet net;
+            bl_error e;
+            ck_assert_int_eq(bl_bnet_init(&net, &f.d, &r, &e), BL_OK);
+            size_t rows[64];
+            for (size_t i = 0; i < 64; i++) rows[i] = (i * 11) % f.n_rows;
+            for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+                bl_bwork *w;
+                ck_assert_int_eq(bl_bwork_new(&net, &f.v, caps[c], &w, &e), BL_OK);
+                for (g_per_row = 0; g_per_row <= 2; g_per_row++) {
+                    bl_params_zero_grad(&net.P);
+                    ck_assert(isfinite(pass_loss(&net, &f, w, rows, caps[c], 0.1, 1)));
+                    if (caps[c] > 2) ck_assert(isfinite(pass_loss(&net, &f, w, rows, caps[c] - 2, 0.1, 1)));
+                }
+                g_per_row = 0;
+                bl_bwork_free(w);
+            }
+            bl_bnet_free(&net);
+            fixture_free(&f);
+        }
+}
+END_TEST
+
 START_TEST(bad_dimensions_and_batches_are_errors) {
     bl_bnet net;
     bl_bnet_dims d;
@@ -1924,6 +1957,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, whole_model_gradient_matches_finite_differences);
     tcase_add_test(tc, distinct_value_pass_equals_row_by_row_reference);
     tcase_add_test(tc, bad_dimensions_and_batches_are_errors);
+    tcase_add_test(tc, workspace_fits_every_property_count_and_batch);
     suite_add_tcase(s, tc);
     TCase *tm = tcase_create("model");
     tcase_set_timeout(tm, 600);

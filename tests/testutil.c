@@ -28,6 +28,15 @@ const char *bl_test_c3o_dir(void) {
     return is_dir(buf) ? buf : NULL;
 }
 
+const char *bl_test_shared_path(const char *rel) {
+    static char buf[4096];
+    const char *env = getenv("BELLAMY_SHARED"), *root = getenv("BELLAMY_SOURCE_ROOT");
+    if (env && *env) snprintf(buf, sizeof buf, "%s/%s", env, rel);
+    else snprintf(buf, sizeof buf, "%s/../shared/%s", root ? root : ".", rel);
+    struct stat st;
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
 const char *bl_test_source_path(const char *rel) {
     static char buf[4096];
     const char *root = getenv("BELLAMY_SOURCE_ROOT");

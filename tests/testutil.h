@@ -13,6 +13,10 @@ Suite *bl_test_suite(void);
  * or NULL when it does not exist. */
 const char *bl_test_c3o_dir(void);
 
+/* Path rel under the shared folder beside the source tree (BELLAMY_SHARED, else ../shared), or NULL
+ * when it does not exist (static buffer, valid until the next call). */
+const char *bl_test_shared_path(const char *rel);
+
 /* Path of a file in the source tree (static buffer, valid until the next call). */
 const char *bl_test_source_path(const char *rel);
 

@@ -428,11 +428,66 @@ void bl_bwork_free(bl_bwork *w) {
     free(w);
 }
 
-/* Carves n bytes (REC_ALIGN-aligned) from *cur. */
-static void *carve(unsigned char **cur, size_t n) {
-    void *p = *cur;
-    *cur += (n + REC_ALIGN - 1) & ~(size_t)(REC_ALIGN - 1);
+/* The workspace's layout, walked once to size the block and once more to hand out its arrays: the
+ * same calls in the same order both times, so the block always holds what is carved from it (sizing
+ * and carving used to be written out separately and disagreed as soon as a pointer table's rounding
+ * differed: an overflow past the block with most property counts). */
+typedef struct carver {
+    unsigned char *base;           /* NULL while sizing */
+    size_t off;
+    int ovf;
+} carver;
+
+/* n items of size bytes, REC_ALIGN-aligned; NULL while sizing or after an overflow. */
+static void *carve(carver *c, size_t n, size_t size) {
+    size_t b;
+    if (c->ovf || bl_mul_size(n, size, &b) || b > SIZE_MAX / 2 ||
+        bl_add_size(c->off, (b + REC_ALIGN - 1) & ~(size_t)(REC_ALIGN - 1), &b)) {
+        c->ovf = 1;
+        return NULL;
+    }
+    void *p = c->base ? c->base + c->off : NULL;
+    c->off = b;
     return p;
+}
+
+static void bwork_layout(bl_bwork *w, carver *c, const bl_bview *v, size_t n_sx, size_t n_params, size_t H,
+                         size_t n_dec) {
+    const size_t np = w->n_props, B = w->max_batch;
+    w->sx_slot = carve(c, n_sx, sizeof(int32_t));
+    w->sx_list = carve(c, w->sx_cap, sizeof(uint32_t));
+    w->sx_rec = carve(c, w->sx_cap, w->sx_stride * sizeof(double));
+    w->val_slot = carve(c, np, sizeof(int32_t *));
+    w->val_list = carve(c, np, sizeof(uint32_t *));
+    w->val_rec = carve(c, np, sizeof(double *));
+    w->val_w = carve(c, np, sizeof(double *));
+    w->val_mask = carve(c, np, sizeof(double *));
+    w->val_cap = carve(c, np, sizeof(size_t));
+    w->val_first = carve(c, np, sizeof(uint32_t *));
+    for (size_t p = 0; p < np; p++) { /* per-row dropout gives every row its own slot: B slots */
+        int32_t *slot = carve(c, v->n_vals[p], sizeof(int32_t));
+        uint32_t *list = carve(c, B, sizeof(uint32_t));
+        double *rec = carve(c, B, w->val_stride * sizeof(double));
+        double *mask = carve(c, B, 4 * H * sizeof(double));
+        double *wt = carve(c, B, sizeof(double));
+        uint32_t *first = carve(c, B, sizeof(uint32_t));
+        if (!c->base || c->ovf) continue;
+        w->val_cap[p] = B;
+        w->val_slot[p] = slot;
+        w->val_list[p] = list;
+        w->val_rec[p] = rec;
+        w->val_mask[p] = mask;
+        w->val_w[p] = wt;
+        w->val_first[p] = first;
+    }
+    w->row = carve(c, B, w->row_stride * sizeof(double));
+    w->WT = carve(c, n_params, sizeof(double));
+    w->row_slot = carve(c, B, (np ? np : 1) * sizeof(uint32_t));
+    w->dec_code = carve(c, n_dec, sizeof(void *));
+    w->dec_x = carve(c, n_dec, sizeof(void *));
+    w->dec_mask = carve(c, n_dec, sizeof(void *));
+    w->dec_dcd = carve(c, n_dec, sizeof(void *));
+    w->dec_w = carve(c, n_dec, sizeof(double));
 }
 
 bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, bl_bwork **out,
@@ -454,89 +509,31 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     w->val_stride = SLOT_STRIDE(d->ae_hidden, d->code, d->z_hidden);
     w->row_stride = ROUND8(2 * Z + 3);
     size_t n_dec; /* decoder slots: at most one per row and property */
-    if (bl_mul_size(max_batch, np ? np : 1, &n_dec)) {
+    carver c = {NULL, 0, 0};
+    if (bl_mul_size(max_batch, np ? np : 1, &n_dec)) c.ovf = 1;
+    else bwork_layout(w, &c, v, v->n_sx, net->P.n, H, n_dec);
+    if (c.ovf || c.off > SIZE_MAX - REC_ALIGN) {
         free(w);
         return bl_seterr(err, BL_ERANGE, "training workspace size overflows");
     }
-
-    /* size everything, then allocate once */
-    size_t total = 0, s;
-#define ADD(bytes)                                                                         \
-    do {                                                                                   \
-        size_t b_ = (bytes);                                                               \
-        if (b_ > SIZE_MAX / 2 || bl_add_size(total, (b_ + REC_ALIGN - 1) & ~(size_t)(REC_ALIGN - 1), &total)) \
-            goto ovf;                                                                      \
-    } while (0)
-    ADD(v->n_sx * sizeof(int32_t));
-    ADD(w->sx_cap * sizeof(uint32_t));
-    if (bl_mul_size(w->sx_cap, w->sx_stride * sizeof(double), &s)) goto ovf;
-    ADD(s);
-    ADD(np * (sizeof(int32_t *) + 2 * sizeof(uint32_t *) + sizeof(double *) * 3 + sizeof(size_t)));
-    for (size_t p = 0; p < np; p++) {
-        size_t cap = max_batch; /* per-row dropout gives every row its own slot */
-        ADD(v->n_vals[p] * sizeof(int32_t));
-        ADD(cap * sizeof(uint32_t));
-        if (bl_mul_size(cap, w->val_stride * sizeof(double), &s)) goto ovf;
-        ADD(s);
-        if (bl_mul_size(cap, 4 * H * sizeof(double), &s)) goto ovf;
-        ADD(s);
-        ADD(cap * sizeof(double));
-        ADD(cap * sizeof(uint32_t));
-    }
-    if (bl_mul_size(max_batch, w->row_stride * sizeof(double), &s)) goto ovf;
-    ADD(s);
-    ADD(net->P.n * sizeof(double));
-    if (bl_mul_size(max_batch, (np ? np : 1) * sizeof(uint32_t), &s)) goto ovf;
-    ADD(s);
-    for (int k = 0; k < 4; k++) {
-        if (bl_mul_size(n_dec, sizeof(void *), &s)) goto ovf;
-        ADD(s);
-    }
-    if (bl_mul_size(n_dec, sizeof(double), &s)) goto ovf;
-    ADD(s);
-#undef ADD
-    if (total > SIZE_MAX - REC_ALIGN) goto ovf;
-    w->block = calloc(1, total + REC_ALIGN);
+    w->block = calloc(1, c.off + REC_ALIGN);
     if (!w->block) {
         free(w);
-        return bl_seterr(err, BL_ENOMEM, "out of memory for a training workspace (%zu bytes)", total);
+        return bl_seterr(err, BL_ENOMEM, "out of memory for a training workspace (%zu bytes)", c.off);
     }
-    unsigned char *cur = (unsigned char *)w->block + (REC_ALIGN - (uintptr_t)w->block % REC_ALIGN) % REC_ALIGN;
-    w->sx_slot = carve(&cur, v->n_sx * sizeof(int32_t));
-    w->sx_list = carve(&cur, w->sx_cap * sizeof(uint32_t));
-    w->sx_rec = carve(&cur, w->sx_cap * w->sx_stride * sizeof(double));
-    w->val_slot = carve(&cur, np * sizeof(int32_t *));
-    w->val_list = carve(&cur, np * sizeof(uint32_t *));
-    w->val_rec = carve(&cur, np * sizeof(double *));
-    w->val_w = carve(&cur, np * sizeof(double *));
-    w->val_mask = carve(&cur, np * sizeof(double *));
-    w->val_cap = carve(&cur, np * sizeof(size_t));
-    w->val_first = carve(&cur, np * sizeof(uint32_t *));
-    for (size_t p = 0; p < np; p++) {
-        size_t cap = max_batch;
-        w->val_cap[p] = cap;
-        w->val_slot[p] = carve(&cur, v->n_vals[p] * sizeof(int32_t));
-        w->val_list[p] = carve(&cur, cap * sizeof(uint32_t));
-        w->val_rec[p] = carve(&cur, cap * w->val_stride * sizeof(double));
-        w->val_mask[p] = carve(&cur, cap * 4 * H * sizeof(double));
-        w->val_w[p] = carve(&cur, cap * sizeof(double));
-        w->val_first[p] = carve(&cur, cap * sizeof(uint32_t));
+    const size_t total = c.off;
+    c.base = (unsigned char *)w->block + (REC_ALIGN - (uintptr_t)w->block % REC_ALIGN) % REC_ALIGN;
+    c.off = 0;
+    bwork_layout(w, &c, v, v->n_sx, net->P.n, H, n_dec);
+    if (c.ovf || c.off != total) { /* cannot happen: the same walk */
+        bl_bwork_free(w);
+        return bl_seterr(err, BL_EINTERNAL, "training workspace layout changed between sizing and carving");
+    }
+    for (size_t p = 0; p < np; p++)
         for (size_t i = 0; i < v->n_vals[p]; i++) w->val_slot[p][i] = -1;
-    }
-    w->row = carve(&cur, max_batch * w->row_stride * sizeof(double));
-    w->WT = carve(&cur, net->P.n * sizeof(double));
-    w->row_slot = carve(&cur, max_batch * (np ? np : 1) * sizeof(uint32_t));
-    w->dec_code = carve(&cur, n_dec * sizeof(void *));
-    w->dec_x = carve(&cur, n_dec * sizeof(void *));
-    w->dec_mask = carve(&cur, n_dec * sizeof(void *));
-    w->dec_dcd = carve(&cur, n_dec * sizeof(void *));
-    w->dec_w = carve(&cur, n_dec * sizeof(double));
     for (size_t i = 0; i < v->n_sx; i++) w->sx_slot[i] = -1;
     *out = w;
     return BL_OK;
-ovf:
-    free(w);
-    return bl_seterr(err, BL_ERANGE, "training workspace size overflows");
 }
 
 /* ---- the pass -------------------------------------------------------------------------------- */
