@@ -83,8 +83,8 @@ int main(int argc, char **argv) {
         if (f) { fclose(f); dir = dbuf; }
     }
     bl_blas_set_threads(1);
-    printf("Bellamy model speed, one thread (pre-training: %ld epochs of one trial, batch 64, best of %d)\n",
-           epochs, reps);
+    printf("Bellamy model speed, one thread (pre-training: %ld epochs of one trial, batch 64, best of %d); kernels: %s "
+           "(processor: %s)\n", epochs, reps, bl_cpu_kernels(), bl_cpu_kernels_available());
     bl_pretrain_opts pd;
     bl_pretrain_opts_default(&pd);
     char ens_col[32];

@@ -1,224 +1,164 @@
-/* bench_nn.c — throughput of the engine on networks the size of Bellamy's, single thread.
+/* bench_nn.c — every kernel copy this machine runs, timed against the reference on synthetic shapes of
+ * the paper's network: the training pass (a batch of 64 rows, 5 properties, per-row / per-value masks),
+ * one network's predictions, the 6-member median (from the features and from stored f outputs), SELU
+ * and tanh vectors, Adam. One thread, processor time, the best of several rounds.
  *
- * Part 1: time per GEMM call for the shapes those networks issue (forward X·Wᵀ, backward dY·W and
- *         dYᵀ·X), portable reference vs the direct small kernel vs OpenBLAS; this is the measurement
- *         behind BL_GEMM_SMALL_FLOPS (gemm.h).
- * Part 2: samples/s of one training step (forward + backward + Adam) at batch 64 of a Bellamy-sized
- *         model: an auto-encoder 40→8→4→8→40 (SELU) run on the 5 property vectors of each sample,
- *         and a runtime net (3 + 5·4)→16→8→1 (SELU, AlphaDropout) on the concatenation; losses
- *         SmoothL1 (runtime) + MSE (reconstruction). Backends: cpu (size dispatch), cpu forced to
- *         OpenBLAS, ref.
- * Every figure is the median of several timed runs. Usage: bench_nn [scale] (default 1; the run
- * takes a few seconds; larger scale = longer, steadier runs).
- * Not here: correctness (tests/test_nn.c), multi-threading. */
+ *   bench_nn [--rounds N]
+ *
+ * Prints figures; asserts nothing (targets live in bench/README.md). BELLAMY_CPU caps the copies.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "model/bnet.h"
 #include "nn/nn.h"
-
-#define REPS 7
 
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+enum { NP = 5, ROWS = 1410, NSX = 6, K = 6, NPRED = 1024 };
 
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+typedef struct shape {
+    size_t n_vals[NP];
+    uint32_t sx[ROWS], val[ROWS * NP];
+    double target[ROWS], sx_feat[NSX * 3], *vecs[NP];
+    const double *cvecs[NP];
+    bl_bview v;
+} shape;
 
-static void die(const char *what, const bl_error *err) {
-    fprintf(stderr, "bench_nn: %s: %s\n", what, err->message);
-    exit(1);
-}
-
-/* ---- part 1: GEMM ---- */
-
-/* Median ns per call of kernel f on one shape. */
-static double time_gemm(bl_gemm_fn f, int tA, int tB, int M, int N, int K, double scale) {
-    int lda = tA ? M : K, ldb = tB ? K : N;
-    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    double *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C = calloc(nc, sizeof *C);
-    bl_rng r;
-    bl_rng_seed(&r, 1);
-    for (size_t i = 0; i < na; i++) A[i] = bl_rng_normal(&r);
-    for (size_t i = 0; i < nb; i++) B[i] = bl_rng_normal(&r);
-    /* Aim at ~5 ms per timed run (the whole default run stays well under 10 s). */
-    double flops = 2.0 * M * N * K;
-    long iters = (long)(scale * 5e6 / (flops + 2000.0)) + 1;
-    double t[REPS];
-    for (int rep = 0; rep < REPS; rep++) {
-        double t0 = now();
-        for (long it = 0; it < iters; it++) f(tA, tB, M, N, K, 1.0, A, lda, B, ldb, 1.0, C, N);
-        t[rep] = (now() - t0) / (double)iters * 1e9;
+/* pagerank-like: 1410 rows, 6 scale-outs, properties with 1, 3, 8, 20 and 47 distinct values */
+static void shape_make(shape *s, bl_rng *r) {
+    const size_t nv[NP] = {1, 3, 8, 20, 47};
+    for (int p = 0; p < NP; p++) {
+        s->n_vals[p] = nv[p];
+        s->vecs[p] = malloc(nv[p] * 40 * sizeof(double));
+        for (size_t i = 0; i < nv[p] * 40; i++) s->vecs[p][i] = (double)bl_rng_int(r, 2);
+        s->cvecs[p] = s->vecs[p];
     }
-    free(A), free(B), free(C);
-    return median(t, REPS);
-}
-
-static void bench_gemm(double scale) {
-    static const struct { int tA, tB, M, N, K; const char *what; } shapes[] = {
-        {0, 1, 1, 16, 3, "1 row, fc1 forward"},
-        {0, 0, 1, 3, 16, "1 row, fc1 dX"},
-        {0, 1, 5, 8, 4, "5 rows, 4->8"},
-        {0, 1, 64, 16, 3, "runtime fc1 forward"},
-        {1, 0, 16, 3, 64, "runtime fc1 dW"},
-        {0, 1, 64, 8, 16, "runtime fc2 forward"},
-        {0, 0, 64, 16, 8, "runtime fc2 dX"},
-        {1, 0, 8, 16, 64, "runtime fc2 dW"},
-        {0, 1, 320, 8, 40, "encoder fc1 forward"},
-        {1, 0, 8, 40, 320, "encoder fc1 dW"},
-        {0, 1, 320, 40, 8, "decoder fc2 forward"},
-        {0, 0, 320, 8, 40, "decoder fc2 dX"},
-        {1, 0, 40, 8, 320, "decoder fc2 dW"},
-        {0, 1, 64, 1, 8, "runtime fc3 forward"},
-        {1, 0, 1, 8, 64, "runtime fc3 dW"},
-        {0, 0, 64, 8, 1, "runtime fc3 dX"},
-        {0, 1, 320, 4, 8, "encoder fc2 forward"},
-        {0, 0, 320, 4, 8, "decoder fc1 dX"},
-        {0, 1, 64, 64, 64, "64^3"},
-        {0, 0, 64, 64, 64, "64^3 NN"},
-        {0, 1, 128, 128, 128, "128^3"},
-        {0, 0, 256, 256, 256, "256^3"},
-    };
-    printf("GEMM, ns per call (median of %d), single thread\n", REPS);
-    printf("%-22s %-3s %5s %5s %5s %10s %10s %10s %8s %s\n", "shape", "op", "M", "N", "K", "ref", "small",
-           "openblas", "best", "cpu uses");
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int tA = shapes[s].tA, tB = shapes[s].tB, M = shapes[s].M, N = shapes[s].N, K = shapes[s].K;
-        double tr = time_gemm(bl_gemm_ref, tA, tB, M, N, K, scale);
-        double ts = time_gemm(bl_gemm_small, tA, tB, M, N, K, scale);
-        double tb = time_gemm(bl_gemm_blas, tA, tB, M, N, K, scale);
-        const char *best = ts <= tb ? (ts <= tr ? "small" : "ref") : (tb <= tr ? "openblas" : "ref");
-        int uses_small = (long long)M * N * K <= BL_GEMM_SMALL_FLOPS;
-        printf("%-22s %c%c  %5d %5d %5d %10.0f %10.0f %10.0f %8s %s\n", shapes[s].what, tA ? 'T' : 'N',
-               tB ? 'T' : 'N', M, N, K, tr, ts, tb, best, uses_small ? "small" : "openblas");
+    for (int i = 0; i < NSX * 3; i++) s->sx_feat[i] = bl_rng_uniform(r);
+    for (int i = 0; i < ROWS; i++) {
+        s->sx[i] = (uint32_t)bl_rng_int(r, NSX);
+        for (int p = 0; p < NP; p++) s->val[i * NP + p] = (uint32_t)bl_rng_int(r, nv[p]);
+        s->target[i] = 1.0 + 3.0 * bl_rng_uniform(r);
     }
-}
-
-/* ---- part 2: a Bellamy-sized training step ---- */
-
-enum { BATCH = 64, NPROP = 5, PROPW = 40, CODE = 4, NESS = 3, RIN = NESS + NPROP * CODE };
-
-typedef struct model {
-    bl_params p;
-    bl_mlp enc, dec, run;
-    bl_adam opt;
-    bl_rng rng;
-    double *X, *P, *T;            /* inputs: essentials [B×3], properties [B·5×40], targets [B] */
-    double *cat, *dcat, *dcode;   /* runtime input [B×23], its gradient, code gradient [B·5×4] */
-    double *gout, *grec;          /* loss gradients */
-} model;
-
-static void model_init(model *m) {
-    bl_error err;
-    const int es[3] = {PROPW, 8, CODE}, ds[3] = {CODE, 8, PROPW}, rs[4] = {RIN, 16, 8, 1};
-    const bl_act ea[2] = {BL_ACT_SELU, BL_ACT_SELU}, da[2] = {BL_ACT_SELU, BL_ACT_IDENTITY};
-    const bl_act ra[3] = {BL_ACT_SELU, BL_ACT_SELU, BL_ACT_IDENTITY};
-    const double rd[3] = {0.1, 0.1, 0.0};
-    memset(m, 0, sizeof *m);
-    if (bl_params_init(&m->p, &err) || bl_mlp_init(&m->enc, &m->p, "encoder", 2, es, ea, NULL, BATCH * NPROP, &err) ||
-        bl_mlp_init(&m->dec, &m->p, "decoder", 2, ds, da, NULL, BATCH * NPROP, &err) ||
-        bl_mlp_init(&m->run, &m->p, "runtime", 3, rs, ra, rd, BATCH, &err))
-        die("model", &err);
-    bl_rng_seed(&m->rng, 42);
-    if (bl_mlp_init_params(&m->enc, &m->p, 0.75, &m->rng, &err) ||
-        bl_mlp_init_params(&m->dec, &m->p, 0.75, &m->rng, &err) ||
-        bl_mlp_init_params(&m->run, &m->p, 0.75, &m->rng, &err) || bl_adam_init(&m->opt, 1e-3, 1e-4, &err))
-        die("init", &err);
-    m->X = malloc(sizeof(double) * BATCH * NESS);
-    m->P = malloc(sizeof(double) * BATCH * NPROP * PROPW);
-    m->T = malloc(sizeof(double) * BATCH);
-    m->cat = malloc(sizeof(double) * BATCH * RIN);
-    m->dcat = malloc(sizeof(double) * BATCH * RIN);
-    m->dcode = malloc(sizeof(double) * BATCH * NPROP * CODE);
-    m->gout = malloc(sizeof(double) * BATCH);
-    m->grec = malloc(sizeof(double) * BATCH * NPROP * PROPW);
-    for (int i = 0; i < BATCH * NESS; i++) m->X[i] = bl_rng_normal(&m->rng);
-    for (int i = 0; i < BATCH * NPROP * PROPW; i++) m->P[i] = bl_rng_uniform(&m->rng) < 0.3;
-    for (int i = 0; i < BATCH; i++) m->T[i] = bl_rng_normal(&m->rng);
-}
-
-static void model_free(model *m) {
-    bl_mlp_free(&m->enc), bl_mlp_free(&m->dec), bl_mlp_free(&m->run);
-    bl_params_free(&m->p);
-    free(m->X), free(m->P), free(m->T), free(m->cat), free(m->dcat), free(m->dcode), free(m->gout), free(m->grec);
-}
-
-/* One forward + backward + Adam step; returns the loss. */
-static double model_step(model *m, const bl_backend *be) {
-    bl_error err;
-    const double *code, *rec, *out;
-    double lrec, lrun;
-    const int rows = BATCH * NPROP;
-    bl_params_zero_grad(&m->p);
-    if (bl_mlp_forward(&m->enc, be, &m->p, rows, m->P, 1, &m->rng, &code, &err) ||
-        bl_mlp_forward(&m->dec, be, &m->p, rows, code, 1, &m->rng, &rec, &err))
-        die("autoencoder forward", &err);
-    /* code is [B·5×4] sample-major, i.e. [B×20]: place it beside the 3 essential inputs. */
-    for (int b = 0; b < BATCH; b++) {
-        memcpy(m->cat + b * RIN, m->X + b * NESS, NESS * sizeof(double));
-        memcpy(m->cat + b * RIN + NESS, code + b * NPROP * CODE, NPROP * CODE * sizeof(double));
-    }
-    if (bl_mlp_forward(&m->run, be, &m->p, BATCH, m->cat, 1, &m->rng, &out, &err) ||
-        bl_loss(be, BL_LOSS_SMOOTHL1, BATCH, out, m->T, m->gout, &lrun, &err) ||
-        bl_loss(be, BL_LOSS_MSE, (size_t)rows * PROPW, rec, m->P, m->grec, &lrec, &err))
-        die("forward", &err);
-    memset(m->dcat, 0, sizeof(double) * BATCH * RIN);
-    memset(m->dcode, 0, sizeof(double) * rows * CODE);
-    if (bl_mlp_backward(&m->run, be, &m->p, BATCH, m->cat, m->gout, m->dcat, &err) ||
-        bl_mlp_backward(&m->dec, be, &m->p, rows, code, m->grec, m->dcode, &err))
-        die("backward", &err);
-    for (int b = 0; b < BATCH; b++)
-        for (int j = 0; j < NPROP * CODE; j++) m->dcode[b * NPROP * CODE + j] += m->dcat[b * RIN + NESS + j];
-    if (bl_mlp_backward(&m->enc, be, &m->p, rows, m->P, m->dcode, NULL, &err) ||
-        bl_adam_step(&m->opt, be, &m->p, &err))
-        die("backward/adam", &err);
-    return lrun + lrec;
-}
-
-static void bench_training(double scale) {
-    bl_backend blas_only = *bl_backend_cpu();
-    blas_only.gemm = bl_gemm_blas;
-    blas_only.name = "cpu/openblas-only";
-    const bl_backend *bes[3] = {bl_backend_cpu(), &blas_only, bl_backend_ref()};
-    model m;
-    model_init(&m);
-    printf("\nTraining step (forward + backward + Adam), batch %d, single thread, median of %d runs\n", BATCH, REPS);
-    printf("model: autoencoder %d->8->%d->8->%d (SELU) on %d property vectors per sample,\n", PROPW, CODE, PROPW, NPROP);
-    printf("       runtime net %d->16->8->1 (SELU, AlphaDropout 0.1), %zu parameters\n", RIN, m.p.n);
-    printf("%-20s %14s %14s %12s\n", "backend", "samples/s", "steps/s", "us/step");
-    for (int k = 0; k < 3; k++) {
-        const long iters = (long)(scale * 300) + 1;
-        double t[REPS], sink = 0.0;
-        for (int i = 0; i < 20; i++) sink += model_step(&m, bes[k]); /* warm-up */
-        for (int rep = 0; rep < REPS; rep++) {
-            double t0 = now();
-            for (long it = 0; it < iters; it++) sink += model_step(&m, bes[k]);
-            t[rep] = (now() - t0) / (double)iters;
-        }
-        double sec = median(t, REPS);
-        printf("%-20s %14.0f %14.0f %12.1f%s\n", bes[k]->name, BATCH / sec, 1.0 / sec, sec * 1e6,
-               sink == sink ? "" : " (loss NaN!)");
-    }
-    model_free(&m);
+    s->v = (bl_bview){.n_rows = ROWS, .sx = s->sx, .val = s->val, .target = s->target, .n_sx = NSX,
+                      .sx_feat = s->sx_feat, .n_vals = s->n_vals, .vecs = s->cvecs};
 }
 
 int main(int argc, char **argv) {
-    double scale = argc > 1 ? atof(argv[1]) : 1.0;
-    if (!(scale > 0)) scale = 1.0;
-    bl_blas_set_threads(1);
-    printf("bench_nn: engine throughput (OpenBLAS threads: 1)\n\n");
-    bench_gemm(scale);
-    bench_training(scale);
+    int rounds = 5;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: bench_nn [--rounds N]\n");
+            return 2;
+        }
+    }
+    if (rounds < 1) rounds = 1;
+    bl_error e;
+    if (bl_cpu_check(&e)) {
+        fprintf(stderr, "bench_nn: %s\n", e.message);
+        return 2;
+    }
+    bl_rng r;
+    bl_rng_seed(&r, 1);
+    shape s;
+    shape_make(&s, &r);
+    bl_bnet_dims d;
+    bl_bnet_dims_default(&d, 4, 1);
+    bl_bnet nets[K];
+    const bl_bnet *np[K];
+    for (int k = 0; k < K; k++) {
+        if (bl_bnet_init(&nets[k], &d, &r, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
+        nets[k].P.param[nets[k].z2b] = 1.0;
+        np[k] = &nets[k];
+    }
+    bl_bwork *w;
+    if (bl_bwork_new(&nets[0], &s.v, 64, &w, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
+    static double feat[NPRED * 3], out[NPRED], ctx[K * 8], F[K][NPRED * 8], xs[4096], ys[4096];
+    for (int i = 0; i < NPRED; i++) {
+        const double x = 1.0 + i;
+        feat[3 * i] = 1.0 / x, feat[3 * i + 1] = 0.1 * (double)i / NPRED, feat[3 * i + 2] = x / NPRED;
+    }
+    for (int i = 0; i < K * 8; i++) ctx[i] = bl_rng_uniform(&r) - 0.5;
+    for (int i = 0; i < 4096; i++) xs[i] = 8.0 * bl_rng_uniform(&r) - 6.0;
+    const double *Fp[K];
+    size_t order[ROWS];
+    for (int i = 0; i < ROWS; i++) order[i] = (size_t)i;
+
+    printf("Kernel copies, one thread (processor: %s, BELLAMY_CPU cap: %s, in use: %s); best of %d rounds\n",
+           bl_cpu_level_name(bl_cpu_detected()), getenv("BELLAMY_CPU") ? getenv("BELLAMY_CPU") : "none",
+           bl_kernels()->name, rounds);
+    printf("%-8s %14s %14s %14s %14s %14s %12s %12s\n", "copy", "epoch/row ms", "epoch/value ms", "predict M/s",
+           "6-median M/s", "6-med f M/s", "tanh ns/val", "adam ns/par");
+    double base[7] = {0};
+    for (int level = 0; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *kt = bl_kernels_copy(level);
+        if (!kt) continue;
+        double best[7];
+        for (int q = 0; q < 7; q++) best[q] = 1e30;
+        for (int rd = 0; rd < rounds; rd++) {
+            /* an epoch of the pagerank-like shape: 23 batches of 64 rows (the last short), training with
+             * gradients and reconstruction, masks per row (default) and per value */
+            for (int mode = 0; mode < 2; mode++) {
+                bl_rng dr;
+                bl_rng_seed(&dr, 3);
+                bl_bpass ps = {.training = 1, .dropout = 0.1, .want_grad = 1, .recon = 1,
+                               .per_row_dropout = mode == 0 ? 1 : 0, .rng = &dr};
+                bl_bloss L;
+                const double t0 = now();
+                for (int rep = 0; rep < 5; rep++)
+                    for (size_t i0 = 0; i0 < ROWS; i0 += 64) {
+                        const size_t B = ROWS - i0 < 64 ? ROWS - i0 : 64;
+                        bl_params_zero_grad(&nets[0].P);
+                        kt->pass(&nets[0], &s.v, order + i0, B, &ps, w, NULL, &L, &e);
+                    }
+                const double t = (now() - t0) / 5 * 1e3;
+                if (t < best[mode]) best[mode] = t;
+            }
+            double t0 = now();
+            for (int rep = 0; rep < 200; rep++) kt->predict(np[0], ctx, feat, NPRED, out);
+            double t = (now() - t0) / (200.0 * NPRED);
+            if (t < best[2]) best[2] = t;
+            t0 = now();
+            for (int rep = 0; rep < 50; rep++) kt->predict_median(np, K, ctx, feat, NPRED, out);
+            t = (now() - t0) / (50.0 * NPRED);
+            if (t < best[3]) best[3] = t;
+            for (int k = 0; k < K; k++) {
+                kt->f_forward(np[k], feat, NPRED, F[k]);
+                Fp[k] = F[k];
+            }
+            t0 = now();
+            for (int rep = 0; rep < 50; rep++) kt->predict_median_f(np, K, ctx, Fp, NPRED, out);
+            t = (now() - t0) / (50.0 * NPRED);
+            if (t < best[4]) best[4] = t;
+            t0 = now();
+            for (int rep = 0; rep < 200; rep++) kt->act(1, xs, 4096, ys);
+            t = (now() - t0) / (200.0 * 4096) * 1e9;
+            if (t < best[5]) best[5] = t;
+            bl_adam_hyper h = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = 1e-4,
+                               .bc1 = 0.1, .bc2 = 0.001};
+            t0 = now();
+            for (int rep = 0; rep < 2000; rep++)
+                kt->adam(nets[1].P.n, &h, nets[1].P.param, nets[0].P.grad, nets[1].P.m, nets[1].P.v);
+            t = (now() - t0) / (2000.0 * (double)nets[1].P.n) * 1e9;
+            if (t < best[6]) best[6] = t;
+        }
+        printf("%-8s %14.3f %14.3f %14.2f %14.2f %14.2f %12.2f %12.2f\n", kt->name, best[0], best[1],
+               1e-6 / best[2], 1e-6 / best[3], 1e-6 / best[4], best[5], best[6]);
+        if (level == 0) memcpy(base, best, sizeof base);
+        else
+            printf("%-8s %13.2fx %13.2fx %13.2fx %13.2fx %13.2fx %11.2fx %11.2fx   (speed-up over generic)\n", "",
+                   base[0] / best[0], base[1] / best[1], base[2] / best[2], base[3] / best[3], base[4] / best[4],
+                   base[5] / best[5], base[6] / best[6]);
+    }
+    bl_bwork_free(w);
+    for (int k = 0; k < K; k++) bl_bnet_free(&nets[k]);
+    for (int p = 0; p < NP; p++) free(s.vecs[p]);
     return 0;
 }

@@ -145,6 +145,7 @@ int main(int argc, char **argv) {
     }
     if (synthetic) algos = "synthetic";
     bl_blas_set_threads(1);
+    printf("CPU kernels: %s (processor: %s)\n", bl_cpu_kernels(), bl_cpu_kernels_available());
     bl_error err;
     const int have_cuda = bl_cuda_available(&err) == BL_OK;
     const int T = 12;

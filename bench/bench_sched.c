@@ -80,6 +80,7 @@ static int table(const char *spec) {
 int main(int argc, char **argv) {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     if (n < 1) n = 1000000;
+    printf("kernels: %s (processor: %s)\n", bl_cpu_kernels(), bl_cpu_kernels_available());
     if (table("paper") || table("hybrid") || table("sql")) return 1;
 
     char spec[64];

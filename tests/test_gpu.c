@@ -20,7 +20,7 @@
  */
 #include "testutil.h"
 
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "tgroup_fixture.h"
 

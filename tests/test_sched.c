@@ -90,9 +90,9 @@ START_TEST(evheap_equal_times_in_insertion_order) {
     }
     ck_assert(!bl_sched_evheap_pop(&h, &e));
     /* a larger mix: times non-decreasing, equal times by push order */
-    bl_sched_rng r;
-    bl_sched_rng_seed(&r, 3);
-    for (int i = 0; i < 5000; i++) bl_sched_evheap_push(&h, (double)(bl_sched_rng_u64(&r) % 10), 0, i, 0);
+    bl_rng r;
+    bl_rng_seed(&r, 3);
+    for (int i = 0; i < 5000; i++) bl_sched_evheap_push(&h, (double)(bl_rng_u64(&r) % 10), 0, i, 0);
     double lt = -1;
     int la = -1;
     while (bl_sched_evheap_pop(&h, &e)) {

@@ -18,7 +18,7 @@
 #include <cblas.h>
 
 #include "bl_config.h"
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/tgroup_kern.h"
 #include "tgroup_fixture.h"

@@ -148,7 +148,7 @@ static inline int ref_epoch(ref_trial *t, const fixture *f, int batch, int per_r
         bl_bloss L;
         if (bl_bnet_pass(&t->net, &f->tr.v, t->order + i0, k, &ps, t->w, NULL, &L, &e)) return 1;
         sum += L.total * (double)k;
-        if (bl_adam_step(&t->opt, bl_backend_cpu(), &t->net.P, &e)) return 1;
+        if (bl_adam_step(&t->opt, &t->net.P, &e)) return 1;
     }
     t->last_train = sum / (double)n;
     t->epochs_done++;

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "nn/rng.h"
+#include "common/rng.h"
 
 static const char *const method_names[BL_EVAL_N_METHODS] = { "bellamy", "bellamy-scratch", "ernest", "bell",
                                                                       "noise-floor" };
@@ -63,13 +63,6 @@ void bl_eval_opts_quick(bl_eval_opts *o) {
     o->ft.patience = 200;
 }
 
-/* splitmix64 finaliser: mixes seeds of sub-streams (cells, folds, fits). */
-static uint64_t mix64(uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static uint64_t hash_name(const char *s) {
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
@@ -167,7 +160,7 @@ static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err)
                              ev->o.fold_by, a->data_path);
         }
         bl_rng rng;
-        bl_rng_seed(&rng, mix64(ev->o.seed ^ hash_name(a->name) ^ 0xf01df01dull));
+        bl_rng_seed(&rng, bl_mix64(ev->o.seed ^ hash_name(a->name) ^ 0xf01df01dull));
         for (size_t i = nv; i > 1; i--) {
             size_t j = (size_t)bl_rng_int(&rng, i);
             size_t t = perm[i - 1]; perm[i - 1] = perm[j]; perm[j] = t;
@@ -183,7 +176,7 @@ static bl_status assign_folds(const bl_eval *ev, bl_eval_algo *a, bl_error *err)
         if (!perm) return bl_seterr(err, BL_ENOMEM, "out of memory");
         for (size_t i = 0; i < nc; i++) perm[i] = i;
         bl_rng rng;
-        bl_rng_seed(&rng, mix64(ev->o.seed ^ hash_name(a->name) ^ 0xf01df01dull));
+        bl_rng_seed(&rng, bl_mix64(ev->o.seed ^ hash_name(a->name) ^ 0xf01df01dull));
         for (size_t i = nc; i > 1; i--) {
             size_t j = (size_t)bl_rng_int(&rng, i);
             size_t t = perm[i - 1]; perm[i - 1] = perm[j]; perm[j] = t;
@@ -341,8 +334,8 @@ static bl_status draw_cell(bl_eval *ev, size_t ai, size_t c, const ctx_grid *g, 
     if ((size_t)n + 1 > g->nx) return BL_OK;             /* no scale-out left to test on */
     if (kind == BL_EVAL_INTERP && (n < 2 || g->nx < 3)) return BL_OK; /* nothing strictly inside */
     bl_rng rng;
-    bl_rng_seed(&rng, mix64(ev->o.seed ^ mix64(hash_name(a->name) + 0x51u) ^
-                            mix64(((uint64_t)c << 20) ^ ((uint64_t)n << 4) ^ (uint64_t)kind)));
+    bl_rng_seed(&rng, bl_mix64(ev->o.seed ^ bl_mix64(hash_name(a->name) + 0x51u) ^
+                            bl_mix64(((uint64_t)c << 20) ^ ((uint64_t)n << 4) ^ (uint64_t)kind)));
     size_t cell_start = ev->n_splits, got = 0;
     size_t K = ev->o.splits_per_cell;
     size_t *perm = malloc(g->nx * sizeof *perm), *cand = malloc(g->nx * sizeof *cand);
@@ -406,7 +399,7 @@ bl_status bl_eval_draw_splits(bl_eval *ev, bl_error *err) {
         /* the evaluated contexts: a seeded choice of K among the eligible ones, then in file order */
         size_t k = ev->o.contexts == 0 || ev->o.contexts > ne ? ne : ev->o.contexts;
         bl_rng rng;
-        bl_rng_seed(&rng, mix64(ev->o.seed ^ hash_name(ev->algos[ai].name) ^ 0xc0c0c0c0ull));
+        bl_rng_seed(&rng, bl_mix64(ev->o.seed ^ hash_name(ev->algos[ai].name) ^ 0xc0c0c0c0ull));
         for (size_t i = 0; i < k; i++) {
             size_t j = i + (size_t)bl_rng_int(&rng, ne - i);
             size_t t = elig[i]; elig[i] = elig[j]; elig[j] = t;

@@ -171,6 +171,10 @@ static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *s
 int bl_eval_main(int argc, char **argv) {
     bl_cli_init();
     const char *prog = "bellamy-eval";
+    if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+        if (argc > 2) { bl_cli_error(prog, "--version takes no other arguments"); return BL_EXIT_USAGE; }
+        return bl_cli_version(prog);
+    }
     const char *data = NULL, *schemas = NULL, *schema = NULL, *pre_data = NULL, *pre_schema = NULL, *out = NULL;
     const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL, *cache = NULL;
     int quick = 0, quiet = 0;
@@ -445,7 +449,8 @@ int bl_eval_main(int argc, char **argv) {
         time_t now = time(NULL);
         char when[64];
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-        printf("bellamy-eval %s, %s\n", BL_VERSION, when);
+        printf("bellamy-eval %s, %s; kernels: %s (processor: %s)\n", BL_VERSION, when, bl_cpu_kernels(),
+               bl_cpu_kernels_available());
         char cvdesc[96] = "";
         if (o.ft.fixed_epochs >= 0)
             snprintf(cvdesc, sizeof cvdesc, "; every n: exactly %ld epochs", o.ft.fixed_epochs);

@@ -20,18 +20,12 @@
 
 #include "baselines/baselines.h"
 #include "common/error.h"
+#include "common/rng.h"
 
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t mix64(uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /* ---- pre-training ------------------------------------------------------------------------------ */
@@ -236,11 +230,11 @@ static bl_status fit_group(bl_eval *ev, size_t g, bl_error *err) {
     const bl_dataset *ds = a->ds;
     int n = s0->n;
     double x[BL_EVAL_MAX_N], y[BL_EVAL_MAX_N];
-    uint64_t seed = mix64(ev->o.seed ^ 0xf17f17f1ull);
+    uint64_t seed = bl_mix64(ev->o.seed ^ 0xf17f17f1ull);
     for (int i = 0; i < n; i++) {
         x[i] = ds->scale_out[s0->train[i]];
         y[i] = ds->runtime_s[s0->train[i]];
-        seed = mix64(seed ^ (uint64_t)ds->src_row[s0->train[i]]);
+        seed = bl_mix64(seed ^ (uint64_t)ds->src_row[s0->train[i]]);
     }
     unsigned methods = ev->o.methods;
     bl_status st = BL_OK;

@@ -53,6 +53,16 @@ BL_API const char *bl_status_string(bl_status status);
 /* Library version as "MAJOR.MINOR.PATCH". */
 BL_API const char *bl_version(void);
 
+/* The copy of the compute kernels in use: "generic" (portable C), "avx2" or "avx512" — the best this
+ * processor runs, capped by the environment variable BELLAMY_CPU=generic|avx2|avx512 (read once, at the
+ * library's first use). bl_cpu_kernels_available() ignores the cap. Results agree between copies to
+ * rounding (about 1e-15 relative). */
+BL_API const char *bl_cpu_kernels(void);
+BL_API const char *bl_cpu_kernels_available(void);
+/* BL_OK, or BL_EINVAL naming a BELLAMY_CPU value that is none of generic, avx2, avx512 (the library then
+ * runs the generic copy, and bl_model_file_open and pre-training refuse to start). */
+BL_API bl_status bl_cpu_kernels_check(bl_error *err);
+
 /* ==== Models and predictions ==================================================================
  *
  * A model file (HDF5, layout in models/README.md) holds one or more named Bellamy models, e.g. one

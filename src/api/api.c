@@ -51,6 +51,8 @@ bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *er
     BL_CHECK_ARG(out, err, "bl_model_file_open: NULL out");
     *out = NULL;
     BL_CHECK_ARG(path && *path, err, "bl_model_file_open: no path");
+    bl_status cst = bl_cpu_kernels_check(err);
+    if (cst != BL_OK) return cst;
     bl_model_file *f = calloc(1, sizeof *f);
     if (!f || !(f->path = api_strdup(path))) {
         free(f);
@@ -138,8 +140,10 @@ bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **o
     BL_CHECK_ARG(out, err, "bl_predictor_load: NULL out");
     *out = NULL;
     BL_CHECK_ARG(path && *path, err, "bl_predictor_load: no path");
+    bl_status st = bl_cpu_kernels_check(err);
+    if (st != BL_OK) return st;
     bl_model *m = NULL;
-    bl_status st = bl_model_load(path, name, &m, err);
+    st = bl_model_load(path, name, &m, err);
     if (st != BL_OK) return st;
     return predictor_wrap(m, out, err);
 }

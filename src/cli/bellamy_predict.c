@@ -157,8 +157,7 @@ int main(int argc, char **argv) {
     bl_cli_init();
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         if (argc > 2) { bl_cli_error(PROG, "--version takes no other arguments"); return BL_EXIT_USAGE; }
-        printf("bellamy-predict %s\n", BL_VERSION);
-        return bl_cli_finish(PROG);
+        return bl_cli_version(PROG);
     }
     const char *model = NULL, *name = NULL, *spec = NULL, *history = NULL, *schema = NULL, *goal_s = NULL;
     bl_cli_list sets = { 0 };

@@ -1007,8 +1007,7 @@ int main(int argc, char **argv) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return bl_cli_finish("bellamy-train"); }
     if (strcmp(a, "--version") == 0) {
         if (argc > 2) { bl_cli_error("bellamy-train", "--version takes no other arguments"); return BL_EXIT_USAGE; }
-        printf("bellamy-train %s\n", BL_VERSION);
-        return bl_cli_finish("bellamy-train");
+        return bl_cli_version("bellamy-train");
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a, commands[i].name) == 0) {

@@ -21,6 +21,19 @@ void bl_cli_init(void) {
 #endif
 }
 
+int bl_cli_version(const char *prog) {
+    const char *name = strchr(prog, ' ');
+    printf("%.*s %s\n", name ? (int)(name - prog) : (int)strlen(prog), prog, bl_version());
+    printf("kernels: %s (this processor runs %s; BELLAMY_CPU=generic|avx2|avx512 caps it)\n", bl_cpu_kernels(),
+           bl_cpu_kernels_available());
+    bl_error e = { 0 };
+    if (bl_cpu_kernels_check(&e) != BL_OK) {
+        bl_cli_error(prog, "%s", e.message);
+        return BL_EXIT_USAGE;
+    }
+    return bl_cli_finish(prog);
+}
+
 void bl_cli_note_unverified(const char *prog, const char *model_path) {
     const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     if (!model_path || !ov || strcmp(ov, "1") != 0) return;

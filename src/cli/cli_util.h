@@ -57,6 +57,8 @@ void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option 
 /* Called first by every program's main: a write past a file-size limit (ulimit -f) then fails with
  * EFBIG, which the program reports and cleans up after, instead of SIGXFSZ killing it silently. */
 void bl_cli_init(void);
+/* --version: "PROG VERSION" and the kernel copy in use; exit code (BL_EXIT_USAGE for a bad BELLAMY_CPU). */
+int bl_cli_version(const char *prog);
 
 /* With BELLAMY_MODEL_IGNORE_CHECKSUM=1 set, a model file whose checksum header does not match is read
  * anyway: say so on stderr ("PROG: note: ..."), so that nobody takes its predictions for verified ones. */

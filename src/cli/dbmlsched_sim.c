@@ -357,6 +357,13 @@ int main(int argc, char **argv) {
         if (strcmp(a, "--version") == 0) {
             if (argc > 2) return usage_error("--version takes no other arguments");
             printf("dbmlsched-sim %s\n", bl_version());
+            printf("kernels: %s (this processor runs %s; BELLAMY_CPU=generic|avx2|avx512 caps it)\n",
+                   bl_cpu_kernels(), bl_cpu_kernels_available());
+            if (bl_cpu_kernels_check(&err) != BL_OK) {
+                fflush(stdout);
+                fprintf(stderr, "dbmlsched-sim: %s\n", err.message);
+                return 2;
+            }
             return finish_stdout(0);
         }
         if (a[0] != '-' || a[1] == '\0') return usage_error("unexpected argument '%s'", a);

@@ -2,6 +2,7 @@
  * Not here: training or evaluation; this only makes data. */
 #include "data/synth.h"
 #include "common/error.h"
+#include "common/rng.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,18 +40,11 @@ static const char schema_text[] =
 
 const char *bl_synth_schema_text(void) { return schema_text; }
 
-static uint64_t splitmix64(uint64_t *s) {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+static double uniform01(bl_rng *s) {   /* (0, 1) */
+    return ((double)(bl_rng_u64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-static double uniform01(uint64_t *s) {   /* (0, 1) */
-    return ((double)(splitmix64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static double normal(uint64_t *s) {
+static double normal(bl_rng *s) {
     double u = uniform01(s), v = uniform01(s);
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
@@ -107,12 +101,13 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
         bl_synth_free(c);
         return bl_seterr(err, BL_ENOMEM, "synth: out of memory");
     }
-    uint64_t rng = cfg->seed;
+    bl_rng rng;
+    bl_rng_seed(&rng, cfg->seed);
     /* Seeded Fisher–Yates over the grid, so contexts are distinct. */
     unsigned grid[BL_SYNTH_MAX_CONTEXTS];
     for (unsigned i = 0; i < BL_SYNTH_MAX_CONTEXTS; i++) grid[i] = i;
     for (unsigned i = BL_SYNTH_MAX_CONTEXTS - 1; i > 0; i--) {
-        unsigned j = (unsigned)(splitmix64(&rng) % (i + 1));
+        unsigned j = (unsigned)bl_rng_int(&rng, i + 1);
         unsigned t = grid[i]; grid[i] = grid[j]; grid[j] = t;
     }
     c->n_contexts = cfg->n_contexts;

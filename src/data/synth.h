@@ -10,7 +10,7 @@
  * with θ derived from the context: θ0 = 15 + 2·iterations (start-up), θ1 = 40·iterations / speed
  * (parallel work per GB; speed is the machine type's relative speed), θ2 = 6 / speed (tree
  * aggregation), θ3 = 0.8 (per-machine overhead). Observed runtimes are t(x)·(1 + noise·z), z a
- * standard normal (Box–Muller on splitmix64), limited to ≥ 0.2·t(x) so they stay positive.
+ * standard normal (Box–Muller on the project's generator, common/rng.h), limited to ≥ 0.2·t(x) so they stay positive.
  * Rows: every context × every scale-out × reps repetitions, in that order.
  *
  * The TSV has columns instance_count, machine_type, slots, memory, data_size_MB, iterations,

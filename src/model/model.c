@@ -601,7 +601,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
             if (best_mae <= fc->threshold) break;
         }
         opt.lr = bl_finetune_lr(o, epoch);
-        if ((st = bl_adam_step(&opt, bl_backend_cpu(), P, err))) return st;
+        if ((st = bl_adam_step(&opt, P, err))) return st;
         fc->steps++;
     }
     if (fixed < 0) {

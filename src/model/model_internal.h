@@ -3,6 +3,8 @@
 #define BL_MODEL_MODEL_INTERNAL_H
 
 #include "model/model.h"
+#include "nn/adam.h"
+#include "nn/act.h"
 
 /* A view over rows of a data set, with the tables it owns (bnet.h's bl_bview points into them). */
 typedef struct bl_vbuf {

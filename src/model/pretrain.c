@@ -88,7 +88,7 @@ static bl_status run_epoch(search *s, trial *t, const bl_vbuf *tr, const size_t 
         bl_bloss L;
         if ((st = bl_bnet_pass(&t->net, &tr->v, t->order + i0, k, &ps, t->w, NULL, &L, &t->err))) return st;
         sum += L.total * (double)k;
-        if ((st = bl_adam_step(&t->opt, bl_backend_cpu(), &t->net.P, &t->err))) return st;
+        if ((st = bl_adam_step(&t->opt, &t->net.P, &t->err))) return st;
     }
     t->last_train = sum / (double)n;
     t->epochs_done++;
@@ -444,6 +444,8 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     if (!ds || !outs) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
     if (k < 1) return bl_seterr(err, BL_EINVAL, "bl_pretrain: %d models asked for", k);
     for (int i = 0; i < k; i++) outs[i] = NULL;
+    bl_status cst = bl_cpu_kernels_check(err);
+    if (cst != BL_OK) return cst;
     bl_model **out = outs;
     bl_pretrain_opts def;
     if (!o) {

@@ -29,7 +29,10 @@
 
 #include "bl_config.h"
 #include "common/error.h"
-#include "model/tgroup_ops.h"
+#include "common/rng.h"
+#include "nn/act.h"
+#include "nn/adam.h"
+#include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 
 #define MAX_ALLOCS 64
@@ -434,22 +437,9 @@ bl_status bl_tgroup_set_trial(bl_tgroup *g, int i, const bl_bnet *net, const bl_
 
 /* ---- random draws ---------------------------------------------------------------------------- */
 
-/* bl_rng_uniform(rng) >= p without the call: the same xoshiro256** step as rng.c on a local copy of the
- * state (the mask draws are the group's host-side hot loop). Any difference from rng.c would change every
- * mask, which tests/test_tgroup.c would see at once. (x >> 11)·2⁻⁵³ ≥ p is compared as an integer: k ≥ p·2⁵³
- * exactly when k ≥ ⌈p·2⁵³⌉, scaling by 2⁵³ being exact. */
-static inline uint64_t rotl64(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static inline uint8_t keep_draw(uint64_t *s, uint64_t thresh) {
-    const uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return (result >> 11) >= thresh;
-}
+/* bl_rng_uniform(rng) >= p without the call, on a local copy of the state (the mask draws are the
+ * group's host-side hot loop): the integer comparison of common/rng.h. */
+static inline uint8_t keep_draw(uint64_t *s, uint64_t thresh) { return (bl_xoshiro_next(s) >> 11) >= thresh; }
 
 /* Trial t's draws of its next epoch into transfer buffer k: the shuffle, then the masks of each batch in
  * bl_bnet_pass's order. scratch: [max_vals], all −1 on entry and exit. */
@@ -468,7 +458,7 @@ static void draw_trial(bl_tgroup *g, int t, int k, int32_t *scratch) {
     const double p = g->cfg[t].dropout;
     if (!(p > 0.0)) return; /* bl_bnet_pass draws nothing without dropout */
     uint8_t *mk = g->h_mask[k] + (size_t)t * n * NP * 2 * H;
-    const uint64_t thresh = (uint64_t)ceil(p * 0x1.0p53);
+    const uint64_t thresh = bl_rng_threshold(p);
     uint64_t st[4];
     memcpy(st, rng->s, sizeof st);
     for (size_t i0 = 0; i0 < n; i0 += (size_t)g->batch) {

@@ -1,10 +1,11 @@
-/* adam.c — Adam step over the views of a bl_params (see adam.h); the arithmetic is the backend's
- * adam kernel, run once per non-frozen view. Not here: learning-rate schedules (callers set lr). */
+/* adam.c — Adam step over the views of a bl_params (see adam.h); the arithmetic is the kernel
+ * table's adam, run once per run of non-frozen views. Not here: learning-rate schedules (callers set lr). */
 #include "nn/adam.h"
 
 #include <math.h>
 
 #include "common/error.h"
+#include "nn/kernels.h"
 
 static bl_status check_hyper(const bl_adam *o, bl_error *err) {
     if (!(isfinite(o->lr) && o->lr >= 0.0))
@@ -27,10 +28,11 @@ bl_status bl_adam_init(bl_adam *opt, double lr, double weight_decay, bl_error *e
     return BL_OK;
 }
 
-bl_status bl_adam_step(const bl_adam *opt, const bl_backend *be, bl_params *p, bl_error *err) {
-    BL_CHECK_ARG(opt != NULL && be != NULL && p != NULL, err, "bl_adam_step: NULL argument");
+bl_status bl_adam_step(const bl_adam *opt, bl_params *p, bl_error *err) {
+    BL_CHECK_ARG(opt != NULL && p != NULL, err, "bl_adam_step: NULL argument");
     bl_status st = check_hyper(opt, err);
     if (st != BL_OK) return st;
+    const bl_kernel_table *k = bl_kernels();
     /* Views are laid out back to back, so a run of unfrozen views at the same step count is one
      * contiguous range: update it with one kernel call (fewer calls matter on a GPU). */
     int i = 0;
@@ -54,7 +56,7 @@ bl_status bl_adam_step(const bl_adam *opt, const bl_backend *be, bl_params *p, b
             .bc2 = 1.0 - pow(opt->beta2, (double)step),
         };
         const size_t off = p->views[i].offset;
-        be->adam(n, &h, p->param + off, p->grad + off, p->m + off, p->v + off);
+        k->adam(n, &h, p->param + off, p->grad + off, p->m + off, p->v + off);
         i = j;
     }
     return BL_OK;

@@ -13,7 +13,6 @@
 #define BL_NN_ADAM_H
 
 #include "bellamy/bellamy.h"
-#include "nn/backend.h"
 #include "nn/params.h"
 
 typedef struct bl_adam {
@@ -27,9 +26,10 @@ typedef struct bl_adam {
  * BL_EINVAL: NULL opt. BL_ERANGE: lr or weight_decay negative or not finite. */
 bl_status bl_adam_init(bl_adam *opt, double lr, double weight_decay, bl_error *err);
 
-/* One update of every non-frozen view of p from p->grad (grad itself is left unchanged).
+/* One update of every non-frozen view of p from p->grad (grad itself is left unchanged), through the
+ * kernel table's adam (nn/kernels.h).
  * BL_EINVAL: NULL argument. BL_ERANGE: a hyper-parameter outside its domain (lr < 0, β ∉ [0, 1),
  * eps < 0, weight_decay < 0, or non-finite). */
-bl_status bl_adam_step(const bl_adam *opt, const bl_backend *be, bl_params *p, bl_error *err);
+bl_status bl_adam_step(const bl_adam *opt, bl_params *p, bl_error *err);
 
 #endif /* BL_NN_ADAM_H */

@@ -70,7 +70,7 @@ struct bl_sched_core {
     int                nd;
     int                has_kind[2];
     bl_sched_evheap    timers;
-    bl_sched_rng       rng;
+    bl_rng       rng;
     double             now, db, interference, held_s;
     int                ghead, gtail;  /* global FIFO (FIFO-GPU, RR) */
     int                ehead, etail, est_cur;
@@ -572,7 +572,7 @@ static void on_stop(bl_sched_core *c, int d, double kt, double prog, int finishe
         if (iters > 0 && prog > 0) {
             double m = prog / iters;
             if (c->cfg.est_noise > 0) {
-                double f = 1.0 + c->cfg.est_noise * bl_sched_rng_normal(&c->rng);
+                double f = 1.0 + c->cfg.est_noise * bl_rng_normal(&c->rng);
                 m *= f < 0.05 ? 0.05 : f;
             }
             x->spi_est[kind] = m;
@@ -734,7 +734,7 @@ bl_status bl_sched_core_new(const bl_sched_config *cfg, const bl_sched_predictor
     c->ghead = c->gtail = c->ehead = c->etail = c->est_cur = -1;
     if (host) c->host = *host;
     bl_sched_evheap_init(&c->timers);
-    bl_sched_rng_seed(&c->rng, cfg->seed);
+    bl_rng_seed(&c->rng, cfg->seed);
     if (c->pol == BL_SCHED_DBMLSCHED_PRED) {
         if (pred && pred->predict) {
             c->pred = *pred;

@@ -65,35 +65,3 @@ int bl_sched_evheap_pop(bl_sched_evheap *h, bl_sched_event *out) {
     return 1;
 }
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-void bl_sched_rng_seed(bl_sched_rng *r, uint64_t seed) {
-    uint64_t x = seed;
-    r->s = splitmix64(&x);
-    if (r->s == 0) r->s = 0x2545F4914F6CDD1DULL;
-}
-
-uint64_t bl_sched_rng_u64(bl_sched_rng *r) {
-    /* xorshift64* */
-    uint64_t x = r->s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    r->s = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
-
-double bl_sched_rng_uniform(bl_sched_rng *r) {
-    return (double)(bl_sched_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-double bl_sched_rng_normal(bl_sched_rng *r) {
-    double u1 = bl_sched_rng_uniform(r), u2 = bl_sched_rng_uniform(r);
-    if (u1 < 1e-300) u1 = 1e-300;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/rng.h"
+
 #define BL_SCHED_NKINDS 5
 extern const char *const bl_sched_kind_names[BL_SCHED_NKINDS];
 #define BL_SCHED_MAXPARAMS 4
@@ -68,12 +70,6 @@ void      bl_sched_evheap_free(bl_sched_evheap *h);
 bl_status bl_sched_evheap_push(bl_sched_evheap *h, double t, int type, int a, uint32_t ver);
 int       bl_sched_evheap_pop(bl_sched_evheap *h, bl_sched_event *out);   /* 0 when empty */
 
-/* splitmix64-seeded xorshift generator: deterministic across platforms. */
-typedef struct bl_sched_rng { uint64_t s; } bl_sched_rng;
-void   bl_sched_rng_seed(bl_sched_rng *r, uint64_t seed);
-uint64_t bl_sched_rng_u64(bl_sched_rng *r);
-double bl_sched_rng_uniform(bl_sched_rng *r);     /* [0, 1) */
-double bl_sched_rng_normal(bl_sched_rng *r);      /* standard normal (Box-Muller) */
 
 /* Validates a config for the core and the simulator (messages name the field). */
 bl_status bl_sched_config_check(const bl_sched_config *cfg, bl_error *err);

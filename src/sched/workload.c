@@ -412,18 +412,18 @@ static bl_status gen_sql(bl_sched_workload *w) {
 /* N jobs of the paper's kinds with Poisson arrivals (mean gap 25 s), sizes x U(0.5, 1.5), per-job
  * speed noise exp(0.1 N(0,1)); half the kmeans jobs implicit. */
 static bl_status gen_poisson(bl_sched_workload *w, size_t n, uint64_t seed) {
-    bl_sched_rng r;
-    bl_sched_rng_seed(&r, seed);
+    bl_rng r;
+    bl_rng_seed(&r, seed);
     double t = 0;
     for (size_t i = 0; i < n; i++) {
-        t += -25.0 * log(1.0 - bl_sched_rng_uniform(&r));
-        int k = (int)(bl_sched_rng_u64(&r) % 3);
-        double scale = 0.5 + bl_sched_rng_uniform(&r);
-        double nc = exp(0.1 * bl_sched_rng_normal(&r)), ng = exp(0.1 * bl_sched_rng_normal(&r));
+        t += -25.0 * log(1.0 - bl_rng_uniform(&r));
+        int k = (int)(bl_rng_u64(&r) % 3);
+        double scale = 0.5 + bl_rng_uniform(&r);
+        double nc = exp(0.1 * bl_rng_normal(&r)), ng = exp(0.1 * bl_rng_normal(&r));
         bl_sched_wjob j;
         if (k == 0) j = mkjob(t, "nn_small", floor(40000 * scale), 0, 0.0005 * nc, 0.000625 * ng, 50, 30, 10 * scale);
         else if (k == 1) j = mkjob(t, "nn_large", floor(18000 * scale), 0, 0.00667 * nc, 0.001667 * ng, 10, 78, 100 * scale);
-        else j = mkjob(t, "kmeans", floor(500 * scale), bl_sched_rng_uniform(&r) < 0.5, 0.1 * nc, 0.02 * ng, 10, 100, 50 * scale);
+        else j = mkjob(t, "kmeans", floor(500 * scale), bl_rng_uniform(&r) < 0.5, 0.1 * nc, 0.02 * ng, 10, 100, 50 * scale);
         if (j.iters < 1) j.iters = 1;
         if (bl_sched_workload_push(w, &j)) return BL_ENOMEM;
     }

@@ -1,6 +1,6 @@
 /* cuda.h — whether this build and this machine can run the CUDA code (src/nn/cuda/), as a plain C
  * function every build has. The only CUDA headers of the project are included by the .cu files here.
- * Not here: the trial-group ops themselves (model/tgroup_ops.h declares their table).
+ * Not here: the trial-group ops themselves (nn/tgroup_ops.h declares their table).
  */
 #ifndef BL_NN_CUDA_CUDA_H
 #define BL_NN_CUDA_CUDA_H

@@ -4,7 +4,7 @@
  */
 #include "bl_config.h"
 #include "common/error.h"
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 
 #if !BL_HAVE_CUDA

@@ -1,4 +1,4 @@
-/* tgroup_cuda.cu — the trial-group ops (model/tgroup_ops.h) on an NVIDIA GPU: one cuBLAS handle and one
+/* tgroup_cuda.cu — the trial-group ops (nn/tgroup_ops.h) on an NVIDIA GPU: one cuBLAS handle and one
  * stream per group, every GEMM a cublasDgemmStridedBatched over the slots (trials), the element-wise
  * work in a few fused kernels, everything in double precision and resident on the device.
  *
@@ -24,7 +24,7 @@ extern "C" {
 #include "common/error.h"
 }
 #define BL_KDEV __device__ static inline
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/tgroup_kern.h"
 

@@ -20,11 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
-#include "nn/backend.h" /* SELU constants */
+#include "nn/act.h" /* SELU constants */
 #ifdef __cplusplus
 }
 #endif

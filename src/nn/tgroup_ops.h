@@ -20,8 +20,8 @@
  * in the context and reported by finish(). All ops are stream-ordered: they may run after returning.
  * Not here: the order of the pass, random draws, bookkeeping (tgroup.c).
  */
-#ifndef BL_MODEL_TGROUP_OPS_H
-#define BL_MODEL_TGROUP_OPS_H
+#ifndef BL_NN_TGROUP_OPS_H
+#define BL_NN_TGROUP_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -196,4 +196,4 @@ const bl_tg_ops *bl_tg_ops_cuda(void);
 }
 #endif
 
-#endif /* BL_MODEL_TGROUP_OPS_H */
+#endif /* BL_NN_TGROUP_OPS_H */

@@ -1,4 +1,6 @@
-/* rng.h — the engine's own seeded random generator: xoshiro256** seeded through splitmix64.
+/* rng.h — the project's one seeded random generator: xoshiro256** seeded through splitmix64, and
+ * splitmix64 itself for seeds that derive sub-streams. Training, data generation, the evaluation
+ * harness and the simulator all draw from it.
  *
  * Why our own: training runs must repeat bit for bit from a seed on every platform, and each training
  * trial / thread must own an independent stream, so the state is a small struct passed explicitly
@@ -12,8 +14,8 @@
  *
  * Not here: cryptographic quality, jump-ahead (seed distinct streams with distinct seeds instead).
  */
-#ifndef BL_NN_RNG_H
-#define BL_NN_RNG_H
+#ifndef BL_COMMON_RNG_H
+#define BL_COMMON_RNG_H
 
 #include <stdint.h>
 
@@ -22,6 +24,36 @@ typedef struct bl_rng {
     double   spare;     /* second normal deviate of the last polar-method pair */
     int      has_spare; /* 1 when spare holds an unused deviate */
 } bl_rng;
+
+/* splitmix64 (Steele, Lea & Flood 2014): advances *x by the golden-ratio step and returns its mix. */
+static inline uint64_t bl_splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* splitmix64's output for counter z (a seed mixer: bl_mix64(z) == bl_splitmix64(&z) with z as is). */
+static inline uint64_t bl_mix64(uint64_t z) { return bl_splitmix64(&z); }
+
+/* One xoshiro256** step on a bare state (Blackman & Vigna 2018): what bl_rng_u64 runs, inlined so a
+ * hot loop can keep the state in registers. */
+static inline uint64_t bl_xoshiro_next(uint64_t s[4]) {
+    const uint64_t r = ((s[1] * 5) << 7 | (s[1] * 5) >> 57) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return r;
+}
+/* ⌈p·2⁵³⌉: bl_rng_uniform(r) >= p exactly when (bl_xoshiro_next(r->s) >> 11) >= this (both exact). */
+static inline uint64_t bl_rng_threshold(double p) {
+    const double t = p * 0x1.0p53; /* exact: a power-of-two scaling */
+    uint64_t k = (uint64_t)t;
+    return k + ((double)k < t);
+}
 
 /* Seeds the generator: the four state words are four successive splitmix64 outputs of seed. */
 void bl_rng_seed(bl_rng *rng, uint64_t seed);
@@ -38,4 +70,4 @@ double bl_rng_normal(bl_rng *rng);
 /* Uniform integer in [0, n) without modulo bias; returns 0 when n == 0. */
 uint64_t bl_rng_int(bl_rng *rng, uint64_t n);
 
-#endif /* BL_NN_RNG_H */
+#endif /* BL_COMMON_RNG_H */

@@ -1,19 +1,20 @@
-/* tgroup_cpu.c — the CPU reference of the trial-group ops (tgroup_ops.h): plain loops, one slot after
- * another, in double precision.
+/* tgroup_cpu.c — the CPU implementation of the trial-group ops (tgroup_ops.h): the GEMMs through
+ * OpenBLAS, one slot after another, the element-wise ops in plain loops, in double precision.
  *
  * It is the reference the CUDA ops are compared against and the path that proves the pass order of
- * tgroup.c against bl_bnet_pass, so it favours obvious code over speed. Sums run in index order
- * (rows ascending), as the CUDA kernels' per-slot reductions do where they are serial.
+ * tgroup.c against bl_bnet_pass, so it favours obvious code over speed. The element-wise ops' sums run
+ * in index order (rows ascending), as the CUDA kernels' per-slot reductions do where they are serial.
  * Not here: the order of the pass (tgroup.c), anything device-specific.
  */
-#include "model/tgroup_ops.h"
+#include "nn/tgroup_ops.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error.h"
-#include "nn/backend.h"
+#include "nn/act.h"
+#include "nn/gemm.h"
 
 #define LAMBDA BL_SELU_LAMBDA
 #define LALPHA (BL_SELU_LAMBDA * BL_SELU_ALPHA)
@@ -57,21 +58,9 @@ static void cpu_gemm(void *ctx, int ta, int tb, int M, int N, int K, double alph
                      long sA, const double *B, long ldb, long sB, double beta, double *C, long ldc, long sC,
                      int batch) {
     (void)ctx;
-    for (int s = 0; s < batch; s++) {
-        const double *a = A + (size_t)s * (size_t)sA, *b = B + (size_t)s * (size_t)sB;
-        double *c = C + (size_t)s * (size_t)sC;
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) {
-                double acc = 0.0;
-                for (int k = 0; k < K; k++) {
-                    const double x = ta ? a[(size_t)k * lda + i] : a[(size_t)i * lda + k];
-                    const double y = tb ? b[(size_t)j * ldb + k] : b[(size_t)k * ldb + j];
-                    acc += x * y;
-                }
-                double *out = c + (size_t)i * ldc + j;
-                *out = beta == 0.0 ? alpha * acc : alpha * acc + beta * *out;
-            }
-    }
+    for (int s = 0; s < batch; s++)
+        bl_gemm_blas(ta, tb, M, N, K, alpha, A + (size_t)s * (size_t)sA, (int)lda, B + (size_t)s * (size_t)sB,
+                     (int)ldb, beta, C + (size_t)s * (size_t)sC, (int)ldc);
 }
 
 static void cpu_gather(void *ctx, const bl_tg_state *s, const bl_tg_view *v, int use_order, long i0, int B) {
@@ -299,7 +288,7 @@ static void cpu_code_back(void *ctx, const bl_tg_state *s, int B, int clean) {
 static void cpu_adam(void *ctx, const bl_tg_state *s, double beta1, double beta2, double eps, long ib) {
     (void)ctx;
     const double bc1 = s->bc[2 * ib], bc2 = s->bc[2 * ib + 1];
-    /* the same arithmetic, in the same order, as the CPU backend's adam kernel */
+    /* the same arithmetic, in the same order, as the kernel table's adam (nn/kernels.h) */
     const double bc2_sqrt = sqrt(bc2);
     for (int sl = 0; sl < s->n; sl++) {
         const double *hp = s->hyp + (size_t)sl * BL_TG_HYP;

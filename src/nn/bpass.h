@@ -1,0 +1,132 @@
+/* bpass.h — the Bellamy network as the engine runs it: dimensions, the parameter block with the
+ * offset of each weight, the rows a pass reads, its workspace, and the entry points of the kernel
+ * table (kernels.h) — one training/evaluation pass over a batch, predictions, the ensemble median.
+ *
+ *   f  scale-out net   [1/x, ln x, x] (min-max scaled) → 16 → 8, SELU after both layers
+ *   g  encoder         40 → 8 → 4, no biases, SELU, AlphaDropout(p) between, SELU
+ *   h  decoder         4 → 8 → 40, no biases, SELU, AlphaDropout(p) between, tanh
+ *   z  runtime net     [f(x) (8), codes of the m essential properties (4m), mean code of the
+ *                      optional ones (4)] → 8 → 1, SELU after both layers
+ *
+ * Loss of a batch of B rows = SmoothL1(pred, target)                     (mean over B)
+ *                           + MSE(h(g(v)), v) over essential vectors     (mean over B·m·40)
+ *                           + MSE(h(g(v)), v) over optional vectors      (mean over B·k·40, k > 0)
+ *
+ * A pass runs f once per DISTINCT scale-out of the batch and the encoder's first layer once per
+ * distinct (property, value) pair; z's first layer is split by input block, so its pre-activation for
+ * a row is u = [Wf·f(x) + b] + Σ_essential W_j·c_j + W_o·mean(optional codes), each bracketed term
+ * computed once per distinct scale-out or value slot and summed per row. Gradients flow back the same
+ * way. The result is the exact gradient of the loss above. The dropout masks belong to a slot: per
+ * distinct value, per row, or per row in the encoder and per value in the decoder (bl_bpass).
+ * The shapes' initialisation, the encoder on its own and the context term are the model's
+ * (model/bnet.h); this header is what the kernels need.
+ */
+#ifndef BL_NN_BPASS_H
+#define BL_NN_BPASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bellamy/bellamy.h"
+#include "common/rng.h"
+#include "nn/params.h"
+
+#define BL_BNET_DIM_MAX   256  /* largest layer width (vec_len ≤ 64 comes from the encoders) */
+#define BL_BNET_PROPS_MAX 256  /* most essential (and most optional) properties */
+#define BL_BNET_MEMBERS_MAX 16 /* most networks of one median prediction */
+
+/* Dimensions; bl_bnet_dims_default (model/bnet.h) fills the paper's values. */
+typedef struct bl_bnet_dims {
+    int f_in, f_hidden, f_out;     /* 3, 16, 8 */
+    int vec_len, ae_hidden, code;  /* 40, 8, 4 */
+    int z_hidden;                  /* 8 */
+    int n_ess, n_opt;              /* essential / optional properties (n_ess ≥ 0, n_opt ≥ 0) */
+} bl_bnet_dims;
+
+typedef struct bl_bnet {
+    bl_bnet_dims d;
+    int z_in;                      /* f_out + code·n_ess + code */
+    bl_params P;
+    /* element offsets into P of each block */
+    size_t f0w, f0b, f2w, f2b, g0w, g3w, h0w, h3w, z0w, z0b, z2w, z2b;
+} bl_bnet;
+
+/* 1 for the paper's dimensions (f 3 → 16 → 8, auto-encoder 40 → 8 → 4 → 8 → 40, z … → 8 → 1), which
+ * the vector copies run with their own kernels; other dimensions run the plain loops everywhere. */
+static inline int bl_bnet_paper_dims(const bl_bnet_dims *d) {
+    return d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->ae_hidden == 8 && d->code == 4 &&
+           d->vec_len == 40 && d->z_hidden == 8;
+}
+
+/* What a pass reads: rows that point into tables of distinct scale-outs and property vectors.
+ * Properties are ordered essential first (n_ess), then optional (n_opt). */
+typedef struct bl_bview {
+    size_t          n_rows;
+    const uint32_t *sx;            /* [n_rows] index into sx_feat */
+    const uint32_t *val;           /* [n_rows][n_ess + n_opt] index into vecs[p] */
+    const double   *target;        /* [n_rows] training target (may be NULL for prediction) */
+    size_t          n_sx;
+    const double   *sx_feat;       /* [n_sx][f_in] scaled scale-out features */
+    const size_t   *n_vals;        /* [n_props] distinct values per property */
+    const double  *const *vecs;    /* [n_props] → [n_vals[p]][vec_len] */
+} bl_bview;
+
+/* Scratch space of a pass, sized for a network, a view and a batch size (bwork.c). */
+typedef struct bl_bwork bl_bwork;
+bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, bl_bwork **out,
+                       bl_error *err);
+void bl_bwork_free(bl_bwork *w);
+
+typedef struct bl_bloss {
+    double runtime;                /* SmoothL1 part */
+    double recon;                  /* reconstruction parts (essential + optional) */
+    double total;                  /* runtime + recon */
+    double abs_err;                /* Σ|pred − target| over the batch (in target units) */
+} bl_bloss;
+
+typedef struct bl_bpass {
+    int    training;               /* 1: AlphaDropout active (needs rng) */
+    double dropout;                /* p */
+    int    want_grad;              /* 1: add gradients into net->P.grad */
+    int    recon;                  /* 1: include the reconstruction loss (pre-training) */
+    int    per_row_dropout;        /* 0: the auto-encoder once per distinct value (one dropout mask
+                                      per value); 1: per row, each with its own masks (a row-by-row
+                                      network, slower); 2: the encoder per row with its own mask, the
+                                      decoder once per distinct value on the code without encoder
+                                      dropout (reconstruction weighted by the value's rows) */
+    bl_rng *rng;
+} bl_bpass;
+
+/* One pass over rows[0..B) of v: forward, loss, and (want_grad) backward adding into P.grad.
+ * pred (optional) receives the B predictions in target units. The caller zeroes gradients.
+ * The dropout masks are drawn from pass->rng in a documented order: per property, per slot (value or
+ * row, in the order of first appearance in rows), the encoder's hidden units, then (slots the decoder
+ * reads) the decoder's; unit k is kept when bl_rng_uniform ≥ p. Any implementation draws the same. */
+bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
+                       bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err);
+
+/* Prediction for a fixed context: ctx[z_hidden] is the constant part of z's first pre-activation
+ * (model/bnet.h: bl_bnet_context_term); each scale-out runs f and the rest of z.
+ * feat: [n][f_in] scaled features, out: [n]. */
+void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out);
+/* The median of K ≤ BL_BNET_MEMBERS_MAX networks' predictions (same dimensions; member k's context
+ * term at ctx + k·z_hidden), per sample: for even K the mean of the two middle values; NaN when a
+ * member's prediction is NaN. Equal, bit for bit, to predicting with each network and sorting. */
+void bl_bnet_predict_median(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
+                            double *out);
+/* The same from f's outputs: F[k] is member k's [n][f_out] (f does not depend on the context, so a
+ * caller may keep them for scale-outs it is asked for again). */
+void bl_bnet_predict_median_f(const bl_bnet *const *nets, int K, const double *ctx, const double *const *F,
+                              size_t n, double *out);
+/* f's outputs of one network: F [n][f_out] for feat [n][f_in]. */
+void bl_bnet_f_forward(const bl_bnet *net, const double *feat, size_t n, double *F);
+
+/* Code of one property vector in evaluation mode (no dropout): code [d.code]. */
+void bl_bnet_encode(const bl_bnet *net, const double *vec, double *code);
+/* The constant part of z's first pre-activation for a context: ctx[z_hidden] = b + Σ_j W_j·c_j +
+ * W_o·mean(optional codes); ess_codes [n_ess][code], opt_codes [n_opt_present][code]; with no optional
+ * property present the optional block adds nothing (its code counts as zero). */
+void bl_bnet_context_term(const bl_bnet *net, const double *ess_codes, const double *opt_codes, int n_opt_present,
+                          double *ctx);
+
+#endif /* BL_NN_BPASS_H */

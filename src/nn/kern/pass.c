@@ -1,0 +1,708 @@
+/* kern/pass.c — one training or evaluation pass of the Bellamy network (bpass.h), compiled once per
+ * copy (isa.h). Two versions of the arithmetic:
+ *   - plain C loops for any dimensions: the whole generic copy, and other dimensions in every copy;
+ *   - in the vector copies, kernels for the paper's dimensions (f 3→16→8, auto-encoder 40→8→4→8→40,
+ *     z …→8→1) on native vectors, so that every product is a vector multiply-add whatever the
+ *     vectoriser decides; the 8 hidden units of a slot are one v8, the 40 outputs 40/VL vectors.
+ * Both compute the same sums of the same terms; the vector kernels order some sums differently
+ * (per lane, then across), so copies agree with the reference to rounding (tests/test_kernels.c).
+ * Where the time goes with per-row masks: the decoder's 8 → 40 layer and its two gradients (960
+ * multiply-adds per row and property), 40 tanh, 16 random draws for the masks; the rest is small.
+ * Not here: the workspace's allocation (bwork.c), argument checks (bpass.c), optimisers.
+ */
+#include "nn/kern/vmath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/rng.h"
+#include "nn/bwork.h"
+#include "nn/kernels.h"
+
+#define O_A1  BL_O_A1(H, C, Z)
+#define O_S1  BL_O_S1(H, C, Z)
+#define O_D1  BL_O_D1(H, C, Z)
+#define O_P   BL_O_P(H, C, Z)
+#define O_DP  BL_O_DP(H, C, Z)
+#define O_ACC BL_O_ACC(H, C, Z)
+#define O_A2  BL_O_A2(H, C, Z)
+#define O_C   BL_O_C(H, C, Z)
+#define O_DCD BL_O_DCD(H, C, Z)
+#define O_A2C BL_O_A2C(H, C, Z)
+#define O_CC  BL_O_CC(H, C, Z)
+
+/* ---- small products of the plain loops ---- */
+
+/* Same as y = W·x from the transposed weights WT [in×ldt]: y[o] = Σ_i WT[i][o] x[i], summed in index
+ * order but vectorisable along o. */
+static BL_INLINE void mvt(const double *WT, int ldt, int out, int in, const double *x, double *y) {
+    for (int o = 0; o < out; o++) y[o] = 0.0;
+    for (int i = 0; i < in; i++) {
+        const double *w = WT + (size_t)i * ldt;
+        const double xi = x[i];
+        for (int o = 0; o < out; o++) y[o] += w[o] * xi;
+    }
+}
+/* x[i] += Σ_o W[o][i] dy[o] */
+static BL_INLINE void mtv_add(const double *W, int ld, int out, int in, const double *dy, double *dx) {
+    for (int o = 0; o < out; o++) {
+        const double *w = W + (size_t)o * ld;
+        const double g = dy[o];
+        for (int i = 0; i < in; i++) dx[i] += w[i] * g;
+    }
+}
+/* G[o][i] += s · dy[o] · x[i] */
+static BL_INLINE void outer_add(double *G, int ld, int out, int in, const double *dy, const double *x, double s) {
+    for (int o = 0; o < out; o++) {
+        const double g = dy[o] * s;
+        double *row = G + (size_t)o * ld;
+        for (int i = 0; i < in; i++) row[i] += g * x[i];
+    }
+}
+
+/* ---- the decoder of NS slots, forward and (grad) backward together, so nothing of it is stored ----
+ *   code [C] → b1 = H0·code [H] → t1 = selu → e1 = t1·mk + ad (AlphaDropout) → r = tanh(H3·e1) [V]
+ * A slot brings its code, its vector x, its decoder mask (mk[H], ad[H]) and its loss weight w; the
+ * slots' loss Σ w·(r − x)² is added per position into e2[V] (summed once at the end of the pass: a
+ * running sum would chain every addition). With grad_h the h gradients are added into GH0 [H×C]
+ * and GH3 [V×H]; with grad_in d loss / d code goes to dcd[s] [C]. */
+#define DEC_NS 4
+static BL_INLINE void dec_block(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
+                                const double *restrict H3, double *restrict GH0, double *restrict GH3,
+                                const double *const *code, const double *const *x, const double *const *m,
+                                const double *w, double *const *dcd, double *restrict e2, int grad_h, int grad_in,
+                                const int NS, const int H, const int C, const int V) {
+    double b1[DEC_NS][BL_BNET_DIM_MAX], t1[DEC_NS][BL_BNET_DIM_MAX], e1[DEC_NS][BL_BNET_DIM_MAX];
+    double r[DEC_NS][BL_BNET_DIM_MAX], dr[DEC_NS][BL_BNET_DIM_MAX], de1[DEC_NS][BL_BNET_DIM_MAX];
+    for (int s = 0; s < NS; s++) {
+        for (int h = 0; h < H; h++) b1[s][h] = 0.0;
+        for (int c = 0; c < C; c++) {
+            const double cv = code[s][c];
+            for (int h = 0; h < H; h++) b1[s][h] += cv * H0T[c * H + h];
+        }
+        for (int h = 0; h < H; h++) t1[s][h] = k_selu(b1[s][h]);
+        for (int h = 0; h < H; h++) e1[s][h] = t1[s][h] * m[s][h] + m[s][H + h];
+        for (int o = 0; o < V; o++) r[s][o] = 0.0;
+        for (int h = 0; h < H; h++) {
+            const double ev = e1[s][h];
+            for (int o = 0; o < V; o++) r[s][o] += ev * H3T[h * V + o];
+        }
+        for (int o = 0; o < V; o++) r[s][o] = k_tanh(r[s][o]);
+        const double ws = w[s], ws2 = 2.0 * ws;
+        const double *xs = x[s];
+        for (int o = 0; o < V; o++) {
+            const double y = r[s][o], dy = y - xs[o];
+            e2[o] += ws * (dy * dy);
+            dr[s][o] = ws2 * dy * (1.0 - y * y); /* d loss / d (H3·e1) */
+        }
+    }
+    if (!grad_h && !grad_in) return;
+    for (int s = 0; s < NS; s++)
+        for (int h = 0; h < H; h++) de1[s][h] = 0.0;
+    for (int o = 0; o < V; o++) { /* de1 = H3ᵀ dr, GH3 += dr e1ᵀ */
+        const double *w3 = H3 + o * H;
+        for (int s = 0; s < NS; s++) {
+            const double d = dr[s][o];
+            for (int h = 0; h < H; h++) de1[s][h] += d * w3[h];
+        }
+        if (grad_h) {
+            double *g = GH3 + o * H;
+            for (int s = 0; s < NS; s++) {
+                const double d = dr[s][o];
+                for (int h = 0; h < H; h++) g[h] += d * e1[s][h];
+            }
+        }
+    }
+    for (int s = 0; s < NS; s++) {
+        for (int h = 0; h < H; h++) de1[s][h] *= m[s][h] * k_selu_d(b1[s][h], t1[s][h]); /* d b1 */
+        if (grad_h)
+            for (int h = 0; h < H; h++) {
+                const double g = de1[s][h];
+                for (int c = 0; c < C; c++) GH0[h * C + c] += g * code[s][c];
+            }
+        if (grad_in) {
+            double *dc = dcd[s];
+            for (int c = 0; c < C; c++) dc[c] = 0.0;
+            for (int h = 0; h < H; h++) {
+                const double g = de1[s][h];
+                for (int c = 0; c < C; c++) dc[c] += g * H0[h * C + c];
+            }
+        }
+    }
+}
+
+#if BL_ISA > 0
+/* ---- the paper's dimensions on native vectors (H = 8, C = 4, V = 40, Z = 8) ---- */
+#define NO40 (40 / VL)              /* vectors of the decoder's 40 outputs */
+#define VDEC_NS (VL == 8 ? 4 : 2)   /* decoder slots per block: AVX2 has half the registers */
+#define VDEC_SG (VL == 8 ? 2 : 1)   /* slots whose 40 outputs share one interleaved tanh */
+
+/* The decoder of NS slots as dec_block; gh0t [4] accumulates H0's gradient transposed (unit h in lane
+ * h), e2 [NO40] the loss per position. */
+static BL_INLINE void vdec_block(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
+                                 const double *restrict H3, double *restrict GH3, v8 *restrict gh0t,
+                                 const double *const *code, const double *const *x, const double *const *m,
+                                 const double *w, double *const *dcd, vd *restrict e2, int grad_h, int grad_in,
+                                 const int NS) {
+    v8 b1[VDEC_NS], t1[VDEC_NS], e1[VDEC_NS], mk[VDEC_NS], de1[VDEC_NS];
+    _Alignas(64) double dra[VDEC_NS][40], e1s[VDEC_NS][8];
+    const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
+    for (int s = 0; s < NS; s++) {
+        const double *cs = code[s];
+        b1[s] = v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0]))));
+    }
+    v8_selu_n(t1, b1, NS);
+    for (int s = 0; s < NS; s++) {
+        mk[s] = v8_ld(m[s]);
+        e1[s] = v8_fma(t1[s], mk[s], v8_ld(m[s] + 8));
+        v8_st(e1s[s], e1[s]);
+    }
+    /* the 40 outputs of VDEC_SG slots at a time through one interleaved tanh */
+    for (int s0 = 0; s0 < NS; s0 += VDEC_SG) {
+        const int ns = NS - s0 < VDEC_SG ? NS - s0 : VDEC_SG;
+        vd rr[VDEC_SG * NO40], yy[VDEC_SG * NO40];
+        for (int q = 0; q < ns; q++) {
+            const double *e = e1s[s0 + q];
+            vd *r = rr + NO40 * q;
+            for (int j = 0; j < NO40; j++) r[j] = vd_ld(H3T + VL * j) * e[0];
+            for (int h = 1; h < 8; h++)
+                for (int j = 0; j < NO40; j++) r[j] = vd_ld(H3T + h * 40 + VL * j) * e[h] + r[j];
+        }
+        v_tanh(yy, rr, NO40 * ns);
+        for (int q = 0; q < ns; q++) {
+            const int s = s0 + q;
+            const double ws = w[s], ws2 = 2.0 * ws;
+            for (int j = 0; j < NO40; j++) {
+                const vd y = yy[NO40 * q + j], dy = y - vd_ld(x[s] + VL * j);
+                e2[j] = ws * (dy * dy) + e2[j];
+                vd_st(dra[s] + VL * j, ws2 * dy * (1.0 - y * y)); /* d loss / d (H3·e1) */
+            }
+        }
+    }
+    if (!grad_h && !grad_in) return;
+    for (int s = 0; s < NS; s++) de1[s] = v8_set1(0.0);
+    for (int o = 0; o < 40; o++) { /* de1 = H3ᵀ dr, GH3 += dr e1ᵀ, sharing row o */
+        const v8 w3 = v8_ld(H3 + 8 * o);
+        if (grad_h) {
+            v8 g = v8_ld(GH3 + 8 * o);
+            for (int s = 0; s < NS; s++) {
+                const double d = dra[s][o];
+                de1[s] = v8_fmas(w3, d, de1[s]);
+                g = v8_fmas(e1[s], d, g);
+            }
+            v8_st(GH3 + 8 * o, g);
+        } else {
+            for (int s = 0; s < NS; s++) de1[s] = v8_fmas(w3, dra[s][o], de1[s]);
+        }
+    }
+    for (int s = 0; s < NS; s++) {
+        const v8 db1 = v8_mul(v8_mul(de1[s], mk[s]), v8_selu_d(b1[s], t1[s])); /* d b1 */
+        const double *cs = code[s];
+        if (grad_h)
+            for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas(db1, cs[c], gh0t[c]);
+        if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
+            _Alignas(64) double d[8];
+            v8_st(d, db1);
+            v4 dc = v4_ld(H0) * d[0];
+            for (int h = 1; h < 8; h++) dc = v4_ld(H0 + 4 * h) * d[h] + dc;
+            v4_st(dcd[s], dc);
+        }
+    }
+}
+#endif
+
+static int view_frozen(const bl_params *P, size_t off) {
+    for (int i = 0; i < P->n_views; i++)
+        if (P->views[i].offset == off) return P->views[i].frozen;
+    return 0;
+}
+
+/* FAST: the paper's dimensions with the vector kernels (vector copies only). */
+static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                                     const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err,
+                                     const int FI, const int FH, const int FO, const int H, const int C, const int V,
+                                     const int Z, const int FAST) {
+    const bl_bnet_dims *d = &net->d;
+    const int ZI = net->z_in, NE = d->n_ess, NO = d->n_opt;
+    const int NP = NE + NO;
+    const double *W = net->P.param;
+    double *G = net->P.grad;
+    const int drop = pass->training && pass->dropout > 0.0;
+    double da = 1.0, db = 0.0;
+    if (drop) {
+        bl_status st = bl_alpha_dropout_coef(pass->dropout, &da, &db, err);
+        if (st) return st;
+    }
+    const int recon = pass->recon;
+    const int grad = pass->want_grad;
+    const int grad_f = grad && !view_frozen(&net->P, net->f0w);
+    const int grad_g = grad && !view_frozen(&net->P, net->g0w);
+    const int grad_h = grad && recon && !view_frozen(&net->P, net->h0w);
+    const int grad_z = grad && !view_frozen(&net->P, net->z0w);
+    const int decode = recon;
+    const int hybrid = pass->per_row_dropout == 2;
+    const size_t ST = w->val_stride, MS = 4 * (size_t)H;
+    (void)FAST;
+
+    /* 0. transposed weights for the forward products (see mvt) */
+    double *WT = w->WT;
+    for (int i = 0; i < net->P.n_views; i++) {
+        const bl_param_view *pv = &net->P.views[i];
+        const double *src = W + pv->offset;
+        double *dst = WT + pv->offset;
+        for (int r = 0; r < pv->rows; r++)
+            for (int c = 0; c < pv->cols; c++) dst[(size_t)c * pv->rows + r] = src[(size_t)r * pv->cols + c];
+    }
+
+    /* 1. collect distinct scale-outs and values of the batch */
+    size_t n_sx = 0;
+    for (size_t b = 0; b < B; b++) {
+        uint32_t s = v->sx[rows[b]];
+        if (w->sx_slot[s] < 0) {
+            w->sx_slot[s] = (int32_t)n_sx;
+            w->sx_list[n_sx++] = s;
+        }
+    }
+    size_t n_val[2 * BL_BNET_PROPS_MAX];
+    for (int p = 0; p < NP; p++) {
+        size_t n = 0;
+        int32_t *slot = w->val_slot[p];
+        double *cnt = w->val_w[p];
+        for (size_t b = 0; b < B; b++) {
+            uint32_t x = v->val[rows[b] * (size_t)NP + (size_t)p];
+            if (pass->per_row_dropout) { /* every row its own copy (and dropout mask) of the value */
+                if (slot[x] < 0) slot[x] = (int32_t)n;
+                w->val_first[p][n] = (uint32_t)slot[x];
+                w->val_list[p][n] = x;
+                cnt[n] = 1.0;
+                if (hybrid) { /* one reconstruction per value, weighted by its rows */
+                    cnt[n] = 0.0;
+                    cnt[slot[x]] += 1.0;
+                }
+                w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)n++;
+                continue;
+            }
+            if (slot[x] < 0) {
+                slot[x] = (int32_t)n;
+                w->val_first[p][n] = (uint32_t)n;
+                w->val_list[p][n] = x;
+                cnt[n] = 0.0;
+                n++;
+            }
+            cnt[slot[x]] += 1.0;
+            w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)slot[x];
+        }
+        n_val[p] = n;
+    }
+
+    /* 2. the AlphaDropout masks as multiply-adds y = t·mk + ad: kept (a, b), dropped (0, α'·a + b),
+     * no dropout (1, 0), which is exact. The draws happen here in the order the slots are visited:
+     * per property, per slot, the encoder's H units, then (decoder slots only) the decoder's H units
+     * (bpass.h: part of the pass's contract). */
+    if (drop) {
+        uint64_t s[4], kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
+        memcpy(s, pass->rng->s, sizeof s);
+        const double ad_off = BL_SELU_ALPHA_PRIME * da + db;
+        memcpy(&kd, &da, sizeof kd);
+        memcpy(&kb, &db, sizeof kb);
+        memcpy(&koff, &ad_off, sizeof koff);
+        const uint64_t thresh = bl_rng_threshold(pass->dropout);
+        for (int p = 0; p < NP; p++)
+            for (size_t i = 0; i < n_val[p]; i++) {
+                double *mk = w->val_mask[p] + i * MS;
+                const int dec = decode && (!hybrid || w->val_first[p][i] == i);
+                for (int part = 0; part < 1 + dec; part++, mk += 2 * H)
+                    for (int k = 0; k < H; k++) {
+                        const uint64_t keep = 0 - (uint64_t)((bl_xoshiro_next(s) >> 11) >= thresh);
+                        const uint64_t m = kd & keep, a = (kb & keep) | (koff & ~keep);
+                        memcpy(mk + k, &m, sizeof m);     /* da or +0.0 */
+                        memcpy(mk + H + k, &a, sizeof a); /* db or α'·da + db */
+                    }
+            }
+        memcpy(pass->rng->s, s, sizeof s);
+    } else {
+        for (int p = 0; p < NP; p++)
+            for (size_t i = 0; i < n_val[p]; i++) {
+                double *mk = w->val_mask[p] + i * MS;
+                for (int k = 0; k < H; k++) mk[k] = mk[2 * H + k] = 1.0;
+                for (int k = 0; k < H; k++) mk[H + k] = mk[3 * H + k] = 0.0;
+            }
+    }
+
+    /* 3. f and z's scale-out term per distinct scale-out: A = Wz[:, 0:FO]·F + bz */
+    for (size_t i = 0; i < n_sx; i++) {
+        double *r = w->sx_rec + i * w->sx_stride;
+        double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *A = F + FO;
+        const double *x = v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI;
+        mvt(WT + net->f0w, FH, FH, FI, x, a0);
+        for (int k = 0; k < FH; k++) a0[k] += W[net->f0b + (size_t)k];
+        for (int k = 0; k < FH; k++) s0[k] = k_selu(a0[k]);
+        mvt(WT + net->f2w, FO, FO, FH, s0, a2);
+        for (int k = 0; k < FO; k++) a2[k] += W[net->f2b + (size_t)k];
+        for (int k = 0; k < FO; k++) F[k] = k_selu(a2[k]);
+        mvt(WT + net->z0w, Z, Z, FO, F, A);
+        for (int k = 0; k < Z; k++) A[k] += W[net->z0b + (size_t)k];
+        memset(A + Z, 0, (size_t)(Z + FO) * sizeof(double)); /* dA, dF */
+    }
+
+    /* 4. the encoder and z's property terms per slot; the decoder slots are listed for step 5 */
+    const double *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
+    size_t n_dec = 0;
+    for (int p = 0; p < NP; p++) {
+        const int opt = p >= NE;
+        const int col = opt ? FO + C * NE : FO + C * p;
+        const double scale = opt ? 1.0 / NO : 1.0;
+        const double rs = 1.0 / ((double)B * (opt ? NO : NE) * V);
+        const double *restrict WTz = WT + net->z0w + (size_t)col * Z;
+        double *base = w->val_rec[p];
+        for (size_t i = 0; i < n_val[p]; i++) { /* the first layer once per distinct value */
+            if (w->val_first[p][i] != i) continue;
+            double *rec = base + i * ST;
+            mvt(G0T, H, H, V, v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, rec + O_A1);
+            for (int k = 0; k < H; k++) rec[O_S1 + k] = k_selu(rec[O_A1 + k]); /* s1 = selu(G0·x) */
+            memset(rec + O_ACC, 0, (size_t)H * sizeof(double));
+        }
+#if BL_ISA > 0
+        if (FAST) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
+            const size_t n = n_val[p];
+            for (size_t i = 0; i < n; i++) {
+                double *rec = base + i * ST;
+                const double *mk = w->val_mask[p] + i * MS, *s1 = base + (size_t)w->val_first[p][i] * ST + O_S1;
+                const v8 d1 = v8_fma(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
+                v8_st(rec + O_D1, d1);
+                const double *dd = rec + O_D1;
+                v4 a2 = v4_ld(G3T) * dd[0];
+                for (int k = 1; k < 8; k++) a2 = v4_ld(G3T + 4 * k) * dd[k] + a2;
+                v4_st(rec + O_A2, a2);
+            }
+            for (size_t i0 = 0; i0 < n; i0 += 16) {
+                _Alignas(64) double buf[16][4] = {{0}};
+                vd a[64 / VL];
+                for (size_t i = i0; i < n && i < i0 + 16; i++)
+                    memcpy(buf[i - i0], base + i * ST + O_A2, 4 * sizeof(double));
+                for (int q = 0; q < 64 / VL; q++) a[q] = vd_ld(&buf[0][0] + VL * q);
+                v_selu(a, a, 64 / VL);
+                for (int q = 0; q < 64 / VL; q++) vd_st(&buf[0][0] + VL * q, a[q]);
+                for (size_t i = i0; i < n && i < i0 + 16; i++)
+                    memcpy(base + i * ST + O_C, buf[i - i0], 4 * sizeof(double));
+            }
+        }
+#endif
+        for (size_t i = 0; i < n_val[p]; i++) {
+            double *rec = base + i * ST;
+            const double *mk = w->val_mask[p] + i * MS;
+            const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+            const uint32_t first = w->val_first[p][i];
+            const double *s1 = base + (size_t)first * ST + O_S1;
+#if BL_ISA > 0
+            if (FAST) {
+                const double *c = rec + O_C;
+                const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
+                                             v8_fmas(v8_ld(WTz + 16), c[2],
+                                                     v8_fmas(v8_ld(WTz + 8), c[1], v8_muls(v8_ld(WTz), c[0])))),
+                                     scale);
+                v8_st(rec + O_P, P);
+                v8_st(rec + O_DP, v8_set1(0.0));
+            } else
+#endif
+            {
+                double *d1 = rec + O_D1, *a2 = rec + O_A2, *c = rec + O_C, *P = rec + O_P;
+                for (int k = 0; k < H; k++) d1[k] = s1[k] * mk[k] + mk[H + k];
+                mvt(G3T, C, C, H, d1, a2);
+                for (int k = 0; k < C; k++) c[k] = k_selu(a2[k]);
+                mvt(WTz, Z, Z, C, c, P);
+                for (int k = 0; k < Z; k++) P[k] *= scale;
+                memset(rec + O_DP, 0, (size_t)Z * sizeof(double));
+            }
+            if (!decode || (hybrid && first != i)) continue;
+            const double *code = rec + O_C;
+            if (hybrid) { /* the decoder reads the value's code without encoder dropout */
+                mvt(G3T, C, C, H, s1, rec + O_A2C);
+                for (int k = 0; k < C; k++) rec[O_CC + k] = k_selu(rec[O_A2C + k]);
+                code = rec + O_CC;
+            }
+            w->dec_code[n_dec] = code;
+            w->dec_x[n_dec] = x;
+            w->dec_mask[n_dec] = mk + 2 * H;
+            w->dec_dcd[n_dec] = rec + O_DCD;
+            w->dec_w[n_dec] = rs * w->val_w[p][i];
+            n_dec++;
+        }
+    }
+
+    /* 5. the decoder over every decoder slot of the batch, forward and backward */
+    double recon_loss = 0.0;
+    if (decode) {
+        const double *H0T = WT + net->h0w, *H0 = W + net->h0w, *H3T = WT + net->h3w, *H3 = W + net->h3w;
+        double *GH0 = G + net->h0w, *GH3 = G + net->h3w;
+        size_t i = 0;
+#if BL_ISA > 0
+        if (FAST) {
+            vd e2[NO40];
+            v8 gh0t[4];
+            for (int k = 0; k < NO40; k++) e2[k] = vd_set1(0.0);
+            for (int k = 0; k < 4; k++) gh0t[k] = v8_set1(0.0);
+            for (; i + VDEC_NS <= n_dec; i += VDEC_NS)
+                vdec_block(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, VDEC_NS);
+            for (; i < n_dec; i++)
+                vdec_block(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1);
+            vd e = e2[0];
+            for (int k = 1; k < NO40; k++) e += e2[k];
+            for (int k = 0; k < VL; k++) recon_loss += e[k];
+            if (grad_h)
+                for (int h = 0; h < 8; h++)
+                    for (int c = 0; c < 4; c++) GH0[h * 4 + c] += v8_lane(&gh0t[c], h);
+        } else
+#endif
+        {
+            double e2[BL_BNET_DIM_MAX];
+            for (int k = 0; k < V; k++) e2[k] = 0.0;
+            for (; i + DEC_NS <= n_dec; i += DEC_NS)
+                dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                          w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, DEC_NS, H, C, V);
+            for (; i < n_dec; i++)
+                dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                          w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1, H, C, V);
+            for (int k = 0; k < V; k++) recon_loss += e2[k];
+        }
+    }
+
+    /* 6. per row: u = A + Σ P, h = selu(u), out = selu(z2·h + b2) */
+    double rt_loss = 0.0, abs_err = 0.0;
+    const double *z2 = W + net->z2w;
+    const double inv_b = 1.0 / (double)B;
+    for (size_t b = 0; b < B; b++) {
+        size_t row = rows[b];
+        double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
+        const double *A = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO;
+        const uint32_t *rsl = w->row_slot + b * (size_t)NP;
+        double pre = W[net->z2b];
+#if BL_ISA > 0
+        if (FAST) {
+            v8 uv = v8_ld(A);
+            for (int p = 0; p < NP; p++) uv = v8_add(uv, v8_ld(w->val_rec[p] + (size_t)rsl[p] * ST + O_P));
+            const v8 hv = v8_selu(uv);
+            v8_st(u, uv);
+            v8_st(h, hv);
+            vd zh = hv.q[0] * vd_ld(z2);
+            for (int q = 1; q < NV; q++) zh = hv.q[q] * vd_ld(z2 + VL * q) + zh;
+            double zs[VL];
+            vd_st(zs, zh);
+            double acc = 0.0; /* pairwise, in a fixed order */
+            if (VL == 8) acc = ((zs[0] + zs[1]) + (zs[2] + zs[3])) + ((zs[4 % VL] + zs[5 % VL]) + (zs[6 % VL] + zs[7 % VL]));
+            else acc = (zs[0] + zs[1]) + (zs[2 % VL] + zs[3 % VL]);
+            pre += acc;
+        } else
+#endif
+        {
+            memcpy(u, A, (size_t)Z * sizeof(double));
+            for (int p = 0; p < NP; p++) {
+                const double *P = w->val_rec[p] + (size_t)rsl[p] * ST + O_P;
+                for (int k = 0; k < Z; k++) u[k] += P[k];
+            }
+            for (int k = 0; k < Z; k++) h[k] = k_selu(u[k]);
+            for (int k = 0; k < Z; k++) pre += z2[k] * h[k];
+        }
+        double out = k_selu(pre);
+        rr[2 * Z] = pre;
+        rr[2 * Z + 1] = out;
+        if (pred) pred[b] = out;
+        if (v->target) {
+            double e = out - v->target[row], ae = fabs(e);
+            abs_err += ae;
+            rt_loss += ae < 1.0 ? 0.5 * e * e : ae - 0.5;
+            rr[2 * Z + 2] = (ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b; /* d loss / d out */
+        }
+    }
+    rt_loss *= inv_b;
+    loss->runtime = rt_loss;
+    loss->recon = decode ? recon_loss : 0.0;
+    loss->total = loss->runtime + loss->recon;
+    loss->abs_err = abs_err;
+
+    if (grad) {
+        /* 7. backward through z per row, accumulating into the distinct terms */
+        double *gz2 = G + net->z2w;
+        double du[BL_BNET_DIM_MAX];
+#if BL_ISA > 0
+        v8 gz2v = v8_set1(0.0);
+#endif
+        for (size_t b = 0; b < B; b++) {
+            size_t row = rows[b];
+            double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
+            double dpre = rr[2 * Z + 2] * k_selu_d(rr[2 * Z], rr[2 * Z + 1]);
+            double *dA = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
+            const uint32_t *rsl = w->row_slot + b * (size_t)NP;
+            if (grad_z) G[net->z2b] += dpre;
+#if BL_ISA > 0
+            if (FAST) {
+                const v8 uv = v8_ld(u), hv = v8_ld(h);
+                if (grad_z) gz2v = v8_fmas(hv, dpre, gz2v);
+                const v8 duv = v8_mul(v8_muls(v8_ld(z2), dpre), v8_selu_d(uv, hv));
+                v8_st(dA, v8_add(v8_ld(dA), duv));
+                for (int p = 0; p < NP; p++) {
+                    double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
+                    v8_st(dP, v8_add(v8_ld(dP), duv));
+                }
+                continue;
+            }
+#endif
+            if (grad_z)
+                for (int k = 0; k < Z; k++) gz2[k] += dpre * h[k];
+            for (int k = 0; k < Z; k++) du[k] = dpre * z2[k] * k_selu_d(u[k], h[k]);
+            for (int k = 0; k < Z; k++) dA[k] += du[k];
+            for (int p = 0; p < NP; p++) {
+                double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
+                for (int k = 0; k < Z; k++) dP[k] += du[k];
+            }
+        }
+#if BL_ISA > 0
+        if (FAST && grad_z) v8_st(gz2, v8_add(v8_ld(gz2), gz2v));
+#endif
+        /* 8. scale-out terms: z0 bias and f-block, then f */
+        for (size_t i = 0; i < n_sx; i++) {
+            double *r = w->sx_rec + i * w->sx_stride;
+            double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *dA = F + FO + Z, *dF = dA + Z;
+            if (grad_z) {
+                for (int k = 0; k < Z; k++) G[net->z0b + (size_t)k] += dA[k];
+                outer_add(G + net->z0w, ZI, Z, FO, dA, F, 1.0);
+            }
+            if (!grad_f) continue;
+            mtv_add(W + net->z0w, ZI, Z, FO, dA, dF);
+            double da2[BL_BNET_DIM_MAX], ds0[BL_BNET_DIM_MAX];
+            for (int k = 0; k < FO; k++) da2[k] = dF[k] * k_selu_d(a2[k], F[k]);
+            for (int k = 0; k < FO; k++) G[net->f2b + (size_t)k] += da2[k];
+            outer_add(G + net->f2w, FH, FO, FH, da2, s0, 1.0);
+            memset(ds0, 0, (size_t)FH * sizeof(double));
+            mtv_add(W + net->f2w, FH, FO, FH, da2, ds0);
+            for (int k = 0; k < FH; k++) ds0[k] *= k_selu_d(a0[k], s0[k]);
+            for (int k = 0; k < FH; k++) G[net->f0b + (size_t)k] += ds0[k];
+            outer_add(G + net->f0w, FI, FH, FI, ds0, v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI, 1.0);
+        }
+        /* 9. property terms: z0 blocks, then the encoder (the decoder's part came from step 5) */
+        const double *restrict G3 = W + net->g3w;
+        double gg3[BL_BNET_DIM_MAX]; /* G3's gradient [C×H] summed over all slots, when it fits */
+        const int acc_g3 = grad_g && C * H <= BL_BNET_DIM_MAX;
+        if (acc_g3) memset(gg3, 0, (size_t)(C * H) * sizeof(double));
+        double *g3 = acc_g3 ? gg3 : G + net->g3w;
+        for (int p = 0; p < NP; p++) {
+            const int opt = p >= NE;
+            const int col = opt ? FO + C * NE : FO + C * p;
+            const double scale = opt ? 1.0 / NO : 1.0;
+            double *base = w->val_rec[p];
+#if BL_ISA > 0
+            if (FAST) {
+                const double *restrict Wz = W + net->z0w + col;
+                v8 gzt[4], gg[4]; /* z0's block transposed (code unit c → 8 lanes of z), G3's rows */
+                for (int k = 0; k < 4; k++) gzt[k] = gg[k] = v8_set1(0.0);
+                v4 wz[8];
+                for (int k = 0; k < 8; k++) wz[k] = v4_ld(Wz + (size_t)k * ZI);
+                const v8 g3r0 = v8_ld(G3), g3r1 = v8_ld(G3 + 8), g3r2 = v8_ld(G3 + 16), g3r3 = v8_ld(G3 + 24);
+                for (size_t i = 0; i < n_val[p]; i++) {
+                    double *rec = base + i * ST;
+                    const double *cc4 = rec + O_C;
+                    const v8 dP = v8_ld(rec + O_DP);
+                    if (grad_z) {
+                        const v8 sdP = v8_muls(dP, scale);
+                        for (int c = 0; c < 4; c++) gzt[c] = v8_fmas(sdP, cc4[c], gzt[c]);
+                    }
+                    if (!grad_g) continue;
+                    const uint32_t first = w->val_first[p][i];
+                    double *frec = base + (size_t)first * ST;
+                    const int dec = decode && (!hybrid || first == i);
+                    v4 dc = wz[0] * rec[O_DP];
+                    for (int k = 1; k < 8; k++) dc = wz[k] * rec[O_DP + k] + dc; /* d code from z */
+                    dc *= scale;
+                    if (dec && !hybrid) dc += v4_ld(rec + O_DCD); /* and from the decoder */
+                    const v4 dcode = dc * v4_selu_d(v4_ld(rec + O_A2), v4_ld(rec + O_C)); /* d a2 */
+                    const v8 d1 = v8_ld(rec + O_D1);
+                    for (int c = 0; c < 4; c++) gg[c] = v8_fmas(d1, dcode[c], gg[c]);
+                    const v8 dd1 = v8_fmas(g3r3, dcode[3],
+                                           v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
+                    const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
+                    v8 acc = v8_fma(v8_mul(dd1, v8_ld(w->val_mask[p] + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
+                    if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
+                        const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
+                        for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
+                        const v8 t = v8_fmas(g3r3, dcl[3],
+                                             v8_fmas(g3r2, dcl[2], v8_fmas(g3r1, dcl[1], v8_muls(g3r0, dcl[0]))));
+                        acc = v8_fma(t, sd, acc);
+                    }
+                    v8_st(frec + O_ACC, acc);
+                }
+                if (grad_z)
+                    for (int k = 0; k < 8; k++)
+                        for (int c = 0; c < 4; c++)
+                            G[net->z0w + (size_t)k * ZI + (size_t)(col + c)] += v8_lane(&gzt[c], k);
+                if (grad_g)
+                    for (int c = 0; c < 4; c++) v8_st(gg3 + 8 * c, v8_add(v8_ld(gg3 + 8 * c), gg[c]));
+            } else
+#endif
+                for (size_t i = 0; i < n_val[p]; i++) {
+                    double *rec = base + i * ST;
+                    const double *c = rec + O_C, *dP = rec + O_DP;
+                    if (grad_z) outer_add(G + net->z0w + col, ZI, Z, C, dP, c, scale);
+                    if (!grad_g) continue;
+                    const uint32_t first = w->val_first[p][i];
+                    double *frec = base + (size_t)first * ST;
+                    const double *a1 = frec + O_A1, *s1 = frec + O_S1, *a2 = rec + O_A2, *d1 = rec + O_D1;
+                    double *acc = frec + O_ACC;
+                    const double *mk = w->val_mask[p] + i * MS;
+                    const int dec = decode && (!hybrid || first == i);
+                    double dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
+                    for (int k = 0; k < C; k++) dcode[k] = 0.0;
+                    mtv_add(W + net->z0w + col, ZI, Z, C, dP, dcode); /* d code from z */
+                    for (int k = 0; k < C; k++) {
+                        dcode[k] *= scale;
+                        if (dec && !hybrid) dcode[k] += rec[O_DCD + k]; /* and from the decoder */
+                    }
+                    for (int k = 0; k < C; k++) dcode[k] *= k_selu_d(a2[k], c[k]); /* d a2 */
+                    outer_add(g3, H, C, H, dcode, d1, 1.0);
+                    for (int k = 0; k < H; k++) tmp[k] = 0.0;
+                    mtv_add(G3, H, C, H, dcode, tmp);                 /* d d1 */
+                    for (int k = 0; k < H; k++)                       /* d a1, summed over the value's slots */
+                        acc[k] += tmp[k] * mk[k] * k_selu_d(a1[k], s1[k]);
+                    if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
+                        const double *a2c = rec + O_A2C, *cc = rec + O_CC;
+                        for (int k = 0; k < C; k++) dcode[k] = rec[O_DCD + k] * k_selu_d(a2c[k], cc[k]);
+                        outer_add(g3, H, C, H, dcode, s1, 1.0);
+                        for (int k = 0; k < H; k++) tmp[k] = 0.0;
+                        mtv_add(G3, H, C, H, dcode, tmp);
+                        for (int k = 0; k < H; k++) acc[k] += tmp[k] * k_selu_d(a1[k], s1[k]);
+                    }
+                }
+            /* the encoder's first layer: one outer product per distinct value */
+            if (grad_g)
+                for (size_t i = 0; i < n_val[p]; i++) {
+                    if (w->val_first[p][i] != i) continue;
+                    outer_add(G + net->g0w, V, H, V, base + i * ST + O_ACC,
+                              v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, 1.0);
+                }
+        }
+        if (acc_g3)
+            for (int k = 0; k < C * H; k++) G[net->g3w + (size_t)k] += gg3[k];
+    }
+
+    /* 10. reset the slot maps for the next batch */
+    for (size_t i = 0; i < n_sx; i++) w->sx_slot[w->sx_list[i]] = -1;
+    for (int p = 0; p < NP; p++)
+        for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
+    return BL_OK;
+}
+
+/* The paper's dimensions with constant sizes (and, in the vector copies, the vector kernels); any
+ * other dimensions with sizes from the network and the plain loops. */
+bl_status KFN(bl_kern_pass)(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
+                            bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err);
+bl_status KFN(bl_kern_pass)(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
+                            bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
+    const bl_bnet_dims *d = &net->d;
+    if (bl_bnet_paper_dims(d))
+        return pass_impl(net, v, rows, B, pass, w, pred, loss, err, 3, 16, 8, 8, 4, 40, 8, BL_ISA > 0);
+    return pass_impl(net, v, rows, B, pass, w, pred, loss, err, d->f_in, d->f_hidden, d->f_out, d->ae_hidden,
+                     d->code, d->vec_len, d->z_hidden, 0);
+}

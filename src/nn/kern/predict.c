@@ -1,0 +1,314 @@
+/* kern/predict.c — predictions of one network and the median of an ensemble's, and the activations as
+ * the kernels evaluate them (bpass.h, kernels.h), compiled once per copy (isa.h).
+ *
+ * A prediction is f (scale-out features → f_out units, context-free) and then z (f's units plus the
+ * context term → runtime). Every entry computes f exactly as f_forward does and z exactly alike, so a
+ * prediction from stored f outputs equals, bit for bit, one from the features.
+ * The vector copies run the paper's dimensions (f 3 → 16 → 8, z's hidden layer 8) with one native
+ * vector holding a unit's value for VL samples; other dimensions run the plain loops.
+ * Not here: features and scaling (encode/), members' context terms (model/).
+ */
+#include "nn/kern/vmath.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "nn/kernels.h"
+
+/* ---- plain loops, any dimensions ---- */
+
+/* f of one sample: F [f_out] from x [f_in]; sums in index order, then the bias. */
+static BL_INLINE void f_one(const bl_bnet *net, const double *x, double *F) {
+    const bl_bnet_dims *d = &net->d;
+    const double *W = net->P.param;
+    double s0[BL_BNET_DIM_MAX];
+    for (int o = 0; o < d->f_hidden; o++) {
+        const double *w = W + net->f0w + (size_t)o * (size_t)d->f_in;
+        double acc = 0.0;
+        for (int k = 0; k < d->f_in; k++) acc += w[k] * x[k];
+        s0[o] = k_selu(acc + W[net->f0b + (size_t)o]);
+    }
+    for (int o = 0; o < d->f_out; o++) {
+        const double *w = W + net->f2w + (size_t)o * (size_t)d->f_hidden;
+        double acc = 0.0;
+        for (int k = 0; k < d->f_hidden; k++) acc += w[k] * s0[k];
+        F[o] = k_selu(acc + W[net->f2b + (size_t)o]);
+    }
+}
+
+/* z's output layer input (before its SELU) of one sample from F [f_out] and the context term. */
+static BL_INLINE double z_pre_one(const bl_bnet *net, const double *ctx, const double *F) {
+    const bl_bnet_dims *d = &net->d;
+    const double *W = net->P.param;
+    double pre = W[net->z2b];
+    for (int o = 0; o < d->z_hidden; o++) {
+        const double *w = W + net->z0w + (size_t)o * (size_t)net->z_in;
+        double acc = 0.0;
+        for (int k = 0; k < d->f_out; k++) acc += w[k] * F[k];
+        pre += W[net->z2w + (size_t)o] * k_selu(acc + ctx[o]);
+    }
+    return pre;
+}
+
+/* The median of r[0..K) (already NaN-checked by the caller): sorted by a compare-exchange network. */
+static BL_INLINE double median_sel(double *r, int K) {
+    for (int i = 1; i < K; i++)
+        for (int j = i; j > 0; j--) {
+            const double lo = r[j - 1] > r[j] ? r[j] : r[j - 1];
+            r[j] = r[j - 1] > r[j] ? r[j - 1] : r[j];
+            r[j - 1] = lo;
+        }
+    return K % 2 ? k_selu(r[K / 2]) : 0.5 * (k_selu(r[K / 2 - 1]) + k_selu(r[K / 2]));
+}
+
+static void f_forward_plain(const bl_bnet *net, const double *feat, size_t n, double *F) {
+    const size_t FI = (size_t)net->d.f_in, FO = (size_t)net->d.f_out;
+    for (size_t i = 0; i < n; i++) f_one(net, feat + i * FI, F + i * FO);
+}
+
+static void predict_plain(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out) {
+    double F[BL_BNET_DIM_MAX];
+    for (size_t i = 0; i < n; i++) {
+        f_one(net, feat + i * (size_t)net->d.f_in, F);
+        out[i] = k_selu(z_pre_one(net, ctx, F));
+    }
+}
+
+/* F: per member [n][f_out], or NULL to compute f from feat. */
+static void median_plain(const bl_bnet *const *nets, int K, const double *ctx, const double *feat,
+                         const double *const *F, size_t n, double *out) {
+    const size_t Z = (size_t)nets[0]->d.z_hidden;
+    for (size_t i = 0; i < n; i++) {
+        double r[BL_BNET_MEMBERS_MAX], Fi[BL_BNET_DIM_MAX];
+        int nan = 0;
+        for (int k = 0; k < K; k++) {
+            const size_t FO = (size_t)nets[k]->d.f_out;
+            const double *f = F ? F[k] + i * FO : Fi;
+            if (!F) f_one(nets[k], feat + i * (size_t)nets[k]->d.f_in, Fi);
+            r[k] = z_pre_one(nets[k], ctx + (size_t)k * Z, f);
+            nan |= r[k] != r[k];
+        }
+        out[i] = nan ? NAN : median_sel(r, K);
+    }
+}
+
+#if BL_ISA == 0
+static void act_plain(int fn, const double *x, size_t n, double *y) {
+    for (size_t i = 0; i < n; i++) y[i] = fn == 0 ? k_selu(x[i]) : k_tanh(x[i]);
+}
+#endif
+
+#if BL_ISA > 0
+/* ---- the paper's dimensions on native vectors: blocks of VL samples ---- */
+
+static BL_INLINE int fast_dims(const bl_bnet_dims *d) {
+    return d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->z_hidden == 8;
+}
+
+/* f of one block: F[8] from the features' three vectors. */
+static BL_INLINE void vf_block(const bl_bnet *net, vd x0, vd x1, vd x2, vd *F) {
+    const double *restrict W = net->P.param;
+    const double *restrict w0 = W + net->f0w, *restrict b0 = W + net->f0b, *restrict w2 = W + net->f2w;
+    const double *restrict b2 = W + net->f2b;
+    vd s0[16];
+    for (int o = 0; o < 16; o++) s0[o] = x0 * w0[3 * o] + x1 * w0[3 * o + 1] + x2 * w0[3 * o + 2] + b0[o];
+    v_selu(s0, s0, 8); /* two halves: 16 at once spill more than they overlap */
+    v_selu(s0 + 8, s0 + 8, 8);
+    for (int o = 0; o < 8; o++) {
+        const double *wr = w2 + 16 * o;
+        vd a = s0[0] * wr[0] + b2[o], a2 = s0[1] * wr[1]; /* two chains halve the latency */
+        for (int k = 2; k < 16; k += 2) {
+            a = s0[k] * wr[k] + a;
+            a2 = s0[k + 1] * wr[k + 1] + a2;
+        }
+        F[o] = a + a2;
+    }
+    v_selu(F, F, 8);
+}
+
+/* z's output-layer input of one block from F[8]. */
+static BL_INLINE vd vz_block(const bl_bnet *net, const double *ctx, const vd *F) {
+    const int ZI = net->z_in;
+    const double *restrict W = net->P.param;
+    const double *restrict wz = W + net->z0w, *restrict z2 = W + net->z2w;
+    vd h[8];
+    for (int o = 0; o < 8; o++) {
+        const double *wr = wz + (size_t)o * ZI;
+        vd a = F[0] * wr[0] + ctx[o], a2 = F[1] * wr[1];
+        for (int k = 2; k < 8; k += 2) {
+            a = F[k] * wr[k] + a;
+            a2 = F[k + 1] * wr[k + 1] + a2;
+        }
+        h[o] = a + a2;
+    }
+    v_selu(h, h, 8);
+    vd pre = vd_set1(W[net->z2b]);
+    for (int o = 0; o < 8; o++) pre = h[o] * z2[o] + pre;
+    return pre;
+}
+
+/* Lane b of a vector from p[b·stride], built in registers (scalar stores read back as a vector would
+ * stall store forwarding). */
+#if VL == 8
+#define VGATHER(p, st) ((vd){(p)[0], (p)[(st)], (p)[2 * (st)], (p)[3 * (st)], (p)[4 * (st)], (p)[5 * (st)], \
+                             (p)[6 * (st)], (p)[7 * (st)]})
+#else
+#define VGATHER(p, st) ((vd){(p)[0], (p)[(st)], (p)[2 * (st)], (p)[3 * (st)]})
+#endif
+
+/* Samples i0.. of a block as row pointers: a short last block repeats its last sample. */
+static BL_INLINE const double *block_base(const double *x, size_t i0, size_t nb, size_t stride, double *pad) {
+    if (nb == VL) return x + i0 * stride;
+    for (size_t b = 0; b < VL; b++) memcpy(pad + b * stride, x + (i0 + (b < nb ? b : nb - 1)) * stride, stride * sizeof(double));
+    return pad;
+}
+
+/* The features of block i0 of n samples. */
+static BL_INLINE void feat_block(const double *feat, size_t i0, size_t nb, vd *x0, vd *x1, vd *x2) {
+    double pad[3 * VL];
+    const double *f = block_base(feat, i0, nb, 3, pad);
+    *x0 = VGATHER(f, 3);
+    *x1 = VGATHER(f + 1, 3);
+    *x2 = VGATHER(f + 2, 3);
+}
+
+/* F of block i0 (nb samples) from member storage [n][8]. */
+static BL_INLINE void fload_block(const double *Fk, size_t i0, size_t nb, vd *F) {
+    double pad[8 * VL];
+    const double *f = block_base(Fk, i0, nb, 8, pad);
+    for (int o = 0; o < 8; o++) F[o] = VGATHER(f + o, 8);
+}
+
+static BL_INLINE void out_block(double *out, size_t i0, size_t nb, vd r) {
+    if (nb == VL) {
+        vd_st(out + i0, r);
+        return;
+    }
+    double t[VL];
+    vd_st(t, r);
+    for (size_t b = 0; b < nb; b++) out[i0 + b] = t[b];
+}
+
+static void f_forward_vec(const bl_bnet *net, const double *feat, size_t n, double *F) {
+    if (!fast_dims(&net->d)) {
+        f_forward_plain(net, feat, n, F);
+        return;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += VL) {
+        const size_t nb = n - i0 < VL ? n - i0 : VL;
+        vd x0, x1, x2, f[8];
+        feat_block(feat, i0, nb, &x0, &x1, &x2);
+        vf_block(net, x0, x1, x2, f);
+        double t[8][VL];
+        for (int o = 0; o < 8; o++) vd_st(t[o], f[o]);
+        for (size_t b = 0; b < nb; b++)
+            for (int o = 0; o < 8; o++) F[(i0 + b) * 8 + (size_t)o] = t[o][b];
+    }
+}
+
+static void predict_vec(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out) {
+    if (!fast_dims(&net->d)) {
+        predict_plain(net, ctx, feat, n, out);
+        return;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += VL) {
+        const size_t nb = n - i0 < VL ? n - i0 : VL;
+        vd x0, x1, x2, f[8];
+        feat_block(feat, i0, nb, &x0, &x1, &x2);
+        vf_block(net, x0, x1, x2, f);
+        vd pre = vz_block(net, ctx, f);
+        v_selu(&pre, &pre, 1);
+        out_block(out, i0, nb, pre);
+    }
+}
+
+/* The median of r[0..K) per lane: a compare-exchange network (min/max ordered as the plain loops'
+ * compare-exchange), then SELU of the middle one or two only (SELU is increasing); NaN lanes stay NaN. */
+static BL_INLINE vd vmedian(vd *r, int K, vd nan) {
+    for (int i = 1; i < K; i++)
+        for (int j = i; j > 0; j--) {
+            const vd a = r[j - 1], b = r[j];
+            r[j - 1] = vd_min(b, a);
+            r[j] = vd_max(a, b);
+        }
+    vd med;
+    if (K % 2) {
+        med = r[K / 2];
+        v_selu(&med, &med, 1);
+    } else {
+        vd mid[2] = {r[K / 2 - 1], r[K / 2]};
+        v_selu(mid, mid, 2);
+        med = 0.5 * (mid[0] + mid[1]);
+    }
+    return vd_nan_or(med, nan);
+}
+
+/* F NULL: from the features; else from each member's stored f outputs. */
+static void median_vec(const bl_bnet *const *nets, int K, const double *ctx, const double *feat,
+                       const double *const *F, size_t n, double *out) {
+    for (int k = 0; k < K; k++)
+        if (!fast_dims(&nets[k]->d)) {
+            median_plain(nets, K, ctx, feat, F, n, out);
+            return;
+        }
+    for (size_t i0 = 0; i0 < n; i0 += VL) {
+        const size_t nb = n - i0 < VL ? n - i0 : VL;
+        vd x0 = {0}, x1 = {0}, x2 = {0}, r[BL_BNET_MEMBERS_MAX], nan = vd_set1(0.0);
+        if (!F) feat_block(feat, i0, nb, &x0, &x1, &x2);
+        for (int k = 0; k < K; k++) {
+            vd f[8];
+            if (F) fload_block(F[k], i0, nb, f);
+            else vf_block(nets[k], x0, x1, x2, f);
+            r[k] = vz_block(nets[k], ctx + 8 * (size_t)k, f);
+            nan = vd_nan_or(nan, r[k]);
+        }
+        out_block(out, i0, nb, vmedian(r, K, nan));
+    }
+}
+
+static void act_vec(int fn, const double *x, size_t n, double *y) {
+    for (size_t i0 = 0; i0 < n; i0 += VL) {
+        const size_t nb = n - i0 < VL ? n - i0 : VL;
+        double in[VL] = {0};
+        if (nb < VL) memcpy(in, x + i0, nb * sizeof(double));
+        vd v = nb == VL ? vd_ld(x + i0) : vd_ld(in);
+        if (fn == 0) v_selu(&v, &v, 1);
+        else v_tanh(&v, &v, 1);
+        out_block(y, i0, nb, v);
+    }
+}
+#define F_FORWARD f_forward_vec
+#define PREDICT predict_vec
+#define MEDIAN median_vec
+#define ACT act_vec
+#else
+#define F_FORWARD f_forward_plain
+#define PREDICT predict_plain
+#define MEDIAN median_plain
+#define ACT act_plain
+#endif
+
+void KFN(bl_kern_f_forward)(const bl_bnet *net, const double *feat, size_t n, double *F);
+void KFN(bl_kern_f_forward)(const bl_bnet *net, const double *feat, size_t n, double *F) { F_FORWARD(net, feat, n, F); }
+
+void KFN(bl_kern_predict)(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out);
+void KFN(bl_kern_predict)(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out) {
+    PREDICT(net, ctx, feat, n, out);
+}
+
+void KFN(bl_kern_predict_median)(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
+                                 double *out);
+void KFN(bl_kern_predict_median)(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
+                                 double *out) {
+    MEDIAN(nets, K, ctx, feat, NULL, n, out);
+}
+
+void KFN(bl_kern_predict_median_f)(const bl_bnet *const *nets, int K, const double *ctx, const double *const *F,
+                                   size_t n, double *out);
+void KFN(bl_kern_predict_median_f)(const bl_bnet *const *nets, int K, const double *ctx, const double *const *F,
+                                   size_t n, double *out) {
+    MEDIAN(nets, K, ctx, NULL, F, n, out);
+}
+
+void KFN(bl_kern_act)(int fn, const double *x, size_t n, double *y);
+void KFN(bl_kern_act)(int fn, const double *x, size_t n, double *y) { ACT(fn, x, n, y); }

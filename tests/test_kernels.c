@@ -1,0 +1,494 @@
+/* test_kernels.c — every kernel copy this machine can run, checked against the portable reference (the
+ * generic copy), in the manner of dav1d's checkasm: random network shapes (1–10 properties in any
+ * essential/optional mix, 1 to hundreds of distinct values per property, the paper's dimensions and
+ * others), random batches (1 row to hundreds, not multiples of 8), every dropout mask mode, training and
+ * evaluation, frozen blocks, bit and thermometer vectors; the outputs, losses, gradients and random
+ * draws of the pass, the predictions and ensemble medians (1–16 members), the activations and Adam.
+ * A test of the test breaks a copy on purpose and requires the checker to notice.
+ * BELLAMY_CPU caps the copies checked (tools/test runs this suite once per cap under the sanitizers).
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/bnet.h"
+#include "nn/nn.h"
+
+#define TOL 1e-12 /* relative agreement of a copy with the reference */
+
+/* ---- random shapes ---- */
+
+typedef struct rview {
+    bl_bnet_dims d;
+    size_t n_rows, n_sx, n_vals[32];
+    uint32_t *sx, *val;
+    double *target, *sx_feat, *vecs[32];
+    const double *cvecs[32];
+    bl_bview v;
+} rview;
+
+static size_t pick(bl_rng *r, size_t lo, size_t hi) { return lo + (size_t)bl_rng_int(r, hi - lo + 1); }
+
+/* A view like a user's data: paper (or odd) dimensions, np properties, values per property from one to
+ * hundreds, vectors as binarizer bits or as a log thermometer's fractions. */
+static void rview_make(rview *f, bl_rng *r, int paper, int n_ess, int n_opt, size_t n_rows) {
+    memset(f, 0, sizeof *f);
+    bl_bnet_dims_default(&f->d, n_ess, n_opt);
+    if (!paper) {
+        f->d.f_hidden = 3 + (int)pick(r, 0, 14);
+        f->d.f_out = 1 + (int)pick(r, 0, 9);
+        f->d.vec_len = 5 + (int)pick(r, 0, 40);
+        f->d.ae_hidden = 2 + (int)pick(r, 0, 9);
+        f->d.code = 1 + (int)pick(r, 0, 5);
+        f->d.z_hidden = 2 + (int)pick(r, 0, 9);
+    }
+    const int np = n_ess + n_opt, V = f->d.vec_len;
+    f->n_rows = n_rows;
+    f->n_sx = pick(r, 1, 24);
+    f->sx_feat = malloc(f->n_sx * 3 * sizeof(double));
+    for (size_t i = 0; i < f->n_sx * 3; i++) f->sx_feat[i] = 3.5 * bl_rng_uniform(r) - 0.5; /* also outside [0, 1] */
+    for (int p = 0; p < np; p++) {
+        const int many = bl_rng_int(r, 4) == 0;
+        f->n_vals[p] = many ? pick(r, 50, 400) : pick(r, 1, 12);
+        f->vecs[p] = malloc(f->n_vals[p] * (size_t)V * sizeof(double));
+        const int thermo = bl_rng_int(r, 2) == 0;
+        for (size_t i = 0; i < f->n_vals[p] * (size_t)V; i++)
+            f->vecs[p][i] = thermo ? (bl_rng_int(r, 3) == 0 ? bl_rng_uniform(r) : (double)bl_rng_int(r, 2))
+                                   : (double)bl_rng_int(r, 2);
+        f->cvecs[p] = f->vecs[p];
+    }
+    f->sx = malloc(n_rows * sizeof *f->sx);
+    f->val = malloc(n_rows * (size_t)(np ? np : 1) * sizeof *f->val);
+    f->target = malloc(n_rows * sizeof *f->target);
+    for (size_t i = 0; i < n_rows; i++) {
+        f->sx[i] = (uint32_t)bl_rng_int(r, f->n_sx);
+        for (int p = 0; p < np; p++) f->val[i * (size_t)np + (size_t)p] = (uint32_t)bl_rng_int(r, f->n_vals[p]);
+        f->target[i] = 0.1 + 4.0 * bl_rng_uniform(r);
+    }
+    f->v.n_rows = n_rows;
+    f->v.sx = f->sx;
+    f->v.val = f->val;
+    f->v.target = f->target;
+    f->v.n_sx = f->n_sx;
+    f->v.sx_feat = f->sx_feat;
+    f->v.n_vals = f->n_vals;
+    f->v.vecs = f->cvecs;
+}
+
+static void rview_free(rview *f) {
+    for (int p = 0; p < 32; p++) free(f->vecs[p]);
+    free(f->sx), free(f->val), free(f->target), free(f->sx_feat);
+}
+
+/* |a − b| within TOL of the larger magnitude, or of floor (for sums that cancel); NaN only with NaN. */
+static int close(double a, double b, double floor) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return fabs(a - b) <= TOL * fmax(fmax(fabs(a), fabs(b)), floor);
+}
+
+static double max_abs(const double *x, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* ---- the pass: one copy against the reference ---- */
+
+typedef struct pass_case {
+    int paper, n_ess, n_opt, mode, training, grad, recon, frozen_ae;
+    double dropout;
+    size_t n_rows, B, max_batch;
+    uint64_t seed;
+} pass_case;
+
+/* Runs the case through both tables; returns the number of disagreements (0: the copy passes) and
+ * describes the first in why. */
+static int check_pass(const bl_kernel_table *ref, const bl_kernel_table *k, const pass_case *c, char *why,
+                      size_t why_len) {
+    bl_rng r;
+    bl_rng_seed(&r, c->seed);
+    rview f;
+    rview_make(&f, &r, c->paper, c->n_ess, c->n_opt, c->n_rows);
+    bl_bnet net[2];
+    bl_bwork *w[2];
+    bl_error e;
+    int bad = 0;
+    for (int i = 0; i < 2; i++) {
+        bl_rng wr;
+        bl_rng_seed(&wr, c->seed + 1);
+        ck_assert_int_eq(bl_bnet_init(&net[i], &f.d, &wr, &e), BL_OK);
+        net[i].P.param[net[i].z2b] = 1.0 + 0.25 * (double)(c->seed % 4); /* both sides of the output SELU */
+        if (c->frozen_ae) {
+            ck_assert_int_eq(bl_params_set_frozen(&net[i].P, "g.", 1, NULL, &e), BL_OK);
+            ck_assert_int_eq(bl_params_set_frozen(&net[i].P, "h.", 1, NULL, &e), BL_OK);
+            ck_assert_int_eq(bl_params_set_frozen(&net[i].P, "f.", 1, NULL, &e), BL_OK);
+        }
+        ck_assert_int_eq(bl_bwork_new(&net[i], &f.v, c->max_batch, &w[i], &e), BL_OK);
+        bl_params_zero_grad(&net[i].P);
+    }
+    size_t *rows = malloc(c->B * sizeof *rows);
+    for (size_t i = 0; i < c->B; i++) rows[i] = (size_t)bl_rng_int(&r, f.n_rows);
+    double *pred[2] = {malloc(c->B * sizeof(double)), malloc(c->B * sizeof(double))};
+    bl_bloss L[2];
+    bl_rng dr[2];
+    const bl_kernel_table *tab[2] = {ref, k};
+    for (int i = 0; i < 2; i++) {
+        bl_rng_seed(&dr[i], c->seed + 7);
+        bl_bpass ps = {.training = c->training, .dropout = c->dropout, .want_grad = c->grad, .recon = c->recon,
+                       .per_row_dropout = c->mode, .rng = &dr[i]};
+        /* two passes into the same gradients: accumulation and the slot maps' reset are exercised too */
+        for (int rep = 0; rep < 2; rep++)
+            ck_assert_int_eq(tab[i]->pass(&net[i], &f.v, rows, c->B, &ps, w[i], pred[i], &L[i], &e), BL_OK);
+    }
+    const double lf = fmax(fabs(L[0].total), 1e-300);
+    const double a[4] = {L[0].runtime, L[0].recon, L[0].total, L[0].abs_err};
+    const double b[4] = {L[1].runtime, L[1].recon, L[1].total, L[1].abs_err};
+    const char *nm[4] = {"runtime loss", "reconstruction loss", "total loss", "absolute error"};
+    for (int q = 0; q < 4 && !bad; q++)
+        if (!close(a[q], b[q], q == 3 ? 1e-300 : lf)) {
+            snprintf(why, why_len, "%s %.17g, reference %.17g", nm[q], b[q], a[q]);
+            bad++;
+        }
+    const double pf = max_abs(pred[0], c->B);
+    for (size_t i = 0; i < c->B && !bad; i++)
+        if (!close(pred[0][i], pred[1][i], pf)) {
+            snprintf(why, why_len, "prediction %zu: %.17g, reference %.17g", i, pred[1][i], pred[0][i]);
+            bad++;
+        }
+    if (c->grad) {
+        const double gf = max_abs(net[0].P.grad, net[0].P.n);
+        for (size_t i = 0; i < net[0].P.n && !bad; i++)
+            if (!close(net[0].P.grad[i], net[1].P.grad[i], gf)) {
+                snprintf(why, why_len, "gradient %zu: %.17g, reference %.17g (largest %.3g)", i, net[1].P.grad[i],
+                         net[0].P.grad[i], gf);
+                bad++;
+            }
+    }
+    if (!bad && memcmp(dr[0].s, dr[1].s, sizeof dr[0].s) != 0) {
+        snprintf(why, why_len, "the generator's state differs after the pass: another number of draws");
+        bad++;
+    }
+    for (int i = 0; i < 2; i++) {
+        bl_bwork_free(w[i]);
+        bl_bnet_free(&net[i]);
+        free(pred[i]);
+    }
+    free(rows);
+    rview_free(&f);
+    return bad;
+}
+
+static pass_case random_case(bl_rng *r, int i) {
+    pass_case c;
+    memset(&c, 0, sizeof c);
+    c.paper = i % 5 != 4; /* mostly the vector kernels' dimensions */
+    const int np = (int)pick(r, 1, 10);
+    c.n_ess = (int)pick(r, 0, (size_t)np);
+    c.n_opt = np - c.n_ess;
+    c.mode = i % 3;
+    c.training = i % 7 != 6;
+    c.dropout = c.training ? (const double[]){0.05, 0.1, 0.2, 0.5}[bl_rng_int(r, 4)] : 0.0;
+    c.recon = i % 11 != 10;
+    c.grad = i % 9 != 8;
+    c.frozen_ae = i % 13 == 12;
+    c.n_rows = pick(r, 1, 300);
+    c.max_batch = pick(r, 1, 257);
+    c.B = pick(r, 1, c.max_batch);
+    c.seed = 1000 + (uint64_t)i;
+    return c;
+}
+
+/* How many random cases: more in a release build, fewer under the sanitizers (slow). */
+static int n_cases(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    return 60;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 60;
+#else
+    return 300;
+#endif
+#else
+    return 300;
+#endif
+}
+
+START_TEST(every_copy_pass_matches_the_reference) {
+    const bl_kernel_table *ref = bl_kernels_copy(BL_CPU_GENERIC);
+    ck_assert_ptr_nonnull(ref);
+    int copies = 0;
+    for (int level = BL_CPU_GENERIC; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *k = bl_kernels_copy(level);
+        if (!k) continue;
+        copies++;
+        bl_rng r;
+        bl_rng_seed(&r, 42);
+        for (int i = 0; i < n_cases(); i++) {
+            const pass_case c = random_case(&r, i);
+            char why[512] = "";
+            ck_assert_msg(check_pass(ref, k, &c, why, sizeof why) == 0,
+                          "%s pass, case %d (%s dims, %d+%d properties, mode %d, B %zu of %zu, dropout %g, grad %d, "
+                          "recon %d, frozen %d): %s",
+                          k->name, i, c.paper ? "paper" : "odd", c.n_ess, c.n_opt, c.mode, c.B, c.max_batch, c.dropout,
+                          c.grad, c.recon, c.frozen_ae, why);
+        }
+    }
+    ck_assert_int_ge(copies, 1);
+    fprintf(stderr, "test_kernels: checked %d copies (this processor: %s, in use: %s)\n", copies,
+            bl_cpu_level_name(bl_cpu_detected()), bl_kernels()->name);
+}
+END_TEST
+
+/* ---- deliberately broken copies: the checker must catch each ---- */
+
+static const bl_kernel_table *g_real;
+static int g_break;
+
+static bl_status broken_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
+                             bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
+    bl_status st = g_real->pass(net, v, rows, B, pass, w, pred, loss, err);
+    if (g_break == 0) net->P.grad[net->h3w + 5] *= 1.0 + 1e-9;  /* one decoder gradient, slightly off */
+    if (g_break == 1) loss->recon *= 1.0 + 1e-10;                /* the reconstruction loss */
+    if (g_break == 2 && pred) pred[B - 1] += 1e-9;                /* the last row's prediction (a tail) */
+    if (g_break == 3 && pass->rng) (void)bl_rng_u64(pass->rng);   /* one draw too many */
+    if (g_break == 4) net->P.grad[net->g0w] += 1e-6;             /* the encoder's first layer */
+    return st;
+}
+
+START_TEST(the_checker_catches_broken_copies) {
+    const bl_kernel_table *ref = bl_kernels_copy(BL_CPU_GENERIC);
+    bl_kernel_table broken = *bl_kernels();
+    g_real = bl_kernels();
+    broken.pass = broken_pass;
+    pass_case c = {.paper = 1, .n_ess = 3, .n_opt = 2, .mode = 1, .training = 1, .grad = 1, .recon = 1,
+                   .dropout = 0.1, .n_rows = 90, .B = 37, .max_batch = 64, .seed = 5};
+    char why[512];
+    for (g_break = 0; g_break < 5; g_break++)
+        ck_assert_msg(check_pass(ref, &broken, &c, why, sizeof why) > 0, "breakage %d went unnoticed", g_break);
+    g_break = -1;
+    ck_assert_msg(check_pass(ref, &broken, &c, why, sizeof why) == 0, "an intact copy failed: %s", why);
+}
+END_TEST
+
+/* ---- predictions and the ensemble median ---- */
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(every_copy_predicts_like_the_reference) {
+    enum { KMAX = 16, NS = 203 };
+    const bl_kernel_table *ref = bl_kernels_copy(BL_CPU_GENERIC);
+    for (int dims = 0; dims < 2; dims++) {
+        bl_bnet_dims d;
+        bl_bnet_dims_default(&d, 2, 1);
+        if (dims) d.f_hidden = 12; /* the plain loops */
+        bl_rng r;
+        bl_rng_seed(&r, 77 + (uint64_t)dims);
+        bl_bnet nets[KMAX];
+        const bl_bnet *np[KMAX];
+        bl_error e;
+        for (int k = 0; k < KMAX; k++) {
+            ck_assert_int_eq(bl_bnet_init(&nets[k], &d, &r, &e), BL_OK);
+            for (size_t i = 0; i < nets[k].P.n; i++) nets[k].P.param[i] *= 1.5;
+            nets[k].P.param[nets[k].z2b] = 0.5 + 0.1 * k; /* outputs of both signs of SELU, close together */
+            np[k] = &nets[k];
+        }
+        static double ctx[KMAX * 8], feat[NS * 3], out[NS], want[NS], each[KMAX][NS], F[KMAX][NS * 8];
+        for (int k = 0; k < KMAX * 8; k++) ctx[k] = 4.0 * bl_rng_uniform(&r) - 2.0;
+        for (int i = 0; i < NS * 3; i++) feat[i] = 4.0 * bl_rng_uniform(&r) - 1.0;
+        const int Ks[] = {1, 2, 3, 4, 5, 6, 7, 16};
+        const size_t ns[] = {1, 7, 8, 9, 64, 65, NS};
+        for (int level = 0; level < BL_CPU_LEVELS; level++) {
+            const bl_kernel_table *kt = bl_kernels_copy(level);
+            if (!kt) continue;
+            /* one network and f alone, against the reference */
+            for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+                for (size_t i = 0; i < NS; i++) out[i] = want[i] = -12345.0;
+                kt->predict(np[0], ctx, feat, ns[t], out);
+                ref->predict(np[0], ctx, feat, ns[t], want);
+                for (size_t i = 0; i < NS; i++)
+                    ck_assert_msg(i < ns[t] ? close(out[i], want[i], 1e-300) : out[i] == -12345.0,
+                                  "%s predict, dims %d, n %zu, sample %zu: %.17g, reference %.17g", kt->name, dims,
+                                  ns[t], i, out[i], want[i]);
+                double Fa[NS * 8], Fb[NS * 8];
+                kt->f_forward(np[0], feat, ns[t], Fa);
+                ref->f_forward(np[0], feat, ns[t], Fb);
+                for (size_t i = 0; i < ns[t] * (size_t)d.f_out; i++)
+                    ck_assert_msg(close(Fa[i], Fb[i], 1e-300), "%s f_forward %zu: %.17g, reference %.17g", kt->name, i,
+                                  Fa[i], Fb[i]);
+            }
+            /* each member alone through this copy, and its f outputs */
+            const double *Fp[KMAX];
+            for (int k = 0; k < KMAX; k++) {
+                kt->predict(np[k], ctx + 8 * k, feat, NS, each[k]);
+                kt->f_forward(np[k], feat, NS, F[k]);
+                Fp[k] = F[k];
+            }
+            for (size_t a = 0; a < sizeof Ks / sizeof Ks[0]; a++) {
+                const int K = Ks[a];
+                for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++)
+                    for (int from_f = 0; from_f < 2; from_f++) {
+                        for (size_t i = 0; i < NS; i++) out[i] = -12345.0;
+                        if (from_f) kt->predict_median_f(np, K, ctx, Fp, ns[t], out);
+                        else kt->predict_median(np, K, ctx, feat, ns[t], out);
+                        ref->predict_median(np, K, ctx, feat, ns[t], want);
+                        for (size_t i = 0; i < ns[t]; i++) {
+                            double v[KMAX];
+                            for (int k = 0; k < K; k++) v[k] = each[k][i];
+                            qsort(v, (size_t)K, sizeof v[0], cmp_double);
+                            const double med = K % 2 ? v[K / 2] : 0.5 * (v[K / 2 - 1] + v[K / 2]);
+                            /* bit for bit the median of this copy's members, and close to the reference's */
+                            ck_assert_msg(out[i] == med, "%s dims %d K %d n %zu%s sample %zu: %.17g, median %.17g",
+                                          kt->name, dims, K, ns[t], from_f ? " from f" : "", i, out[i], med);
+                            ck_assert_msg(close(out[i], want[i], 1e-300), "%s median %.17g, reference %.17g", kt->name,
+                                          out[i], want[i]);
+                        }
+                        for (size_t i = ns[t]; i < NS; i++) ck_assert_double_eq(out[i], -12345.0);
+                    }
+            }
+            /* one broken member (a NaN output) makes the median NaN: a sort could bury it */
+            const double keep = nets[2].P.param[nets[2].z2b];
+            nets[2].P.param[nets[2].z2b] = NAN;
+            for (int k = 0; k < KMAX; k++) kt->f_forward(np[k], feat, NS, F[k]);
+            for (int K = 4; K <= 5; K++)
+                for (int from_f = 0; from_f < 2; from_f++) {
+                    if (from_f) kt->predict_median_f(np, K, ctx, Fp, 20, out);
+                    else kt->predict_median(np, K, ctx, feat, 20, out);
+                    for (int i = 0; i < 20; i++)
+                        ck_assert_msg(isnan(out[i]), "%s dims %d K %d sample %d: %g", kt->name, dims, K, i, out[i]);
+                }
+            nets[2].P.param[nets[2].z2b] = keep;
+        }
+        for (int k = 0; k < KMAX; k++) bl_bnet_free(&nets[k]);
+    }
+}
+END_TEST
+
+/* ---- activations and Adam ---- */
+
+static double lselu(double x) { return x > 0 ? BL_SELU_LAMBDA * x : BL_SELU_LAMBDA * BL_SELU_ALPHA * expm1(x); }
+
+START_TEST(every_copy_activation_is_within_a_few_ulp_of_libm) {
+    enum { N = 40000 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    size_t n = 0;
+    for (int i = 0; i < 20000; i++) x[n++] = -60.0 + 120.0 * i / 19999.0; /* the working range */
+    for (int i = 0; i < 9000; i++) {                                     /* ±1e-300 .. ±1e3 */
+        double m = pow(10.0, -300.0 + 303.0 * i / 8999.0);
+        x[n++] = m;
+        x[n++] = -m;
+    }
+    const double special[] = {0.0, -0.0, 1e-320, -1e-320, -40.0, -40.5, -708.0, -745.2, -1e300, 1e300,
+                              19.0, 20.0, 30.0, 0.34657359027997264, -0.34657359027997264, INFINITY,
+                              -INFINITY};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) x[n++] = special[i];
+    for (; n < N; n++) x[n] = 1e-8 * (double)(n % 977) - 5e-6;
+    for (int level = 0; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *kt = bl_kernels_copy(level);
+        if (!kt) continue;
+        for (int fn = 0; fn < 2; fn++) {
+            const size_t lens[] = {n, 1, 3, 5, 9};
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                kt->act(fn, x, lens[li], y);
+                for (size_t i = 0; i < lens[li]; i++) {
+                    double ref = fn == 0 ? lselu(x[i]) : tanh(x[i]);
+                    if (ref == 0 || isinf(ref)) {
+                        ck_assert_msg(y[i] == ref, "%s fn %d at %g: %g, want %g", kt->name, fn, x[i], y[i], ref);
+                        continue;
+                    }
+                    double ulp = nextafter(fabs(ref), INFINITY) - fabs(ref);
+                    double err = fabs(y[i] - ref) / ulp;
+                    ck_assert_msg(err <= 4.0, "%s fn %d at %.17g: %.17g, libm %.17g (%g ulp)", kt->name, fn, x[i], y[i],
+                                  ref, err);
+                }
+            }
+            double nan_in = NAN, nan_out;
+            kt->act(fn, &nan_in, 1, &nan_out);
+            ck_assert_msg(isnan(nan_out), "%s fn %d: NaN gives %g", kt->name, fn, nan_out);
+        }
+    }
+    free(x);
+    free(y);
+}
+END_TEST
+
+/* The same operations in the same order in every copy: parameters and moments agree bit for bit with
+ * the reference for every length (vector body and tail), with and without weight decay. */
+START_TEST(every_copy_adam_is_bit_identical) {
+    bl_rng r;
+    bl_rng_seed(&r, 77);
+    const size_t lens[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 1151};
+    const bl_kernel_table *ref = bl_kernels_copy(BL_CPU_GENERIC);
+    for (int level = 1; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *kt = bl_kernels_copy(level);
+        if (!kt) continue;
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            const size_t n = lens[li];
+            double *P[2], *M[2], *V[2], *g = malloc(n * sizeof(double));
+            for (int k = 0; k < 2; k++) {
+                P[k] = malloc(n * sizeof(double));
+                M[k] = calloc(n, sizeof(double));
+                V[k] = calloc(n, sizeof(double));
+            }
+            for (size_t i = 0; i < n; i++) P[0][i] = bl_rng_normal(&r);
+            memcpy(P[1], P[0], n * sizeof(double));
+            for (long step = 1; step <= 25; step++) {
+                for (size_t i = 0; i < n; i++) g[i] = (step % 5 == 0 ? 1e-6 : 3.0) * bl_rng_normal(&r);
+                if (step == 7) g[n / 2] = 0.0;
+                const double b1 = 0.9, b2 = 0.999;
+                bl_adam_hyper h = {.lr = 0.01, .beta1 = b1, .beta2 = b2, .eps = 1e-8,
+                                   .weight_decay = (li % 2) ? 0.01 : 0.0,
+                                   .bc1 = 1.0 - pow(b1, (double)step), .bc2 = 1.0 - pow(b2, (double)step)};
+                kt->adam(n, &h, P[0], g, M[0], V[0]);
+                ref->adam(n, &h, P[1], g, M[1], V[1]);
+            }
+            ck_assert_msg(memcmp(P[0], P[1], n * sizeof(double)) == 0, "%s adam n %zu: parameters differ", kt->name, n);
+            ck_assert_int_eq(memcmp(M[0], M[1], n * sizeof(double)), 0);
+            ck_assert_int_eq(memcmp(V[0], V[1], n * sizeof(double)), 0);
+            double moved = 0.0;
+            for (size_t i = 0; i < n; i++) moved += fabs(M[0][i]);
+            ck_assert(moved > 0.0);
+            for (int k = 0; k < 2; k++) free(P[k]), free(M[k]), free(V[k]);
+            free(g);
+        }
+    }
+}
+END_TEST
+
+/* The table in use is the capped level's; no copy above the cap is handed out. */
+START_TEST(the_cap_decides_the_copies) {
+    const int lvl = bl_cpu_level();
+    ck_assert_int_le(lvl, bl_cpu_detected());
+    ck_assert_int_eq(bl_kernels()->level, lvl);
+    ck_assert_str_eq(bl_kernels()->name, bl_cpu_level_name(lvl));
+    for (int l = 0; l < BL_CPU_LEVELS; l++) {
+        if (l <= lvl) ck_assert_ptr_nonnull(bl_kernels_copy(l));
+        else ck_assert_ptr_null(bl_kernels_copy(l));
+    }
+    ck_assert_ptr_null(bl_kernels_copy(-1));
+    ck_assert_ptr_null(bl_kernels_copy(BL_CPU_LEVELS));
+    const char *env = getenv("BELLAMY_CPU");
+    if (env && strcmp(env, "generic") == 0) ck_assert_int_eq(lvl, BL_CPU_GENERIC);
+    if (env && strcmp(env, "avx2") == 0) ck_assert_int_le(lvl, BL_CPU_AVX2);
+    ck_assert_int_eq(bl_cpu_check(NULL), BL_OK);
+}
+END_TEST
+
+Suite *bl_test_suite(void) {
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("copies");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, the_cap_decides_the_copies);
+    tcase_add_test(tc, every_copy_pass_matches_the_reference);
+    tcase_add_test(tc, the_checker_catches_broken_copies);
+    tcase_add_test(tc, every_copy_predicts_like_the_reference);
+    tcase_add_test(tc, every_copy_activation_is_within_a_few_ulp_of_libm);
+    tcase_add_test(tc, every_copy_adam_is_bit_identical);
+    suite_add_tcase(s, tc);
+    return s;
+}
