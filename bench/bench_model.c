@@ -10,8 +10,9 @@
  * Times are processor time (see now()). --reps R repeats the pre-training R times and reports the
  * fastest (the development machine is shared, so the minimum is the figure least disturbed by
  * other jobs' use of caches and memory). Predictions: the median of 1000 (R > 1: 2000) calls of
- * 1024 scale-outs each, both for bl_model_predict (features, scaling, f, z) and for the network
- * alone (bl_bnet_predict_scaled on scaled features).
+ * 1024 scale-outs each, for bl_model_predict (features, scaling, f, z), for the network alone
+ * (bl_bnet_predict_scaled on scaled features), and for the default ensemble without and with f's
+ * outputs kept per scale-out (bl_model_predict_cached, what bl_predict runs).
  * Prints figures; asserts nothing (speed targets are reported in bench/README.md, not tested).
  */
 #include <math.h>
@@ -23,6 +24,7 @@
 
 #include "model/bnet.h"
 #include "model/model.h"
+#include "model/fcache.h"
 #include "nn/gemm.h"
 
 /* Processor time rather than wall time: the development machine is shared, and a benchmark that is
@@ -87,11 +89,12 @@ int main(int argc, char **argv) {
            "(processor: %s)\n", epochs, reps, bl_cpu_kernels(), bl_cpu_kernels_available());
     bl_pretrain_opts pd;
     bl_pretrain_opts_default(&pd);
-    char ens_col[32];
+    char ens_col[32], ens_col2[40];
     snprintf(ens_col, sizeof ens_col, "%d members/s", pd.members);
-    printf("%-9s %6s %12s %12s %10s %10s %10s %10s %10s %12s %12s %14s %12s %12s\n", "algorithm", "rows", "pretrain/ep",
+    snprintf(ens_col2, sizeof ens_col2, "%d, f kept/s", pd.members);
+    printf("%-9s %6s %12s %12s %10s %10s %10s %10s %10s %12s %12s %14s %12s %12s %13s\n", "algorithm", "rows", "pretrain/ep",
            "trial(2500)", "ft n=1", "ft n=2", "ft n=3", "ft n=4", "ft n=5", "ft/ep (max)", "cv step(max)",
-           "predictions/s", "f+z only/s", ens_col);
+           "predictions/s", "f+z only/s", ens_col, ens_col2);
     char list[256];
     snprintf(list, sizeof list, "%s", algos);
     for (char *a = strtok(list, ","); a; a = strtok(NULL, ",")) {
@@ -163,7 +166,7 @@ int main(int argc, char **argv) {
          * network alone, and the default ensemble (members copies of the network: a prediction is
          * then the median of the members' runtimes) */
         static double ctx[BL_BNET_DIM_MAX], xs[1024], out[1024], feat[1024 * BL_SCALEOUT_NFEAT];
-        double sink = 0, rate[3] = {0, 0, 0};
+        double sink = 0, rate[4] = {0, 0, 0, 0};
         bl_model *ens = NULL;
         if (predict) {
             for (int i = 0; i < 1024; i++) xs[i] = 1 + (i % 200);
@@ -180,8 +183,10 @@ int main(int argc, char **argv) {
          * windows on the shared machine swing with other jobs, single calls much less) */
         enum { CALLS = 2000 };
         static double tcall[CALLS];
-        for (int kind = 0; kind < 3 && predict; kind++) {
-            const bl_model *pm = kind == 2 ? ens : m;
+        bl_fcache *fc = NULL;
+        for (int kind = 0; kind < 4 && predict; kind++) {
+            const bl_model *pm = kind >= 2 ? ens : m;
+            if (kind == 3 && !(fc = bl_fcache_new(ens))) return fprintf(stderr, "bench_model: out of memory\n"), 1;
             if (bl_model_context_row(pm, ds, 0, ctx, &err)) {
                 fprintf(stderr, "bench_model: %s\n", err.message);
                 return 1;
@@ -190,22 +195,24 @@ int main(int argc, char **argv) {
             for (int k = 0; k < nc; k++) {
                 double t1 = now_thread();
                 if (kind == 1) bl_bnet_predict_scaled(&m->net, ctx, feat, 1024, out);
+                else if (kind == 3) bl_model_predict_cached(pm, fc, ctx, xs, 1024, out, &err);
                 else bl_model_predict(pm, ctx, xs, 1024, out, &err);
                 tcall[k] = now_thread() - t1;
                 sink += out[k % 1024];
             }
             rate[kind] = 1024.0 / median(tcall, nc);
         }
+        bl_fcache_free(fc);
         bl_model_free(ens);
         double ft_ep_max = 0, cv_max = 0;
         for (int k = 0; k < 5; k++) {
             ft_ep_max = ft_ep[k] > ft_ep_max ? ft_ep[k] : ft_ep_max;
             cv_max = cv_step[k] > cv_max ? cv_step[k] : cv_max;
         }
-        printf("%-9s %6zu %9.3f ms %9.2f s %7.2f ms %7.2f ms %7.2f ms %7.2f ms %7.2f ms %9.1f us %9.1f us %11.2f M %9.2f M %9.2f M%s\n",
+        printf("%-9s %6zu %9.3f ms %9.2f s %7.2f ms %7.2f ms %7.2f ms %7.2f ms %7.2f ms %9.1f us %9.1f us %11.2f M %9.2f M %9.2f M %10.2f M%s\n",
                a, ds->n_rows, 1e3 * per_epoch, 2500 * per_epoch, 1e3 * ft[0], 1e3 * ft[1], 1e3 * ft[2],
                1e3 * ft[3], 1e3 * ft[4], 1e6 * ft_ep_max, 1e6 * cv_max, rate[0] / 1e6, rate[1] / 1e6, rate[2] / 1e6,
-               sink == 12345.678 ? " " : "");
+               rate[3] / 1e6, sink == 12345.678 ? " " : "");
         bl_model_free(m);
         bl_dataset_free(ds);
     }

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 
 #include "data/synth.h"
 #include "model/bnet.h"
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "model/fcache.h"
 #include "modelfile/modelfile.h"
 
 #include <hdf5.h>
@@ -744,6 +746,93 @@ END_TEST
 
 /* An ensemble: bl_pretrain with members = 3 holds the winners of the searches with seeds S, S+1, S+2;
  * it predicts their median; fine-tuning trains every member; the file keeps all of them bit for bit. */
+/* f's outputs kept per scale-out: predictions through the cache equal bl_model_predict bit for bit,
+ * for runs of whole scale-outs inside and across chunks, scattered and repeated ones, fractions and
+ * scale-outs past the cached range, and from several threads at once. */
+typedef struct fc_job {
+    const bl_model *m;
+    bl_fcache *c;
+    const double *ctx, *x, *want;
+    size_t n;
+    int bad;
+} fc_job;
+
+static void *fc_thread(void *arg) {
+    fc_job *j = arg;
+    double out[3000];
+    for (int rep = 0; rep < 20; rep++) {
+        bl_error e;
+        if (bl_model_predict_cached(j->m, j->c, j->ctx, j->x, j->n, out, &e) != BL_OK ||
+            memcmp(out, j->want, j->n * sizeof(double)) != 0)
+            j->bad++;
+    }
+    return NULL;
+}
+
+START_TEST(cached_f_predicts_exactly_as_the_model) {
+    bl_dataset *ds = synth_ds(21);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 2;
+    o.epochs = 10;
+    o.grace = 5;
+    o.members = 3;
+    bl_model *m;
+    bl_error e;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &e) == BL_OK, "%s", e.message);
+    static double x[3000], want[3000], got[3000];
+    size_t n = 0;
+    for (int i = 1; i <= 200; i++) x[n++] = i;              /* a run over four chunks */
+    for (int i = 0; i < 300; i++) x[n++] = 1 + (i * 37) % 1100; /* scattered, past 1024 too */
+    for (int i = 0; i < 50; i++) x[n++] = 7;                 /* the same one again and again */
+    for (int i = 0; i < 40; i++) x[n++] = 0.5 + 1.25 * i;    /* fractions */
+    for (int i = 1020; i <= 1030; i++) x[n++] = i;           /* the end of the cached range */
+    for (int i = 60; i <= 70; i++) x[n++] = i;               /* a run across a chunk boundary */
+    x[n++] = 1e6;
+    double ctx[BL_BNET_DIM_MAX];
+    ck_assert_int_eq(bl_model_context_row(m, ds, 3, ctx, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(m, ctx, x, n, want, &e), BL_OK);
+    bl_fcache *c = bl_fcache_new(m);
+    ck_assert_ptr_nonnull(c);
+    for (int pass = 0; pass < 2; pass++) { /* filling the chunks, then reading them */
+        ck_assert_int_eq(bl_model_predict_cached(m, c, ctx, x, n, got, &e), BL_OK);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(memcmp(&got[i], &want[i], sizeof got[i]) == 0, "pass %d, scale-out %g: %.17g, model %.17g",
+                          pass, x[i], got[i], want[i]);
+        for (size_t i = 0; i < n; i++) { /* one at a time, as a scheduler asks */
+            double one;
+            ck_assert_int_eq(bl_model_predict_cached(m, c, ctx, x + i, 1, &one, &e), BL_OK);
+            ck_assert(memcmp(&one, &want[i], sizeof one) == 0);
+        }
+    }
+    bl_fcache_free(c);
+    /* several threads on a fresh cache race to fill the same chunks */
+    c = bl_fcache_new(m);
+    pthread_t th[4];
+    fc_job jobs[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (fc_job){m, c, ctx, x, want, n, 0};
+        ck_assert_int_eq(pthread_create(&th[t], NULL, fc_thread, &jobs[t]), 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        ck_assert_int_eq(jobs[t].bad, 0);
+    }
+    double bad_x = 0;
+    ck_assert_int_eq(bl_model_predict_cached(m, c, ctx, &bad_x, 1, got, &e), BL_EINVAL);
+    bl_model *other;
+    ck_assert_int_eq(bl_model_clone(m, &other, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict_cached(other, c, ctx, x, 1, got, &e), BL_EINVAL); /* another model's */
+    bl_model_free(other);
+    ck_assert_int_eq(bl_model_predict_cached(m, NULL, ctx, x, n, got, &e), BL_OK); /* no cache: the model */
+    ck_assert_int_eq(memcmp(got, want, n * sizeof(double)), 0);
+    bl_fcache_free(c);
+    bl_fcache_free(NULL);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(ensemble_members_predict_their_median) {
     bl_dataset *ds = synth_ds(14);
     bl_pretrain_opts o;
@@ -1861,6 +1950,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, ensemble_members_predict_their_median);
+    tcase_add_test(tm, cached_f_predicts_exactly_as_the_model);
     tcase_add_test(tm, progress_counts_each_epoch_once);
     tcase_add_test(tm, damaged_ensemble_files_are_errors);
     tcase_add_test(tm, damaged_model_values_are_errors);

@@ -36,6 +36,7 @@ struct bl_predictor {
     bl_model      *m;
     unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
     int            any_total; /* some property is a cluster total */
+    bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
 };
 
 static char *api_strdup(const char *s) {
@@ -127,6 +128,7 @@ static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) 
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     p->m = m;
+    p->fc = bl_fcache_new(m); /* NULL (out of memory) only costs speed */
     bl_status st = mark_totals(p, err);
     if (st != BL_OK) {
         bl_predictor_free(p);
@@ -150,6 +152,7 @@ bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **o
 
 void bl_predictor_free(bl_predictor *p) {
     if (!p) return;
+    bl_fcache_free(p->fc);
     bl_model_free(p->m);
     free(p->total);
     free(p);
@@ -349,14 +352,14 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
     if (!r.scaled) {
         /* The common case: one context term serves every scale-out. */
         st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
-        if (st == BL_OK) st = bl_model_predict(p->m, c, scale_outs, n, runtimes_s, err);
+        if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, scale_outs, n, runtimes_s, err);
     } else {
         for (size_t i = 0; i < n && st == BL_OK; i++) {
             st = bl_model_context(p->m, values_at(&r, scale_outs[i]), c, err);
             if (st != BL_OK) /* the value that failed is a per-machine value × the scale-out: say so */
                 bl_prefixerr(err, "at scale-out %g (cluster totals are the per-machine values × %g)", scale_outs[i],
                              scale_outs[i]);
-            if (st == BL_OK) st = bl_model_predict(p->m, c, scale_outs + i, 1, runtimes_s + i, err);
+            if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, scale_outs + i, 1, runtimes_s + i, err);
         }
     }
     resolved_free(&r);

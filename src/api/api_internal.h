@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "data/schema.h"
 #include "model/model.h"
+#include "model/fcache.h"
 
 /* Checks that the runs' schema describes the model's properties: the same names, essential or
  * optional, number or text, and cluster total or not (the last only when the model stores its
