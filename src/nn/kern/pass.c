@@ -37,16 +37,20 @@
 
 /* Same as y = W·x from the transposed weights WT [in×ldt]: y[o] = Σ_i WT[i][o] x[i], summed in index
  * order but vectorisable along o. */
-static BL_INLINE void mvt(const double *WT, int ldt, int out, int in, const double *x, double *y) {
-    for (int o = 0; o < out; o++) y[o] = 0.0;
+static BL_INLINE void mvt(const double *restrict WT, int ldt, int out, int in, const double *restrict x,
+                         double *restrict y) {
+    double acc[BL_BNET_DIM_MAX]; /* in registers when out is a constant: y may be read elsewhere */
+    for (int o = 0; o < out; o++) acc[o] = 0.0;
     for (int i = 0; i < in; i++) {
         const double *w = WT + (size_t)i * ldt;
         const double xi = x[i];
-        for (int o = 0; o < out; o++) y[o] += w[o] * xi;
+        for (int o = 0; o < out; o++) acc[o] += w[o] * xi;
     }
+    for (int o = 0; o < out; o++) y[o] = acc[o];
 }
 /* x[i] += Σ_o W[o][i] dy[o] */
-static BL_INLINE void mtv_add(const double *W, int ld, int out, int in, const double *dy, double *dx) {
+static BL_INLINE void mtv_add(const double *restrict W, int ld, int out, int in, const double *restrict dy,
+                             double *restrict dx) {
     for (int o = 0; o < out; o++) {
         const double *w = W + (size_t)o * ld;
         const double g = dy[o];
@@ -54,7 +58,8 @@ static BL_INLINE void mtv_add(const double *W, int ld, int out, int in, const do
     }
 }
 /* G[o][i] += s · dy[o] · x[i] */
-static BL_INLINE void outer_add(double *G, int ld, int out, int in, const double *dy, const double *x, double s) {
+static BL_INLINE void outer_add(double *restrict G, int ld, int out, int in, const double *restrict dy,
+                               const double *restrict x, double s) {
     for (int o = 0; o < out; o++) {
         const double g = dy[o] * s;
         double *row = G + (size_t)o * ld;
@@ -135,70 +140,102 @@ static BL_INLINE void dec_block(const double *restrict H0T, const double *restri
 
 #if BL_ISA > 0
 /* ---- the paper's dimensions on native vectors (H = 8, C = 4, V = 40, Z = 8) ---- */
-#define NO40 (40 / VL)              /* vectors of the decoder's 40 outputs */
-#define VDEC_NS (VL == 8 ? 4 : 2)   /* decoder slots per block: AVX2 has half the registers */
-#define VDEC_SG (VL == 8 ? 2 : 1)   /* slots whose 40 outputs share one interleaved tanh */
+#define NO40 (40 / VL)  /* vectors of the decoder's 40 outputs */
+#define DCH 32           /* decoder slots per chunk: its arrays stay in the first-level cache */
 
-/* The decoder of NS slots as dec_block; gh0t [4] accumulates H0's gradient transposed (unit h in lane
- * h), e2 [NO40] the loss per position. */
-static BL_INLINE void vdec_block(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
+/* The decoder of ns ≤ DCH slots as dec_block, in phases over the whole chunk so that every product is
+ * a register-blocked loop (the weights and the gradient's tiles stay in registers) and the SELU and
+ * tanh vectors run many at a time:
+ *   A  b1 = H0·code, t1 = selu(b1), e1 = t1·mk + ad           per slot, 8 units
+ *   B  r = H3·e1                                               [ns × 40]
+ *   C  y = tanh(r), loss, r ← d loss / d (H3·e1)               elementwise
+ *   D  de1 = H3ᵀ·dr                                            [ns × 8]
+ *   E  GH3 += drᵀ·e1                                           [40 × 8], tiles of 8 rows over the slots
+ *   F  db1 = de1·mk·selu'(b1); GH0 += db1·codeᵀ (gh0t, transposed); dcd = H0ᵀ·db1
+ * gh0t [4] accumulates H0's gradient transposed (unit h in lane h), e2 [NO40] the loss per position. */
+static BL_INLINE void vdec_chunk(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
                                  const double *restrict H3, double *restrict GH3, v8 *restrict gh0t,
                                  const double *const *code, const double *const *x, const double *const *m,
                                  const double *w, double *const *dcd, vd *restrict e2, int grad_h, int grad_in,
-                                 const int NS) {
-    v8 b1[VDEC_NS], t1[VDEC_NS], e1[VDEC_NS], mk[VDEC_NS], de1[VDEC_NS];
-    _Alignas(64) double dra[VDEC_NS][40], e1s[VDEC_NS][8];
+                                 const int ns) {
+    _Alignas(64) double B1[DCH][8], T1[DCH][8], E1[DCH][8], R[DCH][40], DE1[DCH][8];
+    /* A */
     const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
-    for (int s = 0; s < NS; s++) {
+    for (int s = 0; s < ns; s++) {
         const double *cs = code[s];
-        b1[s] = v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0]))));
+        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0])))));
     }
-    v8_selu_n(t1, b1, NS);
-    for (int s = 0; s < NS; s++) {
-        mk[s] = v8_ld(m[s]);
-        e1[s] = v8_fma(t1[s], mk[s], v8_ld(m[s] + 8));
-        v8_st(e1s[s], e1[s]);
+    for (int s0 = 0; s0 < ns; s0 += 8) { /* SELU of 8 slots' units at a time */
+        const int k = ns - s0 < 8 ? ns - s0 : 8;
+        vd t[8 * NV];
+        for (int q = 0; q < k * NV; q++) t[q] = vd_ld(&B1[s0][0] + VL * q);
+        v_selu(t, t, k * NV);
+        for (int q = 0; q < k * NV; q++) vd_st(&T1[s0][0] + VL * q, t[q]);
     }
-    /* the 40 outputs of VDEC_SG slots at a time through one interleaved tanh */
-    for (int s0 = 0; s0 < NS; s0 += VDEC_SG) {
-        const int ns = NS - s0 < VDEC_SG ? NS - s0 : VDEC_SG;
-        vd rr[VDEC_SG * NO40], yy[VDEC_SG * NO40];
-        for (int q = 0; q < ns; q++) {
-            const double *e = e1s[s0 + q];
-            vd *r = rr + NO40 * q;
-            for (int j = 0; j < NO40; j++) r[j] = vd_ld(H3T + VL * j) * e[0];
-            for (int h = 1; h < 8; h++)
-                for (int j = 0; j < NO40; j++) r[j] = vd_ld(H3T + h * 40 + VL * j) * e[h] + r[j];
-        }
-        v_tanh(yy, rr, NO40 * ns);
-        for (int q = 0; q < ns; q++) {
-            const int s = s0 + q;
-            const double ws = w[s], ws2 = 2.0 * ws;
-            for (int j = 0; j < NO40; j++) {
-                const vd y = yy[NO40 * q + j], dy = y - vd_ld(x[s] + VL * j);
-                e2[j] = ws * (dy * dy) + e2[j];
-                vd_st(dra[s] + VL * j, ws2 * dy * (1.0 - y * y)); /* d loss / d (H3·e1) */
+    for (int s = 0; s < ns; s++) v8_st(E1[s], v8_fma(v8_ld(T1[s]), v8_ld(m[s]), v8_ld(m[s] + 8)));
+    /* B: two slots at a time, 40/VL output vectors each, the 8 inputs broadcast */
+    for (int s = 0; s < ns; s += 2) {
+        const int two = s + 1 < ns;
+        for (int j0 = 0; j0 < NO40; j0 += NO40 / (VL == 8 ? 1 : 2)) {
+            enum { NJ = NO40 / (VL == 8 ? 1 : 2) }; /* 5 vectors: registers for two slots' sums */
+            vd a[NJ], b[NJ];
+            for (int j = 0; j < NJ; j++) {
+                const vd h = vd_ld(H3T + VL * (j0 + j));
+                a[j] = h * E1[s][0];
+                b[j] = h * E1[s + two][0];
             }
+            for (int k = 1; k < 8; k++)
+                for (int j = 0; j < NJ; j++) {
+                    const vd h = vd_ld(H3T + 40 * k + VL * (j0 + j));
+                    a[j] = h * E1[s][k] + a[j];
+                    b[j] = h * E1[s + two][k] + b[j];
+                }
+            for (int j = 0; j < NJ; j++) {
+                vd_st(R[s] + VL * (j0 + j), a[j]);
+                if (two) vd_st(R[s + 1] + VL * (j0 + j), b[j]);
+            }
+        }
+    }
+    /* C: one slot's 40 outputs (NO40 vectors) through one interleaved tanh */
+    for (int s = 0; s < ns; s++) {
+        vd y[NO40];
+        for (int j = 0; j < NO40; j++) y[j] = vd_ld(R[s] + VL * j);
+        v_tanh(y, y, NO40);
+        const double ws = w[s], ws2 = 2.0 * ws;
+        for (int j = 0; j < NO40; j++) {
+            const vd dy = y[j] - vd_ld(x[s] + VL * j);
+            e2[j] = ws * (dy * dy) + e2[j];
+            vd_st(R[s] + VL * j, ws2 * dy * (1.0 - y[j] * y[j])); /* d loss / d (H3·e1) */
         }
     }
     if (!grad_h && !grad_in) return;
-    for (int s = 0; s < NS; s++) de1[s] = v8_set1(0.0);
-    for (int o = 0; o < 40; o++) { /* de1 = H3ᵀ dr, GH3 += dr e1ᵀ, sharing row o */
-        const v8 w3 = v8_ld(H3 + 8 * o);
-        if (grad_h) {
-            v8 g = v8_ld(GH3 + 8 * o);
-            for (int s = 0; s < NS; s++) {
-                const double d = dra[s][o];
-                de1[s] = v8_fmas(w3, d, de1[s]);
-                g = v8_fmas(e1[s], d, g);
+    /* D: de1 = H3ᵀ dr, four slots at a time, H3's row o broadcast against their dr */
+    for (int s = 0; s < ns; s += 4) {
+        const int k = ns - s < 4 ? ns - s : 4;
+        v8 acc[4];
+        for (int q = 0; q < 4; q++) acc[q] = v8_set1(0.0);
+        for (int o = 0; o < 40; o++) {
+            const v8 h = v8_ld(H3 + 8 * o);
+            for (int q = 0; q < 4; q++) acc[q] = v8_fmas(h, R[s + (q < k ? q : 0)][o], acc[q]);
+        }
+        for (int q = 0; q < k; q++) v8_st(DE1[s + q], acc[q]);
+    }
+    /* E: GH3 += drᵀ e1, tiles of TR rows of GH3 kept in registers over the chunk's slots */
+    if (grad_h) {
+        enum { TR = VL == 8 ? 8 : 4 };
+        for (int o0 = 0; o0 < 40; o0 += TR) {
+            v8 g[TR];
+            for (int r = 0; r < TR; r++) g[r] = v8_ld(GH3 + 8 * (o0 + r));
+            for (int s = 0; s < ns; s++) {
+                const v8 e = v8_ld(E1[s]);
+                for (int r = 0; r < TR; r++) g[r] = v8_fmas(e, R[s][o0 + r], g[r]);
             }
-            v8_st(GH3 + 8 * o, g);
-        } else {
-            for (int s = 0; s < NS; s++) de1[s] = v8_fmas(w3, dra[s][o], de1[s]);
+            for (int r = 0; r < TR; r++) v8_st(GH3 + 8 * (o0 + r), g[r]);
         }
     }
-    for (int s = 0; s < NS; s++) {
-        const v8 db1 = v8_mul(v8_mul(de1[s], mk[s]), v8_selu_d(b1[s], t1[s])); /* d b1 */
+    /* F */
+    for (int s = 0; s < ns; s++) {
+        const v8 db1 = v8_mul(v8_mul(v8_ld(DE1[s]), v8_ld(m[s])), v8_selu_d(v8_ld(B1[s]), v8_ld(T1[s])));
         const double *cs = code[s];
         if (grad_h)
             for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas(db1, cs[c], gh0t[c]);
@@ -360,7 +397,22 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         for (size_t i = 0; i < n_val[p]; i++) { /* the first layer once per distinct value */
             if (w->val_first[p][i] != i) continue;
             double *rec = base + i * ST;
-            mvt(G0T, H, H, V, v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, rec + O_A1);
+            const double *xv = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+#if BL_ISA > 0
+            if (FAST) { /* a1 = G0·x, the 8 units in one v8, two chains */
+                v8 a = v8_muls(v8_ld(G0T), xv[0]), b = v8_muls(v8_ld(G0T + 8), xv[1]);
+                for (int k = 2; k < 40; k += 2) {
+                    a = v8_fmas(v8_ld(G0T + 8 * k), xv[k], a);
+                    b = v8_fmas(v8_ld(G0T + 8 * k + 8), xv[k + 1], b);
+                }
+                a = v8_add(a, b);
+                v8_st(rec + O_A1, a);
+                v8_st(rec + O_S1, v8_selu(a));
+                v8_st(rec + O_ACC, v8_set1(0.0));
+                continue;
+            }
+#endif
+            mvt(G0T, H, H, V, xv, rec + O_A1);
             for (int k = 0; k < H; k++) rec[O_S1 + k] = k_selu(rec[O_A1 + k]); /* s1 = selu(G0·x) */
             memset(rec + O_ACC, 0, (size_t)H * sizeof(double));
         }
@@ -444,12 +496,11 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
             v8 gh0t[4];
             for (int k = 0; k < NO40; k++) e2[k] = vd_set1(0.0);
             for (int k = 0; k < 4; k++) gh0t[k] = v8_set1(0.0);
-            for (; i + VDEC_NS <= n_dec; i += VDEC_NS)
-                vdec_block(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, VDEC_NS);
-            for (; i < n_dec; i++)
-                vdec_block(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1);
+            for (; i < n_dec; i += DCH) {
+                const int ns = n_dec - i < DCH ? (int)(n_dec - i) : DCH;
+                vdec_chunk(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, ns);
+            }
             vd e = e2[0];
             for (int k = 1; k < NO40; k++) e += e2[k];
             for (int k = 0; k < VL; k++) recon_loss += e[k];
@@ -492,10 +543,11 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
             for (int q = 1; q < NV; q++) zh = hv.q[q] * vd_ld(z2 + VL * q) + zh;
             double zs[VL];
             vd_st(zs, zh);
-            double acc = 0.0; /* pairwise, in a fixed order */
-            if (VL == 8) acc = ((zs[0] + zs[1]) + (zs[2] + zs[3])) + ((zs[4 % VL] + zs[5 % VL]) + (zs[6 % VL] + zs[7 % VL]));
-            else acc = (zs[0] + zs[1]) + (zs[2 % VL] + zs[3 % VL]);
-            pre += acc;
+#if VL == 8 /* pairwise, in a fixed order */
+            pre += ((zs[0] + zs[1]) + (zs[2] + zs[3])) + ((zs[4] + zs[5]) + (zs[6] + zs[7]));
+#else
+            pre += (zs[0] + zs[1]) + (zs[2] + zs[3]);
+#endif
         } else
 #endif
         {
