@@ -132,7 +132,7 @@ START_TEST(whole_model_gradient_matches_finite_differences) {
 }
 END_TEST
 
-/* Row-by-row reference of the evaluation-mode loss, written independently of bnet.c's splitting. */
+/* Row-by-row reference of the evaluation-mode loss, written independently of the pass's splitting. */
 static double selu_ref(double x) { return x > 0 ? BL_SELU_LAMBDA * x : BL_SELU_LAMBDA * BL_SELU_ALPHA * (exp(x) - 1); }
 static void dense_ref(const double *W, const double *b, int out, int in, const double *x, double *y, int act) {
     for (int o = 0; o < out; o++) {
@@ -1308,7 +1308,7 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
 }
 END_TEST
 
-/* ==== bnet.c's fast paths (issue 4, speed): activations against libm, the dropout draw order
+/* ==== the pass's fast paths (issue 4, speed): the dropout draw order
  * against a row-by-row reference that draws with bl_rng_uniform, predictions against a libm
  * reference, and the plain-loop path of other dimensions. ===================================== */
 
@@ -1460,7 +1460,7 @@ static double kreference_loss(const bl_bnet *net, const kview *f, const size_t *
     return L;
 }
 
-/* Dimensions away from the paper's, which run bnet.c's plain loops. */
+/* Dimensions away from the paper's, which run the pass's plain loops. */
 static void odd_dims(bl_bnet_dims *d, int n_ess, int n_opt) {
     bl_bnet_dims_default(d, n_ess, n_opt);
     d->f_hidden = 7;
@@ -1602,7 +1602,7 @@ START_TEST(other_dimensions_gradient_matches_finite_differences) {
 }
 END_TEST
 
-/* ==== end of bnet.c fast-path tests ============================================================ */
+/* ==== end of the pass's fast-path tests ============================================================ */
 
 
 /* The search's validation split: whole contexts, or a share of every (context, scale-out) group. */

@@ -4,7 +4,7 @@
  * What agreement proves: the group draws each trial's shuffle and AlphaDropout masks in bl_bnet_pass's
  * order (any slip changes masks and the results by far more than rounding), and the batched pass —
  * the same sequence of ops the CUDA table runs — computes the network's loss and exact gradient. The two
- * differ only in summation order (bnet.c shares work between rows of one value; the group runs every
+ * differ only in summation order (the pass shares work between rows of one value; the group runs every
  * row), so losses and parameters agree to ~1e-14 after several epochs; the tests demand 1e-9.
  * The same checks run on the CUDA kernels' own code emulated on the host (emu_ops below: every kernel
  * body of src/nn/cuda/tgroup_kern.h, the cuBLAS argument mapping into a column-major BLAS, and graph

@@ -8,11 +8,11 @@
  *   h   t1[S×H]  = selu(c·H0ᵀ)  e1 = AlphaDropout(t1)   r[S×V] = tanh(e1·H3ᵀ)
  *   z   zin = [F | essential codes | mean optional code]   h = selu(zin·Z0ᵀ + b)   out = selu(h·z2 + b)
  * and back the same way; the weight gradients are GEMMs over the rows (dYᵀ·X), the input gradients
- * GEMMs with the weights (dY·W). This is bl_bnet_pass in per-row form: bnet.c runs f once per distinct
+ * GEMMs with the weights (dY·W). This is bl_bnet_pass in per-row form: the pass (nn/kern/pass.c) runs f once per distinct
  * scale-out and shares the encoder's first layer between rows of one value, which changes only the
  * rounding. Modes 0 and 2 become per-row passes too: a value's masks (mode 0: both; mode 2: the
  * decoder's) are copied to every row that holds the value, and the per-row losses and gradients then
- * sum to exactly the per-value ones bnet.c computes with weights (linearity of the backward pass).
+ * sum to exactly the per-value ones the pass computes with weights (linearity of the backward pass).
  *
  * Random draws stay on the host, in bl_bnet_pass's order: per epoch the shuffle (run_epoch), then per
  * batch, per property, per row (mode 0: per distinct value; mode 2: the decoder's only at a value's first

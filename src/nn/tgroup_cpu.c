@@ -21,7 +21,7 @@
 
 static double selu(double x) { return x > 0.0 ? LAMBDA * x : LALPHA * expm1(x); }
 /* SELU's derivative from its output y: y > 0 exactly when the input was > 0, and for x ≤ 0
- * d/dx λα(eˣ − 1) = λα·eˣ = y + λα (bnet.c's selu_d(x, y) gives the same value). */
+ * d/dx λα(eˣ − 1) = λα·eˣ = y + λα (the kernels' selu_d(x, y) gives the same value). */
 static double selu_dy(double y) { return y > 0.0 ? LAMBDA : y + LALPHA; }
 
 typedef struct cpu_ctx {
