@@ -15,6 +15,7 @@
 #include "cli/cli_util.h"
 #include "api/api_internal.h"
 #include "common/file.h"
+#include "common/suggest.h"
 #include "bl_config.h"
 #include "data/dataset.h"
 #include "data/synth.h"
@@ -1017,6 +1018,10 @@ int main(int argc, char **argv) {
             return commands[i].run(prog, argc - 1, argv + 1);
         }
     }
-    bl_cli_error("bellamy-train", "unknown command '%s' (try --help)", a);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i].name;
+    char hint[400];
+    bl_suggest(a, names, sizeof names / sizeof names[0], "", hint, sizeof hint);
+    bl_cli_error("bellamy-train", "unknown command '%s'%s (try --help)", a, hint);
     return BL_EXIT_USAGE;
 }

@@ -1,6 +1,7 @@
 /* cli_util.c — option parsing, --help generation and error printing for the command-line programs.
  * Not here: program logic. */
 #include "cli/cli_util.h"
+#include "common/suggest.h"
 #include "data/reader.h"
 #include "modelfile/modelfile.h"
 
@@ -282,13 +283,31 @@ int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int
             bl_cli_print_help(prog, usage, opts, nopts);
             return -1;
         }
-        if (a[1] != '-') { bl_cli_error(prog, "unknown option '%s' (options are long: --name; try --help)", a); return BL_EXIT_USAGE; }
+        if (a[1] != '-') {
+            char hint[400];
+            const char *cands[128];
+            size_t nc = 0;
+            for (size_t k = 0; k < nopts && nc < 127; k++) cands[nc++] = opts[k].name;
+            bl_suggest(a + 1, cands, nc, "--", hint, sizeof hint);
+            bl_cli_error(prog, "unknown option '%s'%s (options are long: --name; try --help)", a, hint);
+            return BL_EXIT_USAGE;
+        }
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t nl = eq ? (size_t)(eq - name) : strlen(name);
         bl_cli_option *o = NULL;
         for (size_t k = 0; k < nopts; k++)
             if (strlen(opts[k].name) == nl && strncmp(opts[k].name, name, nl) == 0) { o = &opts[k]; break; }
-        if (!o) { bl_cli_error(prog, "unknown option '--%.*s' (try --help)", (int)nl, name); return BL_EXIT_USAGE; }
+        if (!o) {
+            char word[128], hint[400];
+            snprintf(word, sizeof word, "%.*s", (int)(nl < sizeof word ? nl : sizeof word - 1), name);
+            const char *cands[128];
+            size_t nc = 0;
+            for (size_t k = 0; k < nopts && nc < 127; k++) cands[nc++] = opts[k].name;
+            cands[nc++] = "help";
+            bl_suggest(word, cands, nc, "--", hint, sizeof hint);
+            bl_cli_error(prog, "unknown option '--%.*s'%s (try --help)", (int)nl, name, hint);
+            return BL_EXIT_USAGE;
+        }
         if (o->seen && o->type != BL_OPT_LIST) { bl_cli_error(prog, "--%s given twice", o->name); return BL_EXIT_USAGE; }
         o->seen = 1;
         const char *v = NULL;

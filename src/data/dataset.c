@@ -6,6 +6,7 @@
 #include "data/dataset.h"
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/suggest.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -177,10 +178,18 @@ static long find_col(const bl_reader *r, const bl_schema *sc, const bl_schema_re
     long j = bl_reader_find(r, ref->name);
     if (j < 0) {
         /* A wrong delimiter or old Mac line ends show up first as a missing column: say so. */
-        char hint[256];
+        char hint[256], mean[400] = "";
         bl_reader_header_hint(r, hint, sizeof hint);
-        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)%s%s",
-                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col, hint[0] ? "; " : "", hint);
+        const size_t nc = bl_reader_ncols(r);
+        const char **cands = malloc((nc ? nc : 1) * sizeof *cands);
+        if (cands && !hint[0]) { /* the header's columns closest to the name: a column renamed, or a typo
+                                  * (not when the header itself looks misread) */
+            for (size_t j = 0; j < nc; j++) cands[j] = bl_reader_colname(r, j);
+            bl_suggest(ref->name, cands, nc, "", mean, sizeof mean);
+        }
+        free(cands);
+        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)%s%s%s",
+                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col, mean, hint[0] ? "; " : "", hint);
     }
     return j;
 }
