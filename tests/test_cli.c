@@ -92,6 +92,9 @@ static void setup(void) {
         len += (size_t)snprintf(g_sets + len, sizeof g_sets - len, " --set '%s'", line);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out model.h5 --name synth --trials 2 --epochs 30 "
               "--grace 30 --threads 1 --quiet", g_train);
+    bl_test_write_user_data(g_dir);
+    EXPECT(0, "%s pretrain --data user-rest.csv --schema user.schema --out user.h5 --name etl --trials 2 --epochs 30 "
+              "--grace 30 --members 2 --threads 1 --quiet", g_train);
 }
 
 static void teardown(void) {}
@@ -377,11 +380,42 @@ START_TEST(test_h5py_edit_on_purpose) {
 }
 END_TEST
 
+/* Unknown options, commands, columns and property names: the error suggests the closest known
+ * name, the way git does; a name close to nothing gets no suggestion. */
+START_TEST(test_did_you_mean) {
+    EXPECT_ERR(2, "unknown option '--epoch'; did you mean '--epochs'?",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epoch 5", g_train);
+    EXPECT_ERR(2, "unknown command 'pretain'; did you mean 'pretrain'?", "%s pretain --data x", g_train);
+    EXPECT_ERR(2, "unknown option '--scaleout'; did you mean '--scale-out'?", "%s --model model.h5 --scaleout 2",
+               g_predict);
+    EXPECT_ERR(2, "unknown option '-model'; did you mean '--model'?", "%s -model model.h5", g_predict);
+    EXPECT_ERR(2, "unknown option '--frob' (try --help)", "%s --model model.h5 --frob", g_predict);
+    /* a column renamed in the user's file: node_type for node_flavor */
+    EXPECT(0, "sed 's/column node_flavor/column node_type/' user.schema > node-type.schema");
+    EXPECT_ERR(1, "missing column 'node_type' (named in node-type.schema:5:45); did you mean 'node_flavor'?",
+               "%s inspect --data user-all.csv --schema node-type.schema", g_train);
+    /* a property name misspelt in a schema, in a context and in a runs schema */
+    EXPECT(0, "sed 's/property machine_type/property machine_typ/' user.schema > typo.schema");
+    EXPECT_ERR(1, "unknown property 'machine_typ'; did you mean 'machine_type'?",
+               "%s inspect --data user-all.csv --schema typo.schema", g_train);
+    EXPECT_ERR(1, "unknown property 'data_size_mb'; did you mean 'data_size_MB'?",
+               "%s --model user.h5 --set machine_type=r5.xlarge --set job_args=q1 --set data_size_mb=50 "
+               "--scale-out 2..4", g_predict);
+    EXPECT(0, "sed 's/property machine_type/property x_machine_type/' user.schema > extra.schema");
+    EXPECT_ERR(1, "property 'x_machine_type' is not a property of model 'etl'; did you mean 'machine_type'?",
+               "%s evaluate --model user.h5 --data user-runs.csv --schema extra.schema", g_train);
+}
+END_TEST
+
 START_TEST(test_predict_bad_input) {
     EXPECT_ERR(1, "unknown property 'colour'", "%s --model model.h5 %s --set colour=blue --scale-out 2..4", g_predict,
                g_sets);
-    EXPECT_ERR(1, "essential property 'machine_type' is missing",
+    /* every missing property in one message, with values it saw; the schema's constants are filled */
+    EXPECT_ERR(1, "2 essential properties are missing: 'machine_type' (seen in training: ",
                "%s --model model.h5 --set data_size_MB=1000 --scale-out 2..4", g_predict);
+    ck_assert_msg(strstr(g_err, "'job_args' (seen in training: ") && !strstr(g_err, "environment"), "%s", g_err);
+    EXPECT_ERR(1, "essential property 'machine_type' is missing (seen in training: ",
+               "%s --model model.h5 --set data_size_MB=1000 --set job_args=3 --scale-out 2..4", g_predict);
     EXPECT_ERR(1, "data_size_MB", "%s --model model.h5 %s --set data_size_MB=huge --scale-out 2..4", g_predict,
                "--set machine_type=m1 --set job_args=3 --set data_characteristics= --set 'environment=synthetic corpus'");
     EXPECT_ERR(1, "twice", "%s --model model.h5 %s --set machine_type=x --scale-out 2..4", g_predict, g_sets);
@@ -489,17 +523,17 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "cp rest.tsv victim.tsv");
     EXPECT_ERR(1, "refusing to overwrite", "%s %s --out victim.tsv", g_train, pre);
     EXPECT(0, "cmp rest.tsv victim.tsv");
-    /* --numbers log: trained, stored (a format 2.0 file), and predicted from; an unknown encoding is a usage error */
+    /* --numbers log: trained, stored (a format 2.1 file), and predicted from; an unknown encoding is a usage error */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
               "--threads 1 --quiet --numbers log --out log-numbers.h5", g_train);
-    EXPECT(0, "h5dump -a /format_version log-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT(0, "h5dump -a /format_version log-numbers.h5 | grep -c '\"2.1\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
     EXPECT(0, "%s --model log-numbers.h5 %s --scale-out 2..12", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
     /* --numbers range: the bounds are in the file, fine-tuning and predicting read them */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
               "--threads 1 --quiet --numbers range --out range-numbers.h5", g_train);
-    EXPECT(0, "h5dump -a /format_version range-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT(0, "h5dump -a /format_version range-numbers.h5 | grep -c '\"2.1\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers range-numbers.h5 | grep -c '\"range\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/number_lo range-numbers.h5 | grep -c DATASPACE");
     EXPECT(0, "%s finetune --model range-numbers.h5 --data runs.tsv --out range-ft.h5",
@@ -519,7 +553,7 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
               "--threads 1 --quiet --numbers both --out both-numbers.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers both-numbers.h5 | grep -c '\"both\"'");
-    EXPECT(0, "h5dump -a /format_version both-numbers.h5 | grep -c '\"2.0\"'");
+    EXPECT(0, "h5dump -a /format_version both-numbers.h5 | grep -c '\"2.1\"'");
     EXPECT_ERR(2, "--members 2 or more", "%s pretrain --data rest.tsv --schema synth.schema --members 1 --numbers both "
                                          "--out x.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/members/count both-numbers.h5 | grep -c '(0): 2'");
@@ -649,6 +683,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_runs_schema_checked);
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_h5py_edit_on_purpose);
+    tcase_add_test(tc, test_did_you_mean);
     tcase_add_test(tc, test_predict_bad_input);
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_strict_option_values);

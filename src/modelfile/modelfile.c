@@ -773,11 +773,11 @@ static int64_t rec_major(const bl_modelrec *r) {
     return BL_MODELFILE_VERSION_MAJOR;
 }
 
-/* Writes the root attributes: format, format_version ("1.2", or "2.0" when a model needs major 2),
+/* Writes the root attributes: format, format_version ("1.3", or "2.1" when a model needs major 2),
  * its parts as integers, library_version. */
 static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file, int64_t major, bl_error *err) {
     char ver[32];
-    const int64_t minor = major == BL_MODELFILE_VERSION_MAJOR ? BL_MODELFILE_VERSION_MINOR : 0;
+    const int64_t minor = major == BL_MODELFILE_VERSION_MAJOR ? BL_MODELFILE_VERSION_MINOR : BL_MODELFILE_VERSION_MINOR_2;
     snprintf(ver, sizeof ver, "%lld.%lld", (long long)major, (long long)minor);
     char *sfmt = (char *)BL_MODELFILE_FORMAT, *sver = ver, *slib = (char *)BL_VERSION;
     const bl_mfattr attrs[] = {
