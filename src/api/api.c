@@ -617,10 +617,14 @@ static bl_status review_scale_outs(const bl_predictor *p, const double *x, size_
     if (k_pre)
         put(msg, sizeof msg, &len, "%s %s %s outside the range of scale-outs the model was pre-trained on "
             "(%.10g..%.10g)", k_pre == 1 ? "scale-out" : "scale-outs", pre, k_pre == 1 ? "lies" : "lie", lo, hi);
-    if (k_ft)
-        put(msg, sizeof msg, &len, "%s%s %s %s outside the range of the %lld run%s it was fine-tuned on (%.10g..%.10g)",
+    if (k_ft) {
+        char rg[64];
+        if (t->scale_out_min == t->scale_out_max) snprintf(rg, sizeof rg, "%.10g only", t->scale_out_min);
+        else snprintf(rg, sizeof rg, "%.10g..%.10g", t->scale_out_min, t->scale_out_max);
+        put(msg, sizeof msg, &len, "%s%s %s %s outside the range of the %lld run%s it was fine-tuned on (%s)",
             k_pre ? "; " : "", k_ft == 1 ? "scale-out" : "scale-outs", ft, k_ft == 1 ? "lies" : "lie",
-            (long long)t->runs, t->runs == 1 ? "" : "s", t->scale_out_min, t->scale_out_max);
+            (long long)t->runs, t->runs == 1 ? "" : "s", rg);
+    }
     put(msg, sizeof msg, &len, ": predictions there extrapolate; %s",
         k_ft ? "fine-tune on runs that bracket the scale-outs you consider" :
                "consider scale-outs inside that range, or fine-tune on runs at the scale-outs you consider");
@@ -1054,6 +1058,11 @@ done:
 
 bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path, const char *schema_path,
                                  bl_dataset **out, bl_error *err) {
+    return bl_predictor_load_runs_skip(base, data_path, schema_path, 0, out, err);
+}
+
+bl_status bl_predictor_load_runs_skip(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                      int skip_invalid, bl_dataset **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_predictor_load_runs: NULL out");
     *out = NULL;
     BL_CHECK_ARG(base && data_path, err, "bl_predictor_load_runs: NULL argument");
@@ -1071,7 +1080,7 @@ bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path
     /* Before the data: runs described by other properties than the model's would otherwise be
      * fine-tuned on with the extra properties silently dropped (or fail later without a line). */
     if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, err);
-    if (st == BL_OK) st = bl_dataset_load_schema(data_path, sc, 0, &m->enc, &ds, err);
+    if (st == BL_OK) st = bl_dataset_load_schema_skip(data_path, sc, 0, &m->enc, skip_invalid, &ds, err);
     if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", data_path);
     bl_schema_free(sc);
     if (st != BL_OK) {
