@@ -671,6 +671,12 @@ START_TEST(test_threads) {
 END_TEST
 
 /* The example scheduler, built against the shared library, runs and decides. */
+static size_t count_str(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
 START_TEST(test_example_program) {
     const char *root = getenv("BELLAMY_BUILD_ROOT");
     ck_assert_ptr_nonnull(root);
@@ -693,6 +699,17 @@ START_TEST(test_example_program) {
     ck_assert_ptr_nonnull(strstr(out, "fastest: "));
     ck_assert_ptr_nonnull(strstr(out, "deadline "));
     ck_assert_ptr_nonnull(strstr(out, "cheapest: "));
+    ck_assert_ptr_null(strstr(out, "warning"));
+    /* a scheduler sees the warnings: a machine type the model never saw, the constants left out */
+    snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth machine_type=z9.huge job_args=5 data_size_MB=5000 "
+             "memory=16000 slots=8 2>&1", root, g_model);
+    f = popen(cmd, "r");
+    got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    status = pclose(f);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", out);
+    ck_assert_msg(count_str(out, "warning (unseen_value): machine_type 'z9.huge' is a value no pre-training row had") == 2,
+                  "%s", out);
     /* a bad context is reported, not crashed on */
     snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth colour=blue 2>&1", root, g_model);
     f = popen(cmd, "r");
@@ -885,6 +902,54 @@ START_TEST(test_constants_filled) {
 }
 END_TEST
 
+/* An optional property that is no constant of the schema but had one value in every pre-training row
+ * (job_type read from a column, or here made by a template without placeholders) is filled with that
+ * value too: the same predictions, and bl_predictor_prop_default says where it came from. */
+START_TEST(test_single_value_filled) {
+    bl_error err;
+    const char *dir = bl_test_tmpdir();
+    char data[4200], sch[4200], path[4200];
+    snprintf(data, sizeof data, "%s/user-rest.csv", dir);
+    snprintf(sch, sizeof sch, "%s/user-template.schema", dir);
+    FILE *f = fopen(sch, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("scale_out executors\nruntime wall_time_s s\n"
+          "property machine_type essential text column node_flavor\nproperty job_args essential text column query\n"
+          "property data_size_MB essential number column input_gb\n"
+          "property job_type optional text template \"etl-spark\"\n", f);
+    fclose(f);
+    bl_dataset *ds = NULL;
+    ck_assert_int_eq(bl_dataset_load(data, sch, 0, NULL, &ds, &err), BL_OK);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 20;
+    o.grace = 20;
+    o.members = 1;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &err), BL_OK); /* no stored schema at all */
+    snprintf(path, sizeof path, "%s/user-template.h5", dir);
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+    bl_predictor *p = NULL;
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_OK);
+    const char *v;
+    int from;
+    ck_assert_int_eq(bl_predictor_prop_default(p, 3, &v, &from), BL_OK);
+    ck_assert_str_eq(v, "etl-spark");
+    ck_assert_int_eq(from, 2);
+    double x[8], a[8], b[8];
+    for (int i = 0; i < 8; i++) x[i] = 2 * (i + 1);
+    const bl_prop_value ctx[4] = { { "machine_type", "r5.xlarge" }, { "job_args", "q2" }, { "data_size_MB", "50" },
+                                   { "job_type", "etl-spark" } };
+    ck_assert_int_eq(bl_predict(p, ctx, 4, x, 8, a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(p, ctx, 3, x, 8, b, &err), BL_OK);
+    ck_assert_mem_eq(a, b, sizeof a);
+    bl_predictor_free(p);
+}
+END_TEST
+
 /* Warnings that name the fix, on the prediction, through the public API: scale-outs outside the
  * trained range (the range named), a text value never seen (the closest named), a number outside
  * the seen range, an optional property left out that every row had; every missing property in one
@@ -1062,6 +1127,7 @@ Suite *bl_test_suite(void) {
     tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 4);
     tcase_add_test(tc, test_stored_schema_read_leniently);
     tcase_add_test(tc, test_constants_filled);
+    tcase_add_test(tc, test_single_value_filled);
     tcase_add_test(tc, test_warnings);
     tcase_add_test(tc, test_records_and_finetune_context);
     suite_add_tcase(s, tc);

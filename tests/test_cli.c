@@ -137,6 +137,60 @@ START_TEST(test_repro_inputs) {
     EXPECT(0, "%s pretrain --data '%s/history.csv' --schema '%s/etl.schema' --out etl.h5 --trials 2 --epochs 50 "
               "--members 2 --threads 1 --quiet", g_train, etl, etl);
     EXPECT(0, "%s check --model etl.h5", g_train);
+    /* the user's report: job_type (a const of the schema) left out predicted 30 %% more; now filled */
+    const char *sets = "--set machine_type=r5.xlarge --set job_args=q1 --set data_size_MB=50";
+    EXPECT(0, "%s --model etl.h5 %s --set job_type=etl-spark --set 'environment=private yarn' --scale-out 2..16",
+           g_predict, sets);
+    char want[65536];
+    strcpy(want, g_out);
+    EXPECT(0, "%s --model etl.h5 %s --scale-out 2..16", g_predict, sets);
+    ck_assert_str_eq(g_out, want);
+    EXPECT(0, "%s info --model etl.h5", g_train);
+    ck_assert_msg(strstr(g_out, "  job_type: optional text, from const \"etl-spark\"; left out, it is 'etl-spark'"),
+                  "%s", g_out);
+}
+END_TEST
+
+/* The C3O data: job_type and environment are constants of the schema and slots had one value (8 per
+ * machine) in every grep row, so leaving them out predicts the same; memory (an optional cluster total
+ * of two values) left out is named, and so are a machine type the rows never had and scale-outs
+ * beyond the data's, with its range. */
+START_TEST(test_c3o_contexts) {
+    const char *c3o = bl_test_c3o_dir();
+    if (!c3o) {
+        fprintf(stderr, "note: no C3O data; the C3O contexts are not checked\n");
+        return;
+    }
+    const char *sch = bl_test_source_path("datasets/c3o/grep.schema");
+    EXPECT(0, "%s split --data '%s/grep.tsv' --schema '%s' --context 0 --held-out g0.tsv --rest grest.tsv", g_train, c3o,
+           sch);
+    char all[4096] = "", some[4096] = "", ess[4096] = "";
+    size_t la = 0, ls = 0, le = 0;
+    for (char *line = strtok(g_out, "\n"); line; line = strtok(NULL, "\n")) {
+        la += (size_t)snprintf(all + la, sizeof all - la, " --set '%s'", line);
+        if (strncmp(line, "job_type=", 9) && strncmp(line, "environment=", 12) && strncmp(line, "slots=", 6))
+            ls += (size_t)snprintf(some + ls, sizeof some - ls, " --set '%s'", line);
+        if (strncmp(line, "job_type=", 9) && strncmp(line, "memory=", 7) && strncmp(line, "slots=", 6))
+            le += (size_t)snprintf(ess + le, sizeof ess - le, " --set '%s'", line);
+    }
+    EXPECT(0, "%s pretrain --data grest.tsv --schema '%s' --out grep.h5 --name grep --trials 1 --epochs 5 --members 1 "
+              "--threads 1 --quiet", g_train, sch);
+    EXPECT(0, "%s --model grep.h5 %s --scale-out 2..12", g_predict, all);
+    char want[65536];
+    strcpy(want, g_out);
+    EXPECT(0, "%s --model grep.h5 %s --scale-out 2..12", g_predict, some);
+    ck_assert_str_eq(g_out, want);
+    EXPECT(0, "%s --model grep.h5 %s --scale-out 2..40 --json", g_predict, ess);
+    ck_assert_msg(strstr(g_out, "\"job_type\":\"model\"") && strstr(g_out, "\"slots\":\"model\"") &&
+                  strstr(g_out, "{\"kind\":\"left_out\",\"property\":\"memory\"") &&
+                  strstr(g_out, "{\"kind\":\"unseen_value\",\"property\":\"machine_type\",\"message\":\"machine_type "
+                                "'c4.2xlarge' is a value no pre-training row had (closest seen: 'm4.2xlarge', 'r4.2xlarge'") &&
+                  strstr(g_out, "{\"kind\":\"scale_out\",\"property\":null,\"message\":\"scale-outs 13..40 lie outside the "
+                                "range of scale-outs the model was pre-trained on (2..12)"), "%s", g_out);
+    EXPECT(0, "%s info --model grep.h5", g_train);
+    ck_assert_msg(strstr(g_out, "  slots: optional number, a cluster total (given per machine), from column slots; left "
+                                "out, it is '8' (the one value every row had)\n    seen: 1 value of 8 per machine: '8' "
+                                "(780 rows)"), "%s", g_out);
 }
 END_TEST
 
@@ -917,6 +971,7 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_repro_inputs);
+    tcase_add_test(tc, test_c3o_contexts);
     tcase_add_test(tc, test_pretrain_progress_and_errors);
     tcase_add_test(tc, test_predict_table);
     tcase_add_test(tc, test_history_and_finetune);

@@ -1392,7 +1392,9 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                 size_t f, nv;
                 bl_model_seen_span(m, i, &f, &nv);
                 printf("    seen: %lld value%s", (long long)sn->distinct[i], sn->distinct[i] == 1 ? "" : "s");
-                if (pi.number && isfinite(sn->num_min[i]))
+                if (pi.number && isfinite(sn->num_min[i]) && sn->num_min[i] == sn->num_max[i])
+                    printf(" of %.17g%s", sn->num_min[i], sn->per_machine[i] ? " per machine" : "");
+                else if (pi.number && isfinite(sn->num_min[i]))
                     printf(" in %.17g..%.17g%s", sn->num_min[i], sn->num_max[i], sn->per_machine[i] ? " per machine" : "");
                 printf(":");
                 for (size_t k = 0; k < nv && k < most; k++)
