@@ -1108,7 +1108,7 @@ Suite *bl_test_suite(void) {
     Suite *s = suite_create("api");
     TCase *tc = tcase_create("api");
     tcase_add_unchecked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300); /* sanitizer builds on a busy machine */
     tcase_add_test(tc, test_version_and_status);
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_files);

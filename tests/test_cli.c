@@ -968,7 +968,7 @@ Suite *bl_test_suite(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
     tcase_add_unchecked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300); /* sanitizer builds on a busy machine */
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_repro_inputs);
     tcase_add_test(tc, test_c3o_contexts);
