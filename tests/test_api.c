@@ -1095,6 +1095,21 @@ START_TEST(test_records_and_finetune_context) {
     ck_assert_int_eq(bl_predict(p, USER_CTX, 3, &x200, 1, t, &err), BL_OK); /* the schema's constants still fill */
     bl_predictor_free(p);
     bl_warnings_free(w);
+    /* records that do not hold together are refused, naming the attribute (never read out of range) */
+    ck_assert_int_eq(bl_model_load(g_user, NULL, &m, &err), BL_OK);
+    m->seen.prop[m->seen.n - 1] = 99;
+    snprintf(path, sizeof path, "%s/user-bad.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    m->seen.prop[m->seen.n - 1] = (uint32_t)(m->n_props - 1);
+    m->seen.runtime_min_s = -1;
+    char path2[4200];
+    snprintf(path2, sizeof path2, "%s/user-bad2.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path2, &err), BL_OK);
+    bl_model_free(m);
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "seen/value_prop"), "%s", err.message);
+    ck_assert_int_eq(bl_predictor_load(path2, NULL, &p, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "seen/rows, scale_out_min/max or runtime_min_s/max_s"), "%s", err.message);
 }
 END_TEST
 

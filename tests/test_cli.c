@@ -109,16 +109,16 @@ START_TEST(test_help_version) {
     ck_assert_ptr_nonnull(strstr(g_out, "finetune"));
     EXPECT(2, "%s", g_train);
     EXPECT_ERR(2, "unknown command", "%s frobnicate", g_train);
-    EXPECT(0, "%s pretrain --help", g_train);
+    EXPECT(0, "COLUMNS=200 %s pretrain --help", g_train); /* wide: no default wraps */
     const char *want[] = { "--data FILE", "--schema FILE", "--out MODEL.h5", "--name NAME", "--trials N", "(default: 12)",
                            "--epochs N", "(default: 2500)", "--threads N", "--seed S", "--device cpu|cuda",
                            "--target-scale seconds|mean", "--quiet" };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         ck_assert_msg(strstr(g_out, want[i]), "pretrain --help lacks %s", want[i]);
-    EXPECT(0, "%s finetune --help", g_train);
+    EXPECT(0, "COLUMNS=200 %s finetune --help", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "--model MODEL.h5"));
     ck_assert_ptr_nonnull(strstr(g_out, "the schema stored in the model"));
-    EXPECT(0, "%s --help", g_predict);
+    EXPECT(0, "COLUMNS=200 %s --help", g_predict);
     const char *want2[] = { "--model", "--name", "--set", "--scale-out", "--history", "--target-runtime", "--price",
                             "--goal", "--json", "(default:" };
     for (size_t i = 0; i < sizeof want2 / sizeof *want2; i++)
