@@ -585,7 +585,8 @@ static bl_status check_scale_outs(const double *x, size_t n, bl_error *err) {
     return BL_OK;
 }
 
-/* "17..200" or "1 and 17..200": the scale-outs of x[0..n) below lo and above hi; returns how many. */
+/* "17..200" or "1 and 17..200": the scale-outs of x[0..n) below lo and above hi (each side as its
+ * smallest..largest, or one value); returns how many there are. */
 static size_t outside(const double *x, size_t n, double lo, double hi, char *buf, size_t cap) {
     double bmin = INFINITY, bmax = -INFINITY, amin = INFINITY, amax = -INFINITY;
     size_t k = 0, len = 0;
@@ -594,13 +595,11 @@ static size_t outside(const double *x, size_t n, double lo, double hi, char *buf
         if (x[i] > hi) { amin = fmin(amin, x[i]); amax = fmax(amax, x[i]); k++; }
     }
     buf[0] = '\0';
-    if (bmin <= bmax) put(buf, cap, &len, bmin == bmax ? "%.10g" : "%.10g..%.10g", bmin, bmax);
-    if (amin <= amax) put(buf, cap, &len, bmin == bmax ? "%s%.10g" : "%s%.10g..%.10g", bmin <= bmax ? " and " : "", amin, amax);
-    if (amin == amax && bmin <= bmax && bmin != bmax) { /* keep the format simple: rewrite "a..b and c" */
-        len = 0;
-        buf[0] = '\0';
-        put(buf, cap, &len, "%.10g..%.10g and %.10g", bmin, bmax, amin);
-    }
+    if (bmin == bmax) put(buf, cap, &len, "%.10g", bmin);
+    else if (bmin < bmax) put(buf, cap, &len, "%.10g..%.10g", bmin, bmax);
+    if (len && amin <= amax) put(buf, cap, &len, " and ");
+    if (amin == amax) put(buf, cap, &len, "%.10g", amin);
+    else if (amin < amax) put(buf, cap, &len, "%.10g..%.10g", amin, amax);
     return k;
 }
 
