@@ -4,9 +4,11 @@
  *
  * It opens the model file and lists its models, loads one (NAME, or "-" for the file's only model),
  * optionally fine-tunes it on the given runs of this job's context (every property must then be
- * given), predicts the runtime at scale-outs 2..12, and makes the three decisions a scheduler makes:
- * the fastest scale-out, the smallest one that meets a deadline (here 1.25 × the fastest runtime)
- * and the cheapest at 0.40 per machine-hour. Build it against an installed library with
+ * given, except those the model fills: the constants of its schema), predicts the runtime at
+ * scale-outs 2..12, and makes the three decisions a scheduler makes: the fastest scale-out, the
+ * smallest one that meets a deadline (here 1.25 × the fastest runtime) and the cheapest at 0.40 per
+ * machine-hour. What the model warns about the request (a value it never saw, scale-outs outside
+ * its training range) is printed as "warning: ..." lines. Build it against an installed library with
  *
  *   cc example_scheduler.c $(pkg-config --cflags --libs bellamy)
  *
@@ -24,6 +26,11 @@
 static int fail(const bl_error *err) {
     fprintf(stderr, "example_scheduler: %s (%s)\n", err->message, bl_status_string(err->status));
     return 1;
+}
+
+static void print_warnings(const bl_warnings *w) {
+    for (size_t i = 0; i < bl_warnings_count(w); i++)
+        printf("warning (%s): %s\n", bl_warning_kind_name(bl_warnings_kind(w, i)), bl_warnings_message(w, i));
 }
 
 int main(int argc, char **argv) {
@@ -54,10 +61,12 @@ int main(int argc, char **argv) {
     bl_error err;
     bl_model_file *file = NULL;
     bl_predictor *model = NULL, *tuned = NULL;
+    bl_warnings *warnings = NULL;
     int rc = 1;
+    if (bl_warnings_new(&warnings, &err) != BL_OK) return fail(&err);
 
     /* 1. What is in the file? */
-    if (bl_model_file_open(argv[1], &file, &err) != BL_OK) return fail(&err);
+    if (bl_model_file_open(argv[1], &file, &err) != BL_OK) { rc = fail(&err); goto done; }
     printf("libbellamy %s; %s holds %zu model(s):", bl_version(), argv[1], bl_model_file_count(file));
     for (size_t i = 0; i < bl_model_file_count(file); i++) printf(" %s", bl_model_file_name(file, i));
     printf("\n");
@@ -73,7 +82,9 @@ int main(int argc, char **argv) {
                info.cluster_total ? ", per machine" : "");
     }
     printf("\n");
-    if (bl_predictor_check_context(model, ctx, n_ctx, &err) != BL_OK) { rc = fail(&err); goto done; }
+    /* the context, checked with what the model warns about it */
+    if (bl_predictor_review(model, ctx, n_ctx, NULL, 0, warnings, &err) != BL_OK) { rc = fail(&err); goto done; }
+    print_warnings(warnings);
 
     /* 3. A few runs of this context seen already? Fine-tune on them (a new predictor; the old stays). */
     const bl_predictor *use = model;
@@ -109,10 +120,12 @@ int main(int argc, char **argv) {
     co.goal = BL_GOAL_CHEAPEST;
     co.target_runtime_s = 0;
     co.price_per_hour = 0.40;
-    if (bl_choose_scale_out(use, ctx, n_ctx, x, N, &co, &c, &err) != BL_OK) { rc = fail(&err); goto done; }
+    if (bl_choose_scale_out_warn(use, ctx, n_ctx, x, N, &co, &c, warnings, &err) != BL_OK) { rc = fail(&err); goto done; }
     printf("cheapest: %g machines, %.1f s, cost %.4f (%s)\n", c.scale_out, c.runtime_s, c.cost, c.reason);
+    print_warnings(warnings);
     rc = 0;
 done:
+    bl_warnings_free(warnings);
     bl_predictor_free(tuned);
     bl_predictor_free(model);
     bl_model_file_free(file);

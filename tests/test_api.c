@@ -18,7 +18,7 @@
 #include "data/synth.h"
 #include "model/model.h"
 
-static char g_model[4096], g_tsv[4096], g_schema[4096], g_runs[4096];
+static char g_model[4096], g_tsv[4096], g_schema[4096], g_runs[4096], g_user[4096];
 static bl_synth_corpus *g_corpus;
 static bl_dataset *g_ds;
 
@@ -47,6 +47,29 @@ static void setup(void) {
     m->name = strdup("synth");
     if (bl_model_save(m, g_model, &err) != BL_OK) ck_abort_msg("save: %s", err.message);
     bl_model_free(m);
+
+    /* A user's own data set (the ETL reproducer's shape), pre-trained as a two-member ensemble. */
+    bl_test_write_user_data(dir);
+    char path[4200], sch[4200];
+    snprintf(path, sizeof path, "%s/user-rest.csv", dir);
+    snprintf(sch, sizeof sch, "%s/user.schema", dir);
+    snprintf(g_user, sizeof g_user, "%s/user.h5", dir);
+    bl_dataset *uds = NULL;
+    ck_assert_int_eq(bl_dataset_load(path, sch, 0, NULL, &uds, &err), BL_OK);
+    o.members = 2;
+    if (bl_pretrain(uds, NULL, &o, &m, &err) != BL_OK) ck_abort_msg("pretrain: %s", err.message);
+    free(m->schema_text); /* the schema text, as bellamy-train stores it */
+    FILE *sf = fopen(sch, "r");
+    char text[2048];
+    size_t tl = fread(text, 1, sizeof text - 1, sf);
+    fclose(sf);
+    text[tl] = '\0';
+    m->schema_text = strdup(text);
+    free(m->name);
+    m->name = strdup("etl");
+    if (bl_model_save(m, g_user, &err) != BL_OK) ck_abort_msg("save: %s", err.message);
+    bl_model_free(m);
+    bl_dataset_free(uds);
 
     /* Three runs of context 0 (scale-outs 2, 6, 12), in the corpus's own file format. */
     FILE *f = fopen(g_tsv, "r");
@@ -415,7 +438,10 @@ START_TEST(test_finetune_arrays) {
     /* errors: an optional property missing, a bad runtime, no runs, bad options */
     bl_predictor *z = NULL;
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, 5, x, t, 3, NULL, &z, &err), BL_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.message, "optional property"));
+    /* job_type is the schema's constant (filled); memory and slots are named together */
+    ck_assert_msg(strstr(err.message, "2 optional properties are missing: 'memory' (seen in training: ") &&
+                  strstr(err.message, "'slots' (seen in training: ") &&
+                  strstr(err.message, "fine-tuning needs every property"), "%s", err.message);
     double tb[3] = { t[0], -1, t[2] };
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, tb, 3, NULL, &z, &err), BL_ERANGE);
     ck_assert_int_eq(bl_predictor_finetune(p, ctx, n, x, t, 0, NULL, &z, &err), BL_EINVAL);
@@ -645,6 +671,12 @@ START_TEST(test_threads) {
 END_TEST
 
 /* The example scheduler, built against the shared library, runs and decides. */
+static size_t count_str(const char *hay, const char *needle) {
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
 START_TEST(test_example_program) {
     const char *root = getenv("BELLAMY_BUILD_ROOT");
     ck_assert_ptr_nonnull(root);
@@ -667,6 +699,17 @@ START_TEST(test_example_program) {
     ck_assert_ptr_nonnull(strstr(out, "fastest: "));
     ck_assert_ptr_nonnull(strstr(out, "deadline "));
     ck_assert_ptr_nonnull(strstr(out, "cheapest: "));
+    ck_assert_ptr_null(strstr(out, "warning"));
+    /* a scheduler sees the warnings: a machine type the model never saw, the constants left out */
+    snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth machine_type=z9.huge job_args=5 data_size_MB=5000 "
+             "memory=16000 slots=8 2>&1", root, g_model);
+    f = popen(cmd, "r");
+    got = fread(out, 1, sizeof out - 1, f);
+    out[got] = '\0';
+    status = pclose(f);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", out);
+    ck_assert_msg(count_str(out, "warning (unseen_value): machine_type 'z9.huge' is a value no pre-training row had") == 2,
+                  "%s", out);
     /* a bad context is reported, not crashed on */
     snprintf(cmd, sizeof cmd, "'%s/example_scheduler' '%s' synth colour=blue 2>&1", root, g_model);
     f = popen(cmd, "r");
@@ -776,8 +819,302 @@ START_TEST(test_stored_schema_read_leniently) {
 }
 END_TEST
 
+/* The user's context m5.2xlarge/q3/200 (held out of pre-training), fully given. */
+static const bl_prop_value USER_CTX[] = { { "machine_type", "m5.2xlarge" }, { "job_args", "q3" },
+                                          { "data_size_MB", "200" }, { "environment", "private yarn" },
+                                          { "job_type", "etl-spark" } };
+
+static bl_predictor *load_user(void) {
+    bl_error err;
+    bl_predictor *p = NULL;
+    if (bl_predictor_load(g_user, NULL, &p, &err) != BL_OK) ck_abort_msg("load: %s", err.message);
+    return p;
+}
+
+static int has_warning(const bl_warnings *w, bl_warning_kind kind, const char *prop, const char *text) {
+    for (size_t i = 0; i < bl_warnings_count(w); i++) {
+        const char *wp = bl_warnings_property(w, i);
+        if (bl_warnings_kind(w, i) == kind && (!prop ? !wp : wp && strcmp(wp, prop) == 0) &&
+            (!text || strstr(bl_warnings_message(w, i), text)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Properties the stored schema makes constant are filled when a context leaves them out, and the
+ * prediction equals the one with them given: the user's model (environment and job_type constants)
+ * and the synthetic corpus's (data_characteristics, environment, job_type). Fine-tuning accepts the
+ * same omission. */
+START_TEST(test_constants_filled) {
+    bl_error err;
+    bl_predictor *p = load_user();
+    double x[15], full[15], part[15];
+    for (int i = 0; i < 15; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_predict(p, USER_CTX, 5, x, 15, full, &err), BL_OK);
+    ck_assert_msg(bl_predict(p, USER_CTX, 3, x, 15, part, &err) == BL_OK, "%s", err.message);
+    ck_assert_mem_eq(full, part, sizeof full);
+    const char *v;
+    int from;
+    ck_assert_int_eq(bl_predictor_prop_default(p, 4, &v, &from), BL_OK); /* job_type, optional */
+    ck_assert_str_eq(v, "etl-spark");
+    ck_assert_int_eq(from, 1);
+    ck_assert_int_eq(bl_predictor_prop_default(p, 3, &v, &from), BL_OK); /* environment, essential const */
+    ck_assert_str_eq(v, "private yarn");
+    ck_assert_int_eq(bl_predictor_prop_default(p, 0, &v, &from), BL_ENOTFOUND); /* machine_type: given or error */
+    ck_assert_int_eq(bl_predictor_prop_default(p, 9, &v, &from), BL_ERANGE);
+    /* without a warning about them */
+    bl_warnings *w = NULL;
+    ck_assert_int_eq(bl_warnings_new(&w, &err), BL_OK);
+    double x6 = 6;
+    ck_assert_int_eq(bl_predict_warn(p, USER_CTX, 3, &x6, 1, part, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 0);
+    /* fine-tuning on arrays, the constants left out: the same model as with them given */
+    const double rx[3] = { 4, 8, 12 }, rt[3] = { 120, 80, 70 };
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 50;
+    bl_predictor *a = NULL, *b = NULL;
+    ck_assert_int_eq(bl_predictor_finetune(p, USER_CTX, 5, rx, rt, 3, &to, &a, &err), BL_OK);
+    ck_assert_msg(bl_predictor_finetune(p, USER_CTX, 3, rx, rt, 3, &to, &b, &err) == BL_OK, "%s", err.message);
+    ck_assert_int_eq(bl_predict(a, USER_CTX, 5, x, 15, full, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(b, USER_CTX, 3, x, 15, part, &err), BL_OK);
+    ck_assert_mem_eq(full, part, sizeof full);
+    bl_predictor_free(a);
+    bl_predictor_free(b);
+    bl_predictor_free(p);
+    /* the synthetic corpus: three constants left out */
+    p = load();
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs), k = 0;
+    bl_prop_value few[16];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(ctx[i].name, "environment") && strcmp(ctx[i].name, "job_type") &&
+            strcmp(ctx[i].name, "data_characteristics"))
+            few[k++] = ctx[i];
+    ck_assert_uint_eq(k, n - 3);
+    ck_assert_int_eq(bl_predict(p, ctx, n, x, 11, full, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(p, few, k, x, 11, part, &err), BL_OK);
+    ck_assert_mem_eq(full, part, 11 * sizeof *full);
+    bl_predictor_free(p);
+    bl_warnings_free(w);
+    bl_warnings_free(NULL);
+}
+END_TEST
+
+/* An optional property that is no constant of the schema but had one value in every pre-training row
+ * (job_type read from a column, or here made by a template without placeholders) is filled with that
+ * value too: the same predictions, and bl_predictor_prop_default says where it came from. */
+START_TEST(test_single_value_filled) {
+    bl_error err;
+    const char *dir = bl_test_tmpdir();
+    char data[4200], sch[4200], path[4200];
+    snprintf(data, sizeof data, "%s/user-rest.csv", dir);
+    snprintf(sch, sizeof sch, "%s/user-template.schema", dir);
+    FILE *f = fopen(sch, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("scale_out executors\nruntime wall_time_s s\n"
+          "property machine_type essential text column node_flavor\nproperty job_args essential text column query\n"
+          "property data_size_MB essential number column input_gb\n"
+          "property job_type optional text template \"etl-spark\"\n", f);
+    fclose(f);
+    bl_dataset *ds = NULL;
+    ck_assert_int_eq(bl_dataset_load(data, sch, 0, NULL, &ds, &err), BL_OK);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.trials = 1;
+    o.epochs = 20;
+    o.grace = 20;
+    o.members = 1;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &err), BL_OK); /* no stored schema at all */
+    snprintf(path, sizeof path, "%s/user-template.h5", dir);
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+    bl_predictor *p = NULL;
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_OK);
+    const char *v;
+    int from;
+    ck_assert_int_eq(bl_predictor_prop_default(p, 3, &v, &from), BL_OK);
+    ck_assert_str_eq(v, "etl-spark");
+    ck_assert_int_eq(from, 2);
+    double x[8], a[8], b[8];
+    for (int i = 0; i < 8; i++) x[i] = 2 * (i + 1);
+    const bl_prop_value ctx[4] = { { "machine_type", "r5.xlarge" }, { "job_args", "q2" }, { "data_size_MB", "50" },
+                                   { "job_type", "etl-spark" } };
+    ck_assert_int_eq(bl_predict(p, ctx, 4, x, 8, a, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(p, ctx, 3, x, 8, b, &err), BL_OK);
+    ck_assert_mem_eq(a, b, sizeof a);
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* Warnings that name the fix, on the prediction, through the public API: scale-outs outside the
+ * trained range (the range named), a text value never seen (the closest named), a number outside
+ * the seen range, an optional property left out that every row had; every missing property in one
+ * error. The warnings never change the predictions. */
+START_TEST(test_warnings) {
+    bl_error err;
+    bl_predictor *p = load_user();
+    bl_warnings *w = NULL;
+    ck_assert_int_eq(bl_warnings_new(&w, &err), BL_OK);
+    double x[199], t[199], t2[199];
+    for (int i = 0; i < 199; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_predict_warn(p, USER_CTX, 5, x, 199, t, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 1);
+    ck_assert_msg(has_warning(w, BL_WARN_SCALE_OUT, NULL, "scale-outs 17..200 lie outside the range of scale-outs the "
+                              "model was pre-trained on (2..16)"), "%s", bl_warnings_message(w, 0));
+    ck_assert_str_eq(bl_warning_kind_name(bl_warnings_kind(w, 0)), "scale_out");
+    ck_assert_int_eq(bl_predict(p, USER_CTX, 5, x, 199, t2, &err), BL_OK);
+    ck_assert_mem_eq(t, t2, sizeof t);
+    /* the scheduler's call: the same warning with the choice */
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out_warn(p, USER_CTX, 5, x, 199, NULL, &ch, w, &err), BL_OK);
+    ck_assert(has_warning(w, BL_WARN_SCALE_OUT, NULL, "(2..16)"));
+    /* inside the range: none (the list is emptied by each call) */
+    ck_assert_int_eq(bl_predict_warn(p, USER_CTX, 5, x, 15, t, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 0);
+    /* an unseen machine type, the closest named; a data size outside 50..200 */
+    bl_prop_value c2[5];
+    memcpy(c2, USER_CTX, sizeof c2);
+    c2[0].value = "r5.2xlarge";
+    c2[2].value = "2000";
+    ck_assert_int_eq(bl_predictor_review(p, c2, 5, x, 15, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 2);
+    ck_assert_msg(has_warning(w, BL_WARN_UNSEEN_VALUE, "machine_type", "machine_type 'r5.2xlarge' is a value no "
+                              "pre-training row had (closest seen: 'r5.xlarge', 'm5.2xlarge'; 2 values in all)"),
+                  "%s", bl_warnings_message(w, 0));
+    ck_assert_msg(has_warning(w, BL_WARN_NUMBER_RANGE, "data_size_MB", "data_size_MB 2000 lies outside the values the "
+                              "pre-training rows had (50..200)"), "%s", bl_warnings_message(w, 1));
+    /* every missing property in one message, with what the model saw */
+    ck_assert_int_eq(bl_predict(p, USER_CTX + 2, 1, x, 1, t, &err), BL_EINVAL);
+    ck_assert_msg(strstr(err.message, "2 essential properties are missing: 'machine_type' (seen in training: ") &&
+                  strstr(err.message, "'job_args' (seen in training: 'q1', 'q2', ... (3 values))"), "%s", err.message);
+    ck_assert_int_eq(bl_predictor_review(p, USER_CTX + 2, 1, x, 1, w, &err), BL_EINVAL);
+    ck_assert_uint_eq(bl_warnings_count(w), 0);
+    /* an unknown name: the closest suggested */
+    bl_prop_value c3[1] = { { "machine_typ", "x" } };
+    ck_assert_int_eq(bl_predict(p, c3, 1, x, 1, t, &err), BL_EINVAL);
+    ck_assert_msg(strstr(err.message, "unknown property 'machine_typ'; did you mean 'machine_type'?"), "%s", err.message);
+    bl_predictor_free(p);
+    /* the synthetic corpus: memory and slots (optional, many values) left out */
+    p = load();
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    ck_assert_int_eq(bl_predict_warn(p, ctx, 5, x, 11, t, w, &err), BL_OK);
+    ck_assert_msg(has_warning(w, BL_WARN_LEFT_OUT, "memory", "optional property 'memory' is left out, but every "
+                              "pre-training row had it (") && has_warning(w, BL_WARN_LEFT_OUT, "slots", " per machine)"),
+                  "%s", bl_warnings_message(w, 0));
+    ck_assert_int_eq(bl_predict_warn(p, ctx, n, x, 11, t, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 0);
+    ck_assert_ptr_null(bl_warnings_message(w, 0));
+    ck_assert_int_eq(bl_warnings_kind(w, 0), 0);
+    bl_predictor_free(p);
+    bl_warnings_free(w);
+}
+END_TEST
+
+/* What the model knows: the values seen with their counts and the ranges, in the file; fine-tuning
+ * records its runs' range and context, a save keeps them, and predicting outside the fine-tuning range
+ * warns with it named; a value of the fine-tuned context is no longer "never seen". A file without
+ * these records (as written before 0.5) loads and gives fewer warnings. */
+START_TEST(test_records_and_finetune_context) {
+    bl_error err;
+    bl_predictor *p = load_user();
+    bl_model_ranges rg;
+    ck_assert_int_eq(bl_predictor_ranges(p, &rg), BL_OK);
+    ck_assert_double_eq(rg.scale_out_min, 2);
+    ck_assert_double_eq(rg.scale_out_max, 16);
+    ck_assert(rg.runtime_min_s > 0 && rg.runtime_min_s < rg.runtime_max_s);
+    ck_assert_int_eq(rg.finetune_runs, 0);
+    ck_assert(isnan(rg.finetune_scale_out_min));
+    const char *v;
+    long long rows;
+    ck_assert_int_eq(bl_predictor_prop_seen(p, 1, 0, &v, &rows), BL_OK); /* job_args: q1, q2, q3 */
+    ck_assert_int_eq(rows, 32); /* 2 flavours × 2 sizes × 8 scale-outs each */
+    ck_assert_int_eq(bl_predictor_prop_seen(p, 1, 3, &v, &rows), BL_ERANGE);
+    ck_assert_int_eq(bl_predictor_prop_seen(p, 2, 0, &v, &rows), BL_OK);
+    ck_assert(strcmp(v, "50") == 0 || strcmp(v, "200") == 0);
+    ck_assert_int_eq(bl_predictor_finetune_context(p, 0, &v), BL_ENOTFOUND);
+    /* fine-tuned on a new machine type at 4, 8, 12 */
+    bl_prop_value c2[5];
+    memcpy(c2, USER_CTX, sizeof c2);
+    c2[0].value = "c6i.4xlarge";
+    const double rx[3] = { 4, 8, 12 }, rt[3] = { 120, 80, 70 };
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 50;
+    bl_predictor *q = NULL, *back = NULL;
+    ck_assert_int_eq(bl_predictor_finetune(p, c2, 3, rx, rt, 3, &to, &q, &err), BL_OK);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/user-tuned.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_predictor_save(q, path, "tuned", &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_load(path, "tuned", &back, &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_ranges(back, &rg), BL_OK);
+    ck_assert_int_eq(rg.finetune_runs, 3);
+    ck_assert_int_eq(rg.finetune_contexts, 1);
+    ck_assert_double_eq(rg.finetune_scale_out_min, 4);
+    ck_assert_double_eq(rg.finetune_scale_out_max, 12);
+    ck_assert_double_eq(rg.finetune_runtime_min_s, 70);
+    ck_assert_int_eq(bl_predictor_finetune_context(back, 0, &v), BL_OK);
+    ck_assert_str_eq(v, "c6i.4xlarge");
+    ck_assert_int_eq(bl_predictor_finetune_context(back, 4, &v), BL_OK);
+    ck_assert_str_eq(v, "etl-spark"); /* filled, and recorded */
+    bl_warnings *w = NULL;
+    ck_assert_int_eq(bl_warnings_new(&w, &err), BL_OK);
+    double x[15], t[15];
+    for (int i = 0; i < 15; i++) x[i] = 2 + i;
+    ck_assert_int_eq(bl_predict_warn(p, c2, 5, x, 15, t, w, &err), BL_OK); /* the base: never seen */
+    ck_assert(has_warning(w, BL_WARN_UNSEEN_VALUE, "machine_type", "'c6i.4xlarge'"));
+    ck_assert_int_eq(bl_predict_warn(back, c2, 5, x, 15, t, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 1);
+    ck_assert_msg(has_warning(w, BL_WARN_SCALE_OUT, NULL, "scale-outs 2..3 and 13..16 lie outside the range of the 3 "
+                              "runs it was fine-tuned on (4..12)"), "%s", bl_warnings_message(w, 0));
+    bl_predictor_free(back);
+    bl_predictor_free(q);
+    bl_predictor_free(p);
+    /* an older file: the records dropped */
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_model_load(g_user, NULL, &m, &err), BL_OK);
+    ck_assert_int_eq(m->seen.known, 1);
+    m->seen.known = 0;
+    snprintf(path, sizeof path, "%s/user-old.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    bl_model_free(m);
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_prop_seen(p, 0, 0, &v, &rows), BL_ENOTFOUND);
+    ck_assert_int_eq(bl_predictor_ranges(p, &rg), BL_OK);
+    ck_assert_double_eq(rg.scale_out_max, 16); /* from the scaler */
+    ck_assert(isnan(rg.runtime_max_s));
+    double x200 = 200;
+    ck_assert_int_eq(bl_predict_warn(p, c2, 5, &x200, 1, t, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 1); /* the scale-out only: no record of the values */
+    ck_assert(has_warning(w, BL_WARN_SCALE_OUT, NULL, "(2..16)"));
+    ck_assert_int_eq(bl_predict(p, USER_CTX, 3, &x200, 1, t, &err), BL_OK); /* the schema's constants still fill */
+    bl_predictor_free(p);
+    bl_warnings_free(w);
+    /* records that do not hold together are refused, naming the attribute (never read out of range) */
+    ck_assert_int_eq(bl_model_load(g_user, NULL, &m, &err), BL_OK);
+    m->seen.prop[m->seen.n - 1] = 99;
+    snprintf(path, sizeof path, "%s/user-bad.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path, &err), BL_OK);
+    m->seen.prop[m->seen.n - 1] = (uint32_t)(m->n_props - 1);
+    m->seen.runtime_min_s = -1;
+    char path2[4200];
+    snprintf(path2, sizeof path2, "%s/user-bad2.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_model_save(m, path2, &err), BL_OK);
+    bl_model_free(m);
+    ck_assert_int_eq(bl_predictor_load(path, NULL, &p, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "seen/value_prop"), "%s", err.message);
+    ck_assert_int_eq(bl_predictor_load(path2, NULL, &p, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "seen/rows, scale_out_min/max or runtime_min_s/max_s"), "%s", err.message);
+}
+END_TEST
+
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.4.1");
+    ck_assert_str_eq(bl_version(), "0.5.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST
@@ -786,7 +1123,7 @@ Suite *bl_test_suite(void) {
     Suite *s = suite_create("api");
     TCase *tc = tcase_create("api");
     tcase_add_unchecked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300); /* sanitizer builds on a busy machine */
     tcase_add_test(tc, test_version_and_status);
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_files);
@@ -804,6 +1141,10 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_example_program);
     tcase_add_loop_test(tc, test_totals_per_machine_model, 0, 4);
     tcase_add_test(tc, test_stored_schema_read_leniently);
+    tcase_add_test(tc, test_constants_filled);
+    tcase_add_test(tc, test_single_value_filled);
+    tcase_add_test(tc, test_warnings);
+    tcase_add_test(tc, test_records_and_finetune_context);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1004,7 +1004,7 @@ START_TEST(both_encodings_members_alternate) {
     if (access("/usr/bin/h5dump", X_OK) == 0) {
         char ver[64];
         root_version(path, ver, sizeof ver);
-        ck_assert_str_eq(ver, "2.0");
+        ck_assert_str_eq(ver, "2.1");
     }
     ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
     ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BOTH);
@@ -1694,7 +1694,7 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     if (access("/usr/bin/h5dump", X_OK) == 0) {
         root_version(path, ver, sizeof ver);
-        ck_assert_str_eq(ver, "2.0");
+        ck_assert_str_eq(ver, "2.1");
     }
     bl_model *l = NULL;
     ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
@@ -1760,9 +1760,9 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
 }
 END_TEST
 
-/* A model whose numbers are encoded by log magnitude makes its file format 2.0 (a reader that knows
+/* A model whose numbers are encoded by log magnitude makes its file format 2.x (2.1) (a reader that knows
  * only 1.x, and would binarize the numbers, refuses it); other models in the file stay readable here;
- * without such a model the file is 1.2 again. */
+ * without such a model the file is 1.x (1.3) again. */
 START_TEST(log_numbers_make_the_file_major_2) {
     if (access("/usr/bin/h5dump", X_OK) != 0) return; /* the check reads the root attribute with h5dump */
     bl_dataset *ds = synth_ds(5);
@@ -1774,7 +1774,7 @@ START_TEST(log_numbers_make_the_file_major_2) {
     m->name = strdup("plain");
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "1.2");
+    ck_assert_str_eq(ver, "1.3");
     { /* a file as 0.2 wrote it: format 1.1, no encoder/numbers, no training/val_rows — still loads,
        * binarizing, with the validation rows unknown */
         char old[4300];
@@ -1798,23 +1798,23 @@ START_TEST(log_numbers_make_the_file_major_2) {
     m->enc.numbers = BL_ENC_NUMBERS_LOG;
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "2.0");
+    ck_assert_str_eq(ver, "2.1");
     ck_assert_msg(bl_model_load(path, "logged", &l, &e) == BL_OK, "%s", e.message);
     ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_LOG);
     bl_model_free(l);
     ck_assert_msg(bl_model_load(path, "plain", &l, &e) == BL_OK, "%s", e.message);
     ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BINARY);
     bl_model_free(l);
-    /* saving the binary model again keeps the file at 2.0 (the log model is still in it) */
+    /* saving the binary model again keeps the file at 2.1 (the log model is still in it) */
     free(m->name);
     m->name = strdup("plain");
     m->enc.numbers = BL_ENC_NUMBERS_BINARY;
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "2.0");
+    ck_assert_str_eq(ver, "2.1");
     ck_assert_msg(bl_modelfile_remove(path, "logged", &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "1.2");
+    ck_assert_str_eq(ver, "1.3");
     bl_model_free(m);
     bl_dataset_free(ds);
 }

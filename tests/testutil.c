@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,58 @@ int main(void) {
     if (failed > 0 || (keep && *keep && strcmp(keep, "0") != 0)) fprintf(stderr, "kept %s\n", tmp);
     else nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return failed == 0 ? 0 : 1;
+}
+
+/* A user's own data set, shaped like the ETL reproducer (../shared/repro/etl): other column names than
+ * C3O, four essential properties (one a constant) and one optional constant. 12 contexts (2 node
+ * flavours × 3 queries × 2 input sizes) at 2..16 executors; the context m5.2xlarge/q3/200 is held out
+ * of the pre-training data and three of its runs (4, 8, 12 executors) are the user's history.
+ * Writes user.schema, user-all.csv, user-rest.csv, user-runs.csv. */
+static const char USER_SCHEMA[] =
+    "bellamy-schema 1\n"
+    "# my ETL job: Spark SQL queries on our YARN cluster\n"
+    "scale_out executors\n"
+    "runtime wall_time_s s\n"
+    "property machine_type essential text column node_flavor\n"
+    "property job_args     essential text column query\n"
+    "property data_size_MB essential number column input_gb\n"
+    "property environment  essential text const \"private yarn\"\n"
+    "property job_type     optional text const \"etl-spark\"\n";
+
+void bl_test_write_user_data(const char *dir) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/user.schema", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(USER_SCHEMA, f);
+    fclose(f);
+    const char *files[3] = { "user-all.csv", "user-rest.csv", "user-runs.csv" };
+    FILE *out[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        out[k] = fopen(path, "w");
+        ck_assert_ptr_nonnull(out[k]);
+        fputs("run_id,date,query,node_flavor,executors,input_gb,wall_time_s\n", out[k]);
+    }
+    const char *flavour[2] = { "r5.xlarge", "m5.2xlarge" }, *query[3] = { "q1", "q2", "q3" };
+    const int gb[2] = { 50, 200 };
+    unsigned id = 0, noise = 12345;
+    for (int a = 0; a < 2; a++)
+        for (int q = 0; q < 3; q++)
+            for (int g = 0; g < 2; g++)
+                for (int x = 2; x <= 16; x += 2) {
+                    noise = noise * 1103515245u + 12345u;
+                    const double speed = a ? 1.6 : 1.0, work = (q + 1) * 0.8 * gb[g];
+                    const double t = (20 + 3.0 * q + work * 6 / (x * speed) + 4 * log(x) + 0.9 * x) *
+                                     (1 + 0.02 * ((double)(noise >> 16 & 1023) / 1023 - 0.5));
+                    const int held = a == 1 && q == 2 && g == 1;
+                    char line[256];
+                    id++;
+                    snprintf(line, sizeof line, "r%04u,2024-03-%02u,%s,%s,%d,%d,%.1f\n", id, 1 + id % 28, query[q],
+                             flavour[a], x, gb[g], t);
+                    fputs(line, out[0]);
+                    if (!held) fputs(line, out[1]);
+                    if (held && (x == 4 || x == 8 || x == 12)) fputs(line, out[2]);
+                }
+    for (int k = 0; k < 3; k++) fclose(out[k]);
 }

@@ -24,6 +24,12 @@ const char *bl_test_source_path(const char *rel);
  * removes it at the end unless a test failed or BELLAMY_KEEP_TMP=1 (it then names it on stderr). */
 const char *bl_test_tmpdir(void);
 
+/* A user's own data set in dir, shaped like ../shared/repro/etl (other column names than C3O, four
+ * essential properties, one a constant, and an optional constant): user.schema; user-all.csv (12
+ * contexts at 2..16 executors), user-rest.csv (all but the context m5.2xlarge/q3/200) and
+ * user-runs.csv (3 runs of that context, at 4, 8 and 12 executors). */
+void bl_test_write_user_data(const char *dir);
+
 /* Exit the whole test binary with SKIP (77) and a reason on stderr. Call before srunner_run. */
 void bl_test_skip_all(const char *why);
 

@@ -71,8 +71,9 @@ BL_API bl_status bl_cpu_kernels_check(bl_error *err);
  * scale-out, chooses a scale-out, and can be fine-tuned on a few runs of a new context.
  *
  * Contexts are given as name/value pairs (bl_prop_value), values as text: "c4.2xlarge", "15150".
- * Every essential property of the model must be given, optional ones may be left out, an unknown
- * name or a repeated one is an error, a number property needs a natural number written in decimal.
+ * Every essential property of the model must be given (unless the model knows its value: see
+ * bl_predictor_prop_default), optional ones may be left out, an unknown name (the message suggests
+ * the closest) or a repeated one is an error, a number property needs a natural number in decimal.
  * Cluster-total properties (a schema's per_machine sources and cluster_totals columns, such as the
  * cluster's memory or slots) are given PER MACHINE: the library multiplies the value by the
  * scale-out of each prediction or run, the way the training data were recorded (a model trained
@@ -157,6 +158,86 @@ BL_API bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, siz
 BL_API bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                   int first, int last, double *runtimes_s, bl_error *err);
 
+/* ---- what the model knows, and warnings about a request (0.5) -------------------------------
+ *
+ * A model file written by libbellamy 0.5 or later records what its pre-training rows held (each
+ * property's values with their row counts, the ranges of numbers, scale-outs and runtimes) and what
+ * the runs of its last fine-tuning held (their ranges, and the context they were of). Older files
+ * lack these records: they load and predict as before, and give fewer warnings (only the
+ * pre-training scale-out range is known for them, from the scaler).
+ *
+ * Properties a context leaves out are FILLED where the model knows the value: a constant of the
+ * schema stored in the model (its `const` and `per_machine` sources; per_machine values are per
+ * machine, as a context gives them), or, for an optional property, the one value every pre-training
+ * row had. A prediction with such a property left out equals the prediction with it given. An
+ * optional property left out that the model cannot fill is left out, with a warning. An essential
+ * property left out that the model cannot fill is an error; every missing one is named at once. */
+
+/* The value the library uses for property i when a context leaves it out, into *value (lives as long
+ * as the predictor), and where it comes from (*from: 1 the stored schema's constant, 2 the one value
+ * every pre-training row had; may be NULL). BL_ENOTFOUND when there is none, BL_ERANGE for i ≥ count. */
+BL_API bl_status bl_predictor_prop_default(const bl_predictor *p, size_t i, const char **value, int *from);
+
+/* Value k (0 = the most frequent) that property i had in the pre-training rows, and in how many rows
+ * (*rows may be NULL); a cluster total's values are per machine. The value lives as long as the
+ * predictor. BL_ERANGE past the last value kept (at most 1000 per property) or for i ≥ count;
+ * BL_ENOTFOUND when the model file predates these records (before 0.5). */
+BL_API bl_status bl_predictor_prop_seen(const bl_predictor *p, size_t i, size_t k, const char **value,
+                                        long long *rows);
+
+/* The value of property i in the context the model was last fine-tuned for (the first run's; per
+ * machine for a cluster total). BL_ENOTFOUND when the model was never fine-tuned or the file predates
+ * the record; BL_ERANGE for i ≥ count. */
+BL_API bl_status bl_predictor_finetune_context(const bl_predictor *p, size_t i, const char **value);
+
+/* Ranges a model was trained on. A range not known is NaN (min and max). */
+typedef struct bl_model_ranges {
+    double scale_out_min, scale_out_max;        /* the pre-training rows' scale-outs (every file) */
+    double runtime_min_s, runtime_max_s;        /* the pre-training rows' runtimes (files of 0.5 and later) */
+    long long finetune_runs;                    /* runs of the last fine-tuning as recorded (0: none recorded) */
+    long long finetune_contexts;                /* contexts those runs spanned (1: one) */
+    double finetune_scale_out_min, finetune_scale_out_max;
+    double finetune_runtime_min_s, finetune_runtime_max_s;
+} bl_model_ranges;
+
+BL_API bl_status bl_predictor_ranges(const bl_predictor *p, bl_model_ranges *out);
+
+/* What a warning is about. */
+typedef enum bl_warning_kind {
+    BL_WARN_SCALE_OUT = 1,     /* scale-outs outside the range the model was pre-trained or fine-tuned on */
+    BL_WARN_UNSEEN_VALUE = 2,  /* a text value no pre-training row (nor the fine-tuning runs) had */
+    BL_WARN_NUMBER_RANGE = 3,  /* a number outside the range of the pre-training rows (and fine-tuning runs) */
+    BL_WARN_LEFT_OUT = 4       /* an optional property every pre-training row had was left out */
+} bl_warning_kind;
+
+/* "scale_out", "unseen_value", "number_range", "left_out" (static; "unknown" for another value). */
+BL_API const char *bl_warning_kind_name(bl_warning_kind kind);
+
+/* A list of warnings about one request (opaque). The calls below that take one empty it first and then
+ * add what they find; the caller owns it. Strings live until the list is next filled, or freed. */
+typedef struct bl_warnings bl_warnings;
+
+BL_API bl_status bl_warnings_new(bl_warnings **out, bl_error *err);
+BL_API void bl_warnings_free(bl_warnings *w);
+BL_API size_t bl_warnings_count(const bl_warnings *w);
+/* Warning i: its kind (0 for i ≥ count), the property it is about (NULL: none, e.g. scale-outs, or
+ * i ≥ count) and a one-line message that names the range or values seen and the fix (NULL for
+ * i ≥ count). */
+BL_API bl_warning_kind bl_warnings_kind(const bl_warnings *w, size_t i);
+BL_API const char *bl_warnings_property(const bl_warnings *w, size_t i);
+BL_API const char *bl_warnings_message(const bl_warnings *w, size_t i);
+
+/* Checks a context and candidate scale-outs (n may be 0) as bl_predict would, without predicting,
+ * and fills w (may be NULL) with the warnings about them. */
+BL_API bl_status bl_predictor_review(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                     const double *scale_outs, size_t n, bl_warnings *w, bl_error *err);
+
+/* bl_predict that also fills w (may be NULL) with the warnings about the request (those of
+ * bl_predictor_review). Warnings never change the predictions. */
+BL_API bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                 const double *scale_outs, size_t n, double *runtimes_s, bl_warnings *w,
+                                 bl_error *err);
+
 /* ---- choosing a scale-out ------------------------------------------------------------------- */
 
 typedef enum bl_goal {
@@ -203,6 +284,11 @@ BL_API bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value 
                                      const double *scale_outs, size_t n, const bl_choice_opts *o,
                                      bl_choice *out, bl_error *err);
 
+/* bl_choose_scale_out that also fills w (may be NULL) with the warnings about the request. */
+BL_API bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                          const double *scale_outs, size_t n, const bl_choice_opts *o,
+                                          bl_choice *out, bl_warnings *w, bl_error *err);
+
 /* ---- fine-tuning and saving ----------------------------------------------------------------- */
 
 /* Fine-tuning options (NULL everywhere means these defaults). */
@@ -222,7 +308,8 @@ BL_API void bl_tune_opts_init(bl_tune_opts *o);
 
 /* Fine-tunes a copy of base on n_runs runs of ONE context: scale_outs[i] machines (a whole number,
  * 1..1000000) took runtimes_s[i] seconds (finite, > 0). The context must give every property of the
- * model, optional ones included. *out receives a new predictor; base is unchanged. */
+ * model, optional ones included, except those the model fills (bl_predictor_prop_default). *out
+ * receives a new predictor, which records the context and the runs' ranges; base is unchanged. */
 BL_API bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
                                        const double *scale_outs, const double *runtimes_s, size_t n_runs,
                                        const bl_tune_opts *o, bl_predictor **out, bl_error *err);

@@ -5,9 +5,12 @@
  *
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
- * machine and scaled by each scale-out. A predictor is never modified after it is built, which is
- * what makes concurrent predictions safe: every call works on its own stack or heap buffers and
- * reads the model through const pointers only.
+ * machine and scaled by each scale-out, and the value filled in for each property a context may
+ * leave out (the stored schema's constants, or the one value the pre-training rows had). Requests
+ * are compared with the model's records (model/seen.h) into a caller's bl_warnings list. A predictor
+ * is never modified after it is built, which is what makes concurrent predictions safe: every call
+ * works on its own stack or heap buffers (or the caller's warnings list) and reads the model through
+ * const pointers only.
  *
  * Not here: the network, training loops and the HDF5 layout (src/model, src/modelfile); printing.
  */
@@ -21,9 +24,11 @@
 
 #include "api/api_internal.h"
 #include "common/error.h"
+#include "common/suggest.h"
 #include "data/dataset.h"
 #include "data/schema.h"
 #include "model/model.h"
+#include "model/seen.h"
 #include "modelfile/modelfile.h"
 
 struct bl_model_file {
@@ -37,6 +42,22 @@ struct bl_predictor {
     unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
     int            any_total; /* some property is a cluster total */
     bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
+    char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
+    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA or FILL_SEEN */
+};
+
+enum { FILL_SCHEMA = 1, FILL_SEEN = 2 }; /* bl_predictor_prop_default's *from */
+
+/* One warning about a request, and the list a caller owns. */
+typedef struct warning {
+    bl_warning_kind kind;
+    char           *prop;     /* NULL: not about a property */
+    char           *msg;
+} warning;
+
+struct bl_warnings {
+    size_t   n, cap;
+    warning *w;
 };
 
 static char *api_strdup(const char *s) {
@@ -92,7 +113,7 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
 /* The model's cluster-total properties, the way the data-set loader marks them (a per_machine
  * source, or a source reading a column listed in cluster_totals): total[i] for property i, 1 or 0.
  * Returns 0 when the model has no (parsable) schema: total[] is then all 0 and unknown. */
-static bl_status model_totals(const bl_model *m, unsigned char *total, bl_error *err) {
+static bl_status model_schema(const bl_model *m, unsigned char *total, char **fill, bl_error *err) {
     memset(total, 0, m->n_props);
     if (!m->schema_text || !*m->schema_text) return BL_OK;
     bl_schema *sc = NULL;
@@ -104,25 +125,57 @@ static bl_status model_totals(const bl_model *m, unsigned char *total, bl_error 
         long k = bl_model_find_prop(m, sc->props[i].name);
         /* Only a number can be multiplied by the scale-out. */
         if (k >= 0 && bl_schema_prop_is_total(sc, i) && m->props[k].kind == BL_PROP_NUMBER) total[k] = 1;
+        /* a constant of the schema (per_machine: per machine, as a context gives it) is what every
+         * training row had: the value to use when a context leaves the property out */
+        const bl_schema_prop *sp = &sc->props[i];
+        if (k >= 0 && fill && !fill[k] && (sp->source == BL_SRC_CONST || sp->source == BL_SRC_PER_MACHINE) &&
+            !(fill[k] = api_strdup(sp->value))) {
+            bl_schema_free(sc);
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
+        }
     }
     bl_schema_free(sc);
     return BL_OK;
 }
 
+static bl_status model_totals(const bl_model *m, unsigned char *total, bl_error *err) {
+    return model_schema(m, total, NULL, err);
+}
+
 /* Marks the predictor's cluster totals. A model without a schema has none: its values are then
  * taken as given. */
 static bl_status mark_totals(bl_predictor *p, bl_error *err) {
-    bl_status st = model_totals(p->m, p->total, err);
-    for (size_t i = 0; i < p->m->n_props; i++) p->any_total |= p->total[i];
+    bl_status st = model_schema(p->m, p->total, p->fill, err);
+    for (size_t i = 0; i < p->m->n_props; i++) {
+        p->any_total |= p->total[i];
+        if (p->fill[i]) p->fill_from[i] = FILL_SCHEMA;
+    }
+    /* an optional property whose every pre-training row had one value: that value (an essential one
+     * defines the context: it must be given, and the error names the value) */
+    for (size_t i = 0; i < p->m->n_props && st == BL_OK; i++) {
+        const char *only = bl_model_seen_only_value(p->m, i);
+        if (p->fill[i] || p->m->props[i].essential || !only) continue;
+        if (!(p->fill[i] = api_strdup(only))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        else p->fill_from[i] = FILL_SEEN;
+    }
     return st;
 }
 
 /* Takes ownership of m (freed on failure). */
 static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) {
     bl_predictor *p = calloc(1, sizeof *p);
-    if (p) p->total = calloc(m->n_props ? m->n_props : 1, 1);
-    if (!p || !p->total) {
-        if (p) free(p->total);
+    const size_t np = m->n_props ? m->n_props : 1;
+    if (p) {
+        p->total = calloc(np, 1);
+        p->fill = calloc(np, sizeof *p->fill);
+        p->fill_from = calloc(np, 1);
+    }
+    if (!p || !p->total || !p->fill || !p->fill_from) {
+        if (p) {
+            free(p->total);
+            free(p->fill);
+            free(p->fill_from);
+        }
         free(p);
         bl_model_free(m);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
@@ -153,6 +206,10 @@ bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **o
 void bl_predictor_free(bl_predictor *p) {
     if (!p) return;
     bl_fcache_free(p->fc);
+    if (p->fill)
+        for (size_t i = 0; i < p->m->n_props; i++) free(p->fill[i]);
+    free(p->fill);
+    free(p->fill_from);
     bl_model_free(p->m);
     free(p->total);
     free(p);
@@ -191,20 +248,157 @@ bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info) {
     return BL_OK;
 }
 
+/* ---- what the model knows ----------------------------------------------------------------------- */
+
+bl_status bl_predictor_prop_default(const bl_predictor *p, size_t i, const char **value, int *from) {
+    if (!p || !value) return BL_EINVAL;
+    if (i >= p->m->n_props) return BL_ERANGE;
+    *value = p->fill[i];
+    if (from) *from = p->fill_from[i];
+    return p->fill[i] ? BL_OK : BL_ENOTFOUND;
+}
+
+bl_status bl_predictor_prop_seen(const bl_predictor *p, size_t i, size_t k, const char **value, long long *rows) {
+    if (!p || !value) return BL_EINVAL;
+    if (i >= p->m->n_props) return BL_ERANGE;
+    if (!p->m->seen.known) return BL_ENOTFOUND;
+    size_t f, n;
+    bl_model_seen_span(p->m, i, &f, &n);
+    if (k >= n) return BL_ERANGE;
+    *value = p->m->seen.value[f + k];
+    if (rows) *rows = (long long)p->m->seen.count[f + k];
+    return BL_OK;
+}
+
+bl_status bl_predictor_finetune_context(const bl_predictor *p, size_t i, const char **value) {
+    if (!p || !value) return BL_EINVAL;
+    if (i >= p->m->n_props) return BL_ERANGE;
+    if (!p->m->tuned.known) return BL_ENOTFOUND;
+    *value = p->m->tuned.context[i];
+    return BL_OK;
+}
+
+/* The pre-training scale-outs: recorded, or (files before 0.5) the scaler's bounds of the feature x. */
+static void pretrain_scale_outs(const bl_model *m, double *lo, double *hi) {
+    if (m->seen.known) {
+        *lo = m->seen.scale_out_min;
+        *hi = m->seen.scale_out_max;
+    } else {
+        *lo = m->scaler.lo[2];
+        *hi = m->scaler.hi[2];
+    }
+}
+
+bl_status bl_predictor_ranges(const bl_predictor *p, bl_model_ranges *out) {
+    if (!p || !out) return BL_EINVAL;
+    const bl_model *m = p->m;
+    pretrain_scale_outs(m, &out->scale_out_min, &out->scale_out_max);
+    out->runtime_min_s = m->seen.known ? m->seen.runtime_min_s : NAN;
+    out->runtime_max_s = m->seen.known ? m->seen.runtime_max_s : NAN;
+    const bl_model_tuned *t = &m->tuned;
+    out->finetune_runs = t->known ? (long long)t->runs : 0;
+    out->finetune_contexts = t->known ? (long long)t->contexts : 0;
+    out->finetune_scale_out_min = t->known ? t->scale_out_min : NAN;
+    out->finetune_scale_out_max = t->known ? t->scale_out_max : NAN;
+    out->finetune_runtime_min_s = t->known ? t->runtime_min_s : NAN;
+    out->finetune_runtime_max_s = t->known ? t->runtime_max_s : NAN;
+    return BL_OK;
+}
+
+/* ---- warnings ------------------------------------------------------------------------------------ */
+
+const char *bl_warning_kind_name(bl_warning_kind kind) {
+    switch (kind) {
+    case BL_WARN_SCALE_OUT: return "scale_out";
+    case BL_WARN_UNSEEN_VALUE: return "unseen_value";
+    case BL_WARN_NUMBER_RANGE: return "number_range";
+    case BL_WARN_LEFT_OUT: return "left_out";
+    }
+    return "unknown";
+}
+
+bl_status bl_warnings_new(bl_warnings **out, bl_error *err) {
+    BL_CHECK_ARG(out, err, "bl_warnings_new: NULL out");
+    *out = calloc(1, sizeof **out);
+    return *out ? BL_OK : bl_seterr(err, BL_ENOMEM, "out of memory");
+}
+
+static void warnings_clear(bl_warnings *w) {
+    if (!w) return;
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->w[i].prop);
+        free(w->w[i].msg);
+    }
+    w->n = 0;
+}
+
+void bl_warnings_free(bl_warnings *w) {
+    if (!w) return;
+    warnings_clear(w);
+    free(w->w);
+    free(w);
+}
+
+size_t bl_warnings_count(const bl_warnings *w) { return w ? w->n : 0; }
+
+bl_warning_kind bl_warnings_kind(const bl_warnings *w, size_t i) {
+    return w && i < w->n ? w->w[i].kind : (bl_warning_kind)0;
+}
+
+const char *bl_warnings_property(const bl_warnings *w, size_t i) { return w && i < w->n ? w->w[i].prop : NULL; }
+
+const char *bl_warnings_message(const bl_warnings *w, size_t i) { return w && i < w->n ? w->w[i].msg : NULL; }
+
+static bl_status warn(bl_warnings *w, bl_warning_kind kind, const char *prop, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Adds a warning (w NULL: none is kept). */
+static bl_status warn(bl_warnings *w, bl_warning_kind kind, const char *prop, const char *fmt, ...) {
+    if (!w) return BL_OK;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        warning *nw = realloc(w->w, cap * sizeof *nw);
+        if (!nw) return BL_ENOMEM;
+        w->w = nw;
+        w->cap = cap;
+    }
+    char msg[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    warning *x = &w->w[w->n];
+    x->kind = kind;
+    x->prop = prop ? api_strdup(prop) : NULL;
+    x->msg = api_strdup(msg);
+    if (!x->msg || (prop && !x->prop)) {
+        free(x->prop);
+        free(x->msg);
+        return BL_ENOMEM;
+    }
+    w->n++;
+    return BL_OK;
+}
+
 /* ---- contexts ------------------------------------------------------------------------------------ */
 
 /* A context resolved to the model's property order: vals[i] the text of property i or NULL. */
 typedef struct resolved {
-    size_t       n;
-    const char **vals;        /* [n] points into the caller's pairs */
-    double      *per_machine; /* [n] parsed value of a given cluster total; −1 for any other */
-    char       (*buf)[32];    /* [n] text of a cluster total at one scale-out */
-    const char **at;          /* [n] values at one scale-out */
-    int          scaled;      /* some given value is a cluster total */
+    size_t         n;
+    const char   **vals;        /* [n] points into the caller's pairs or the predictor's fills */
+    unsigned char *filled;      /* [n] 1: the context left it out and the model filled it */
+    double        *per_machine; /* [n] parsed value of a given cluster total; −1 for any other */
+    char         (*buf)[32];    /* [n] text of a cluster total at one scale-out */
+    const char   **at;          /* [n] values at one scale-out */
+    int            scaled;      /* some given value is a cluster total */
 } resolved;
 
 static void resolved_free(resolved *r) {
     free(r->vals);
+    free(r->filled);
     free(r->per_machine);
     free(r->buf);
     free(r->at);
@@ -221,18 +415,60 @@ static void prop_list(const bl_model *m, char *buf, size_t cap) {
     }
 }
 
-/* need_all: every property must be given (fine-tuning a model needs the optional ones too). */
+/* Appends printf-style text to buf[*len..cap), stopping (with "...") when it does not fit. */
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+    if (*len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (w < 0) return;
+    if ((size_t)w >= cap - *len) {
+        *len = cap - 1;
+        if (cap > 4) memcpy(buf + cap - 4, "...", 3);
+    } else {
+        *len += (size_t)w;
+    }
+}
+
+/* "50..200" (numbers, per machine for cluster totals) or "'a', 'b', 'c', ..." (up to `most` of the
+ * values property i had in the pre-training rows, the most frequent first): what it saw, for a
+ * message. "" when the file predates the record. */
+static void seen_brief(const bl_model *m, size_t i, size_t most, char *buf, size_t cap) {
+    size_t len = 0, f, n;
+    buf[0] = '\0';
+    if (!m->seen.known) return;
+    if (m->props[i].kind == BL_PROP_NUMBER && isfinite(m->seen.num_min[i])) {
+        if (m->seen.num_min[i] == m->seen.num_max[i]) put(buf, cap, &len, "%.17g", m->seen.num_min[i]);
+        else put(buf, cap, &len, "%.17g..%.17g", m->seen.num_min[i], m->seen.num_max[i]);
+        if (m->seen.per_machine[i]) put(buf, cap, &len, " per machine");
+        return;
+    }
+    bl_model_seen_span(m, i, &f, &n);
+    for (size_t k = 0; k < n && k < most; k++) put(buf, cap, &len, "%s'%.40s'", k ? ", " : "", m->seen.value[f + k]);
+    if ((size_t)m->seen.distinct[i] > most) put(buf, cap, &len, ", ... (%lld values)", (long long)m->seen.distinct[i]);
+}
+
+/* need_all: every property must be given or filled (fine-tuning a model needs the optional ones too).
+ * w (may be NULL) receives a warning for each optional property left out that the model cannot fill. */
 static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, int need_all,
-                         resolved *r, bl_error *err) {
+                         resolved *r, bl_warnings *w, bl_error *err) {
     const bl_model *m = p->m;
     memset(r, 0, sizeof *r);
     r->n = m->n_props;
     size_t n = r->n ? r->n : 1;
     r->vals = calloc(n, sizeof *r->vals);
+    r->filled = calloc(n, 1);
     r->per_machine = calloc(n, sizeof *r->per_machine);
     r->buf = calloc(n, sizeof *r->buf);
     r->at = calloc(n, sizeof *r->at);
-    if (!r->vals || !r->per_machine || !r->buf || !r->at) {
+    if (!r->vals || !r->filled || !r->per_machine || !r->buf || !r->at) {
         resolved_free(r);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
@@ -247,8 +483,13 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
         }
         long k = bl_model_find_prop(m, ctx[j].name);
         if (k < 0) {
+            char mean[300];
+            const char *cands[BL_BNET_PROPS_MAX + 1];
+            size_t nc = 0;
+            for (size_t i = 0; i < m->n_props && nc < BL_BNET_PROPS_MAX; i++) cands[nc++] = m->props[i].name;
+            bl_suggest(ctx[j].name, cands, nc, "", mean, sizeof mean);
             prop_list(m, list, sizeof list);
-            st = bl_seterr(err, BL_EINVAL, "unknown property '%.80s' (model '%.60s' has: %s)", ctx[j].name,
+            st = bl_seterr(err, BL_EINVAL, "unknown property '%.80s'%s (model '%.60s' has: %s)", ctx[j].name, mean,
                            bl_predictor_name(p), list);
             goto fail;
         }
@@ -261,34 +502,68 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
             goto fail;
         }
         r->vals[k] = ctx[j].value;
-        if (p->total[k]) {
-            /* Checked here so that the message says "per machine"; the encoder checks the rest. */
-            const char *v = ctx[j].value;
-            char *end;
-            double d = strtod(v, &end);
-            if (!*v || *end || !(d >= 0) || d != floor(d) || d >= 9007199254740992.0) {
-                st = bl_seterr(err, BL_EFORMAT, "property '%.80s' is a number per machine: '%.40s' is %s", ctx[j].name,
-                               v, *v && !*end && d >= 9007199254740992.0 ? "too large (below 2^53 expected)"
-                                                                         : "not a natural number");
+    }
+    /* left out: filled from what the model knows, else named (every missing one in one message) */
+    size_t n_ess = 0, n_opt = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->vals[i]) continue;
+        if (p->fill[i]) {
+            r->vals[i] = p->fill[i];
+            r->filled[i] = 1;
+        } else if (m->props[i].essential) {
+            n_ess++;
+        } else if (need_all) {
+            n_opt++;
+        } else if (m->seen.known) {
+            char seen[200];
+            seen_brief(m, i, 3, seen, sizeof seen);
+            if (warn(w, BL_WARN_LEFT_OUT, m->props[i].name, "optional property '%.80s' is left out, but every "
+                     "pre-training row had it (%s): the prediction then rests on the other properties alone; give "
+                     "its value", m->props[i].name, seen) != BL_OK) {
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
                 goto fail;
-            }
-            /* A model that encodes totals per machine reads the value as given. */
-            if (!m->enc.totals_per_machine) {
-                r->per_machine[k] = d;
-                r->scaled = 1;
             }
         }
     }
-    for (size_t i = 0; i < r->n; i++) {
-        if (r->vals[i]) continue;
-        if (m->props[i].essential) {
-            st = bl_seterr(err, BL_EINVAL, "essential property '%.80s' is missing", m->props[i].name);
+    if (n_ess + n_opt) {
+        char msg[sizeof err->message];
+        size_t len = 0, shown = 0;
+        const int one = n_ess + n_opt == 1;
+        if (n_ess == 1 && n_opt == 0) put(msg, sizeof msg, &len, "essential property ");
+        else if (n_opt == 0) put(msg, sizeof msg, &len, "%zu essential properties are missing: ", n_ess);
+        else if (one) put(msg, sizeof msg, &len, "optional property ");
+        else if (n_ess == 0) put(msg, sizeof msg, &len, "%zu optional properties are missing: ", n_opt);
+        else put(msg, sizeof msg, &len, "%zu properties are missing: ", n_ess + n_opt);
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->vals[i] || (!m->props[i].essential && !need_all)) continue;
+            char seen[160];
+            seen_brief(m, i, 2, seen, sizeof seen);
+            put(msg, sizeof msg, &len, "%s%s'%.60s'%s", shown++ ? ", " : "",
+                n_opt && n_ess ? (m->props[i].essential ? "essential " : "optional ") : "", m->props[i].name,
+                one ? " is missing" : "");
+            if (seen[0]) put(msg, sizeof msg, &len, " (seen in training: %s)", seen);
+        }
+        if (n_opt) put(msg, sizeof msg, &len, "; fine-tuning needs every property");
+        st = bl_seterr(err, BL_EINVAL, "%s", msg);
+        goto fail;
+    }
+    for (size_t k = 0; k < r->n; k++) {
+        if (!p->total[k]) continue;
+        /* Checked here so that the message says "per machine"; the encoder checks the rest. */
+        const char *v = r->vals[k];
+        if (!v) continue;
+        char *end;
+        double d = strtod(v, &end);
+        if (!*v || *end || !(d >= 0) || d != floor(d) || d >= 9007199254740992.0) {
+            st = bl_seterr(err, BL_EFORMAT, "property '%.80s' is a number per machine: '%.40s' is %s", m->props[k].name,
+                           v, *v && !*end && d >= 9007199254740992.0 ? "too large (below 2^53 expected)"
+                                                                     : "not a natural number");
             goto fail;
         }
-        if (need_all) {
-            st = bl_seterr(err, BL_EINVAL, "optional property '%.80s' is missing (fine-tuning needs every property)",
-                           m->props[i].name);
-            goto fail;
+        /* A model that encodes totals per machine reads the value as given. */
+        if (!m->enc.totals_per_machine) {
+            r->per_machine[k] = d;
+            r->scaled = 1;
         }
     }
     return BL_OK;
@@ -317,36 +592,156 @@ static bl_status check_scale_outs(const double *x, size_t n, bl_error *err) {
     return BL_OK;
 }
 
-bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
-                                     bl_error *err) {
-    BL_CHECK_ARG(p, err, "bl_predictor_check_context: NULL predictor");
-    resolved r;
-    bl_status st = resolve(p, ctx, n_ctx, 0, &r, err);
-    if (st != BL_OK) return st;
-    double c[BL_BNET_DIM_MAX];
-    st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
-    resolved_free(&r);
+/* "17..200" or "1 and 17..200": the scale-outs of x[0..n) below lo and above hi (each side as its
+ * smallest..largest, or one value); returns how many there are. */
+static size_t outside(const double *x, size_t n, double lo, double hi, char *buf, size_t cap) {
+    double bmin = INFINITY, bmax = -INFINITY, amin = INFINITY, amax = -INFINITY;
+    size_t k = 0, len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < lo) { bmin = fmin(bmin, x[i]); bmax = fmax(bmax, x[i]); k++; }
+        if (x[i] > hi) { amin = fmin(amin, x[i]); amax = fmax(amax, x[i]); k++; }
+    }
+    buf[0] = '\0';
+    if (bmin == bmax) put(buf, cap, &len, "%.10g", bmin);
+    else if (bmin < bmax) put(buf, cap, &len, "%.10g..%.10g", bmin, bmax);
+    if (len && amin <= amax) put(buf, cap, &len, " and ");
+    if (amin == amax) put(buf, cap, &len, "%.10g", amin);
+    else if (amin < amax) put(buf, cap, &len, "%.10g..%.10g", amin, amax);
+    return k;
+}
+
+/* The scale-outs outside the ranges the model was pre-trained and fine-tuned on: one warning. */
+static bl_status review_scale_outs(const bl_predictor *p, const double *x, size_t n, bl_warnings *w) {
+    if (!w || n == 0) return BL_OK;
+    const bl_model *m = p->m;
+    double lo, hi;
+    pretrain_scale_outs(m, &lo, &hi);
+    char pre[80], ft[80], msg[600];
+    size_t len = 0, k_pre = 0, k_ft = 0;
+    if (isfinite(lo) && isfinite(hi) && lo > 0) k_pre = outside(x, n, lo, hi, pre, sizeof pre);
+    const bl_model_tuned *t = &m->tuned;
+    if (t->known) k_ft = outside(x, n, t->scale_out_min, t->scale_out_max, ft, sizeof ft);
+    if (!k_pre && !k_ft) return BL_OK;
+    msg[0] = '\0';
+    if (k_pre)
+        put(msg, sizeof msg, &len, "%s %s %s outside the range of scale-outs the model was pre-trained on "
+            "(%.10g..%.10g)", k_pre == 1 ? "scale-out" : "scale-outs", pre, k_pre == 1 ? "lies" : "lie", lo, hi);
+    if (k_ft) {
+        char rg[64];
+        if (t->scale_out_min == t->scale_out_max) snprintf(rg, sizeof rg, "%.10g only", t->scale_out_min);
+        else snprintf(rg, sizeof rg, "%.10g..%.10g", t->scale_out_min, t->scale_out_max);
+        put(msg, sizeof msg, &len, "%s%s %s %s outside the range of the %lld run%s it was fine-tuned on (%s)",
+            k_pre ? "; " : "", k_ft == 1 ? "scale-out" : "scale-outs", ft, k_ft == 1 ? "lies" : "lie",
+            (long long)t->runs, t->runs == 1 ? "" : "s", rg);
+    }
+    put(msg, sizeof msg, &len, ": predictions there extrapolate; %s",
+        k_ft ? "fine-tune on runs that bracket the scale-outs you consider" :
+               "consider scale-outs inside that range, or fine-tune on runs at the scale-outs you consider");
+    return warn(w, BL_WARN_SCALE_OUT, NULL, "%s", msg);
+}
+
+/* The values given (not filled) that no training row had: text never seen (the closest seen named)
+ * and numbers outside the range seen; a value of the fine-tuning runs' context counts as seen. */
+static bl_status review_values(const bl_predictor *p, const resolved *r, bl_warnings *w) {
+    const bl_model *m = p->m;
+    if (!w || !m->seen.known) return BL_OK;
+    bl_status st = BL_OK;
+    for (size_t i = 0; i < r->n && st == BL_OK; i++) {
+        const char *v = r->vals[i];
+        if (!v || r->filled[i]) continue;
+        const char *tuned = m->tuned.known ? m->tuned.context[i] : NULL;
+        const char *name = m->props[i].name;
+        size_t f, n;
+        bl_model_seen_span(m, i, &f, &n);
+        if (m->props[i].kind == BL_PROP_NUMBER) {
+            const double x = strtod(v, NULL);
+            double lo = m->seen.num_min[i], hi = m->seen.num_max[i];
+            if (!isfinite(lo) || !isfinite(hi)) continue;
+            const char *unit = m->seen.per_machine[i] ? " per machine" : "";
+            if (x >= lo && x <= hi) continue;
+            if (tuned && *tuned && strtod(tuned, NULL) == x) continue;
+            st = warn(w, BL_WARN_NUMBER_RANGE, name, "%.80s %.40s%s lies outside the values the pre-training rows "
+                      "had (%.17g..%.17g%s): the prediction extrapolates; fine-tune on runs of this context (their "
+                      "runs bring the value in)", name, v, unit, lo, hi, unit);
+            continue;
+        }
+        int found = tuned && strcmp(tuned, v) == 0;
+        for (size_t k = 0; k < n && !found; k++) found = strcmp(m->seen.value[f + k], v) == 0;
+        if (found || (size_t)m->seen.distinct[i] > n) continue; /* not every value kept: cannot tell */
+        /* the closest values seen, by edit distance (ties: the more frequent) */
+        size_t best[3] = {0, 0, 0}, dist[3] = {(size_t)-1, (size_t)-1, (size_t)-1}, nb = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t d = bl_edit_distance(v, m->seen.value[f + k]);
+            size_t pos = nb < 3 ? nb : 3;
+            while (pos > 0 && d < dist[pos - 1]) pos--;
+            if (pos >= 3) continue;
+            for (size_t q = 2; q > pos; q--) { best[q] = best[q - 1]; dist[q] = dist[q - 1]; }
+            best[pos] = f + k;
+            dist[pos] = d;
+            if (nb < 3) nb++;
+        }
+        char close[300];
+        size_t len = 0;
+        close[0] = '\0';
+        for (size_t q = 0; q < nb; q++) put(close, sizeof close, &len, "%s'%.60s'", q ? ", " : "", m->seen.value[best[q]]);
+        st = warn(w, BL_WARN_UNSEEN_VALUE, name, "%.80s '%.60s' is a value no pre-training row had (closest seen: "
+                  "%s; %lld value%s in all): the model reads it by its characters alone; check the spelling, or "
+                  "fine-tune on runs of this context", name, v, nb ? close : "none",
+                  (long long)m->seen.distinct[i], m->seen.distinct[i] == 1 ? "" : "s");
+    }
     return st;
 }
 
-/* bl_predict; nan_ok: a NaN prediction stays in runtimes_s (bl_choose_scale_out leaves it out) */
+bl_status bl_predictor_review(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                              size_t n, bl_warnings *w, bl_error *err) {
+    warnings_clear(w);
+    BL_CHECK_ARG(p, err, "bl_predictor_review: NULL predictor");
+    BL_CHECK_ARG(n == 0 || scale_outs, err, "bl_predictor_review: NULL scale-outs");
+    bl_status st = check_scale_outs(scale_outs, n, err);
+    if (st != BL_OK) return st;
+    resolved r;
+    st = resolve(p, ctx, n_ctx, 0, &r, w, err);
+    if (st != BL_OK) return st;
+    double c[BL_BNET_DIM_MAX];
+    st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
+    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_scale_outs(p, scale_outs, n, w) != BL_OK))
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    resolved_free(&r);
+    if (st != BL_OK) warnings_clear(w);
+    return st;
+}
+
+bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                     bl_error *err) {
+    BL_CHECK_ARG(p, err, "bl_predictor_check_context: NULL predictor");
+    return bl_predictor_review(p, ctx, n_ctx, NULL, 0, NULL, err);
+}
+
+/* bl_predict; nan_ok: a NaN prediction stays in runtimes_s (bl_choose_scale_out leaves it out);
+ * w: the warnings about the request (may be NULL) */
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
-                              size_t n, double *runtimes_s, int nan_ok, bl_error *err);
+                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, bl_error *err);
 
 bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                      size_t n, double *runtimes_s, bl_error *err) {
-    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, err);
+    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, NULL, err);
+}
+
+bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                          size_t n, double *runtimes_s, bl_warnings *w, bl_error *err) {
+    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, err);
 }
 
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
-                              size_t n, double *runtimes_s, int nan_ok, bl_error *err) {
+                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, bl_error *err) {
+    warnings_clear(w);
     BL_CHECK_ARG(p, err, "bl_predict: NULL predictor");
     BL_CHECK_ARG(n == 0 || (scale_outs && runtimes_s), err, "bl_predict: NULL array");
     BL_CHECK_ARG(p->m->net.d.z_hidden <= BL_BNET_DIM_MAX, err, "bl_predict: model too wide");
     bl_status st = check_scale_outs(scale_outs, n, err);
     if (st != BL_OK) return st;
     resolved r;
-    st = resolve(p, ctx, n_ctx, 0, &r, err);
+    st = resolve(p, ctx, n_ctx, 0, &r, w, err);
     if (st != BL_OK) return st;
     double c[BL_BNET_DIM_MAX];
     if (!r.scaled) {
@@ -362,6 +757,8 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
             if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, scale_outs + i, 1, runtimes_s + i, err);
         }
     }
+    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_scale_outs(p, scale_outs, n, w) != BL_OK))
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
     resolved_free(&r);
     /* a NaN would pass for a runtime further on: scale-outs so far outside the model's range that its
      * arithmetic overflows (e.g. 1e-310, whose 1/x is infinite) are an error here */
@@ -369,6 +766,7 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
         if (isnan(runtimes_s[i]))
             st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is not a number (the scale-out is "
                            "too far outside the range it was trained on)", scale_outs[i]);
+    if (st != BL_OK) warnings_clear(w);
     return st;
 }
 
@@ -491,14 +889,22 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
 bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                               const double *scale_outs, size_t n, const bl_choice_opts *o, bl_choice *out,
                               bl_error *err) {
+    return bl_choose_scale_out_warn(p, ctx, n_ctx, scale_outs, n, o, out, NULL, err);
+}
+
+bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                   const double *scale_outs, size_t n, const bl_choice_opts *o, bl_choice *out,
+                                   bl_warnings *w, bl_error *err) {
+    warnings_clear(w);
     BL_CHECK_ARG(p && out, err, "bl_choose_scale_out: NULL argument");
     memset(out, 0, sizeof *out);
     if (n == 0) return bl_seterr(err, BL_EINVAL, "no candidate scale-outs");
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
     double *t = malloc(n * sizeof *t);
     if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, err); /* bl_choose leaves NaNs out */
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, err); /* bl_choose leaves NaNs out */
     if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
+    if (st != BL_OK) warnings_clear(w);
     free(t);
     return st;
 }
@@ -587,7 +993,7 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
             return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number of at most %g s", i,
                              runtimes_s[i], BL_RUNTIME_MAX_S);
     resolved r;
-    st = resolve(base, ctx, n_ctx, 1, &r, err);
+    st = resolve(base, ctx, n_ctx, 1, &r, NULL, err);
     if (st != BL_OK) return st;
     const bl_model *m = base->m;
     for (size_t i = 0; i < r.n; i++)
@@ -621,6 +1027,8 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     st = bl_schema_parse("runs", sch.s, sch.len, &sc, err);
     if (st == BL_OK) st = bl_dataset_load_mem("runs", tab.s, tab.len, '\t', sc, &m->enc, &ds, err);
     if (st == BL_OK) st = bl_finetune(m, ds, NULL, 0, &fo, &tuned, err);
+    /* the context as given (cluster totals per machine), not as the table recorded it */
+    if (st == BL_OK && (st = bl_model_tuned_set_context(tuned, r.vals, err)) != BL_OK) bl_model_free(tuned);
     if (st == BL_OK) st = predictor_wrap(tuned, out, err);
 done:
     bl_dataset_free(ds);
@@ -659,6 +1067,11 @@ done:
 
 bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path, const char *schema_path,
                                  bl_dataset **out, bl_error *err) {
+    return bl_predictor_load_runs_skip(base, data_path, schema_path, 0, out, err);
+}
+
+bl_status bl_predictor_load_runs_skip(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                      int skip_invalid, bl_dataset **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_predictor_load_runs: NULL out");
     *out = NULL;
     BL_CHECK_ARG(base && data_path, err, "bl_predictor_load_runs: NULL argument");
@@ -676,7 +1089,7 @@ bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path
     /* Before the data: runs described by other properties than the model's would otherwise be
      * fine-tuned on with the extra properties silently dropped (or fail later without a line). */
     if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, err);
-    if (st == BL_OK) st = bl_dataset_load_schema(data_path, sc, 0, &m->enc, &ds, err);
+    if (st == BL_OK) st = bl_dataset_load_schema_skip(data_path, sc, 0, &m->enc, skip_invalid, &ds, err);
     if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", data_path);
     bl_schema_free(sc);
     if (st != BL_OK) {

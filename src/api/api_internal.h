@@ -24,6 +24,9 @@ bl_status bl_model_check_runs_schema(const bl_model *m, const bl_schema *runs, b
  * (*out)->n_contexts says how many (bl_dataset_context_spread says how they differ). */
 bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path, const char *schema_path,
                                  bl_dataset **out, bl_error *err);
+/* The same; skip_invalid = 1 leaves invalid rows out, each named in (*out)->skipped (bl_dataset_load_skip). */
+bl_status bl_predictor_load_runs_skip(const bl_predictor *base, const char *data_path, const char *schema_path,
+                                      int skip_invalid, bl_dataset **out, bl_error *err);
 
 /* Fine-tunes a copy of base on every row of runs (from bl_predictor_load_runs), as
  * bl_predictor_finetune_file does; every row counts, whatever its context. */

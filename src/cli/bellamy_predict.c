@@ -3,10 +3,13 @@
  * --history, the internal split of bl_predictor_finetune_file (api/api_internal.h) that lets it note
  * on stderr when the runs span several contexts or are of another context than --set.
  *
- *   bellamy-predict --model MODEL.h5 [--name NAME] --set prop=value ... --scale-out 2..12
- *                   [--history RUNS.tsv [--schema FILE]] [--target-runtime S] [--price P]
- *                   [--goal fastest|smallest|cheapest] [--json]
+ *   bellamy-predict --model MODEL.h5 [--name NAME] [--set prop=value ...] [--context-from RUNS]
+ *                   --scale-out 2..12 [--history RUNS.tsv [--schema FILE]] [--skip-invalid]
+ *                   [--target-runtime S] [--price P] [--goal fastest|smallest|cheapest] [--json]
  *
+ * The context: --set values, then those of --context-from (or of --history when its runs are of
+ * one context), then what the model knows (bl_predictor_prop_default). Warnings about the request
+ * (bl_warnings) go to stderr as "bellamy-predict: warning: ..." and into the JSON's "warnings".
  * Output: a TSV table (scale_out, predicted_runtime_s, and cost with --price) followed by one
  * "# chosen: ..." line, or one JSON object with --json. Exit 0 ok, 1 failure, 2 usage error.
  * Not here: model logic (src/api, src/model).
@@ -108,24 +111,8 @@ static int parse_scale_outs(const char *spec, double **out, size_t *n) {
     return 0;
 }
 
-/* A JSON number; JSON has no infinity or NaN, so those become null. */
-static void json_num(double v) {
-    if (isfinite(v)) printf("%.17g", v);
-    else printf("null");
-}
-
-/* A JSON string literal. */
-static void json_str(const char *s) {
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') printf("\\%c", *p);
-        else if (*p == '\n') printf("\\n");
-        else if (*p == '\t') printf("\\t");
-        else if (*p < 0x20) printf("\\u%04x", *p);
-        else putchar(*p);
-    }
-    putchar('"');
-}
+#define json_num bl_cli_json_num
+#define json_str bl_cli_json_str
 
 /* What bl_choose can choose: a runtime in (0, BL_RUNTIME_MAX_S]. */
 static int plausible(double t) { return t > 0 && t <= BL_RUNTIME_MAX_S; }
@@ -153,6 +140,29 @@ static void history_notes(const char *path, const bl_dataset *runs, const bl_pro
     }
 }
 
+/* Where each value of the context came from, for the JSON output. */
+enum { FROM_SET = 1, FROM_FILE = 2, FROM_MODEL = 3 };
+
+static const char *from_name(int from) {
+    return from == FROM_SET ? "set" : from == FROM_FILE ? "runs" : from == FROM_MODEL ? "model" : "none";
+}
+
+/* The value of property `name` in the first run of runs' first context, as a context gives it (a
+ * cluster total per machine), into buf; NULL when the runs lack it. */
+static const char *run_value(const bl_dataset *runs, const char *name, char *buf, size_t cap) {
+    long j = bl_dataset_find_prop(runs, name);
+    if (j < 0 || runs->n_contexts == 0 || runs->contexts[0].n_rows == 0) return NULL;
+    const bl_dataset_prop *pr = &runs->props[j];
+    const size_t r = runs->contexts[0].rows[0];
+    const char *v = pr->values[pr->row_value[r]];
+    if (pr->kind == BL_PROP_NUMBER && pr->cluster_total && !runs->settings.totals_per_machine) {
+        snprintf(buf, cap, "%.0f", floor(strtod(v, NULL) / runs->scale_out[r] + 0.5));
+        return buf;
+    }
+    snprintf(buf, cap, "%s", v);
+    return buf;
+}
+
 int main(int argc, char **argv) {
     bl_cli_init();
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
@@ -160,20 +170,27 @@ int main(int argc, char **argv) {
         return bl_cli_version(PROG);
     }
     const char *model = NULL, *name = NULL, *spec = NULL, *history = NULL, *schema = NULL, *goal_s = NULL;
+    const char *ctx_from = NULL;
     bl_cli_list sets = { 0 };
     double target = 0, price = 0;
-    int json = 0;
+    int json = 0, skip_invalid = 0;
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
         { "set", BL_OPT_LIST, &sets, "PROP=VALUE",
-          "a property of the job's context; every essential one is needed (cluster totals per machine)", NULL, 0, NULL,
-          0 },
+          "a property of the job's context (cluster totals per machine); every essential one the model cannot fill "
+          "is needed (bellamy-train info lists them)", NULL, 0, NULL, 0 },
         { "scale-out", BL_OPT_STRING, &spec, "SPEC", "scale-outs (whole numbers of machines) to predict: a range A..B, one value N, or a list N,M,...",
           NULL, 1, NULL, 0 },
         { "history", BL_OPT_STRING, &history, "RUNS",
-          "runs of this context (.tsv/.csv like the training data) to fine-tune on first, in memory", "none", 0, NULL, 0 },
+          "runs of this context (.tsv/.csv like the training data) to fine-tune on first, in memory; when they are "
+          "of one context, the properties --set leaves out are taken from them", "none", 0, NULL, 0 },
+        { "context-from", BL_OPT_STRING, &ctx_from, "RUNS",
+          "take the context from a runs file of one context (--set values take precedence)", "none", 0, NULL, 0 },
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema of RUNS", "the schema stored in the model", 0, NULL, 0 },
+        { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
+          "leave invalid rows of RUNS out, each named on stderr (without it the first one is an error)", NULL, 0,
+          NULL, 0 },
         { "target-runtime", BL_OPT_DOUBLE, &target, "S", "runtime target in seconds (> 0)", "none", 0, NULL, 0 },
         { "price", BL_OPT_DOUBLE, &price, "P", "price of one machine for one hour (> 0); adds a cost column", "none", 0,
           NULL, 0 },
@@ -183,9 +200,9 @@ int main(int argc, char **argv) {
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(PROG,
-                          "bellamy-predict --model MODEL.h5 [--name NAME] --set PROP=VALUE ... --scale-out A..B|N|N,M,...\n"
-                          "         [--history RUNS [--schema FILE]] [--target-runtime S] [--price P]\n"
-                          "         [--goal fastest|smallest|cheapest] [--json]\n"
+                          "bellamy-predict --model MODEL.h5 [--name NAME] [--set PROP=VALUE ...] [--context-from RUNS]\n"
+                          "         --scale-out A..B|N|N,M,... [--history RUNS] [--schema FILE] [--skip-invalid]\n"
+                          "         [--target-runtime S] [--price P] [--goal fastest|smallest|cheapest] [--json]\n"
                           "       bellamy-predict --help | --version",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(PROG) : rc;
@@ -193,15 +210,22 @@ int main(int argc, char **argv) {
     /* Everything the command line alone can refute is a usage error (exit 2). */
     bl_choice_opts co;
     bl_choice_opts_init(&co);
-    if (opts[6].seen && !(target > 0 && target <= MAX_TARGET)) {
+    if (opts[8].seen && !(target > 0 && target <= MAX_TARGET)) {
         bl_cli_error(PROG, "--target-runtime %g: must be a positive number of seconds (at most %g)", target, MAX_TARGET);
         return BL_EXIT_USAGE;
     }
-    if (opts[7].seen && !(price > 0 && price <= MAX_PRICE)) {
+    if (opts[9].seen && !(price > 0 && price <= MAX_PRICE)) {
         bl_cli_error(PROG, "--price %g: must be a positive price per machine-hour (at most %g)", price, MAX_PRICE);
         return BL_EXIT_USAGE;
     }
-    if (schema && !history) { bl_cli_error(PROG, "--schema is only used with --history"); return BL_EXIT_USAGE; }
+    if (schema && !history && !ctx_from) {
+        bl_cli_error(PROG, "--schema is only used with --history or --context-from");
+        return BL_EXIT_USAGE;
+    }
+    if (skip_invalid && !history && !ctx_from) {
+        bl_cli_error(PROG, "--skip-invalid is only used with --history or --context-from");
+        return BL_EXIT_USAGE;
+    }
     co.target_runtime_s = target;
     co.price_per_hour = price;
     if (goal_s) co.goal = strcmp(goal_s, "cheapest") == 0 ? BL_GOAL_CHEAPEST
@@ -237,56 +261,155 @@ int main(int argc, char **argv) {
     }
     double *x = NULL, *t = NULL;
     size_t n = 0;
+    /* the full context: --set, then the runs file's, then (in the library) the model's own */
+    bl_prop_value *full = NULL;
+    char (*vbuf)[256] = NULL;
+    int *from = NULL;
+    size_t n_full = 0;
+    bl_warnings *warns = NULL;
     rc = parse_scale_outs(spec, &x, &n);
     if (rc) goto out;
     /* the files, before the model is loaded: a clear message naming the flag */
     if ((rc = bl_cli_check_input(PROG, "model", model)) || (history && (rc = bl_cli_check_input(PROG, "history", history))) ||
+        (ctx_from && (rc = bl_cli_check_input(PROG, "context-from", ctx_from))) ||
         (schema && (rc = bl_cli_check_input(PROG, "schema", schema))))
         goto out;
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
     const bl_predictor *p = NULL;
+    bl_dataset *runs = NULL, *cruns = NULL;
     bl_choice ch;
     bl_cli_note_unverified(PROG, model);
     bl_status st = bl_predictor_load(model, name, &base, &err);
-    if (st == BL_OK) st = bl_predictor_check_context(base, ctx, sets.n, &err);
+    if (st == BL_OK) st = bl_warnings_new(&warns, &err);
+    if (st == BL_OK && ctx_from) {
+        st = bl_predictor_load_runs_skip(base, ctx_from, schema, skip_invalid, &cruns, &err);
+        if (st == BL_OK) bl_cli_note_skipped(PROG, "context-from", cruns);
+        if (st == BL_OK && cruns->n_contexts > 1) {
+            char spread[600];
+            bl_dataset_context_spread(cruns, spread, sizeof spread);
+            st = bl_seterr(&err, BL_EINVAL, "--context-from %s holds runs of %zu contexts, which differ in %s: give a "
+                           "file of one context, or those properties with --set", ctx_from, cruns->n_contexts, spread);
+        }
+        if (st != BL_OK && strncmp(err.message, "--context-from", 14) != 0) bl_prefixerr(&err, "--context-from");
+    }
     if (st == BL_OK && history) {
-        bl_tune_opts to;
-        bl_tune_opts_init(&to);
-        bl_dataset *runs = NULL;
-        st = bl_predictor_load_runs(base, history, schema, &runs, &err);
-        if (st == BL_OK) history_notes(history, runs, ctx, sets.n);
-        if (st == BL_OK) st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
-        bl_dataset_free(runs);
+        st = bl_predictor_load_runs_skip(base, history, schema, skip_invalid, &runs, &err);
+        if (st == BL_OK) bl_cli_note_skipped(PROG, "history", runs);
+        if (st == BL_OK && (sets.n || cruns)) history_notes(history, runs, ctx, sets.n);
+        else if (st == BL_OK && runs->n_contexts > 1) history_notes(history, runs, NULL, 0);
         if (st != BL_OK) bl_prefixerr(&err, "--history");
     }
-    p = tuned ? tuned : base;
+    p = base; /* the fine-tuned model has the same properties */
+    /* the context: --set, then the runs of --context-from, or of --history when of one context */
+    const bl_dataset *src = cruns ? cruns : runs && runs->n_contexts == 1 ? runs : NULL;
+    const size_t np = p ? bl_predictor_prop_count(p) : 0;
+    if (st == BL_OK) {
+        full = calloc(sets.n + np + 1, sizeof *full);
+        vbuf = calloc(np + 1, sizeof *vbuf);
+        from = calloc(sets.n + np + 1, sizeof *from);
+        if (!full || !vbuf || !from) st = bl_seterr(&err, BL_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; st == BL_OK && i < sets.n; i++) {
+        full[n_full] = ctx[i];
+        from[n_full++] = FROM_SET;
+    }
+    for (size_t i = 0; st == BL_OK && src && i < np; i++) {
+        bl_prop_info pi;
+        bl_predictor_prop(p, i, &pi);
+        int given = 0;
+        for (size_t j = 0; j < sets.n && !given; j++) given = strcmp(ctx[j].name, pi.name) == 0;
+        if (given) continue;
+        const char *v = run_value(src, pi.name, vbuf[i], sizeof vbuf[i]);
+        if (!v) continue;
+        full[n_full].name = pi.name;
+        full[n_full].value = v;
+        from[n_full++] = FROM_FILE;
+    }
     if (st == BL_OK) {
         t = malloc(n * sizeof *t);
-        if (!t) { st = BL_ENOMEM; snprintf(err.message, sizeof err.message, "out of memory"); }
+        if (!t) st = bl_seterr(&err, BL_ENOMEM, "out of memory");
     }
-    if (st == BL_OK) st = bl_predict(p, ctx, sets.n, x, n, t, &err);
+    /* the context is checked before the fine-tuning, which takes a while */
+    if (st == BL_OK && runs) st = bl_predictor_check_context(base, full, n_full, &err);
+    if (st == BL_OK && runs) {
+        bl_tune_opts to;
+        bl_tune_opts_init(&to);
+        st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
+        if (st != BL_OK) bl_prefixerr(&err, "--history");
+        else p = tuned;
+    }
+    if (st == BL_OK) st = bl_predict_warn(p, full, n_full, x, n, t, warns, &err);
+    if (st == BL_EINVAL && runs && !cruns && runs->n_contexts > 1 && strstr(err.message, "missing")) {
+        size_t len = strlen(err.message);
+        snprintf(err.message + len, sizeof err.message - len, "; --history holds runs of %zu contexts, so the "
+                 "context is not taken from it: give --set or --context-from", runs->n_contexts);
+    } else if (st == BL_EINVAL && strstr(err.message, "missing") && !src) {
+        size_t len = strlen(err.message);
+        snprintf(err.message + len, sizeof err.message - len, "; give each with --set NAME=VALUE or take them from "
+                 "runs with --context-from RUNS");
+    }
     if (st == BL_OK) st = bl_choose(x, t, n, &co, &ch, &err);
     if (st != BL_OK) {
         rc = bl_cli_fail(PROG, &err);
-    } else if (json) {
+        goto done;
+    }
+    for (size_t i = 0; i < bl_warnings_count(warns); i++)
+        fprintf(stderr, "%s: warning: %s\n", PROG, bl_warnings_message(warns, i));
+    if (json) {
         printf("{\"model\":");
         json_str(bl_predictor_name(p));
+        /* every property in the model's order: the values used, and where each came from */
         printf(",\"context\":{");
-        for (size_t i = 0; i < sets.n; i++) {
-            printf(i ? "," : "");
-            json_str(ctx[i].name);
+        int first = 1;
+        for (size_t i = 0; i < np; i++) {
+            bl_prop_info pi;
+            bl_predictor_prop(p, i, &pi);
+            const char *v = NULL;
+            for (size_t j = 0; j < n_full && !v; j++)
+                if (strcmp(full[j].name, pi.name) == 0) v = full[j].value;
+            if (!v && bl_predictor_prop_default(p, i, &v, NULL) != BL_OK) v = NULL;
+            if (!v) continue;
+            printf("%s", first ? "" : ",");
+            first = 0;
+            json_str(pi.name);
             putchar(':');
-            json_str(ctx[i].value);
+            bl_cli_json_value(v, pi.number);
         }
-        printf("},\"fine_tuned_on_runs\":");
-        if (tuned) {
-            bl_model_info mi;
-            bl_predictor_info(tuned, &mi);
-            printf("%lld", mi.finetune_runs);
-        } else {
-            printf("0");
+        printf("},\"context_from\":{");
+        first = 1;
+        for (size_t i = 0; i < np; i++) {
+            bl_prop_info pi;
+            bl_predictor_prop(p, i, &pi);
+            int f = 0;
+            for (size_t j = 0; j < n_full && !f; j++)
+                if (strcmp(full[j].name, pi.name) == 0) f = from[j];
+            const char *v;
+            if (!f && bl_predictor_prop_default(p, i, &v, NULL) == BL_OK) f = FROM_MODEL;
+            if (!f) continue;
+            printf("%s", first ? "" : ",");
+            first = 0;
+            json_str(pi.name);
+            putchar(':');
+            json_str(from_name(f));
+        }
+        bl_model_info mi;
+        bl_predictor_info(p, &mi);
+        printf("},\"fine_tuned_on_runs\":%lld,\"fine_tuned_now\":%s", mi.finetune_runs, tuned ? "true" : "false");
+        const char *fv;
+        if (bl_predictor_finetune_context(p, 0, &fv) == BL_OK) {
+            printf(",\"fine_tuned_context\":{");
+            for (size_t i = 0; i < np; i++) {
+                bl_prop_info pi;
+                bl_predictor_prop(p, i, &pi);
+                bl_predictor_finetune_context(p, i, &fv);
+                printf("%s", i ? "," : "");
+                json_str(pi.name);
+                putchar(':');
+                bl_cli_json_value(fv, pi.number);
+            }
+            putchar('}');
         }
         printf(",\"predictions\":[");
         for (size_t i = 0; i < n; i++) {
@@ -318,7 +441,18 @@ int main(int argc, char **argv) {
         }
         printf(",\"reason\":");
         json_str(ch.reason);
-        printf("}}\n");
+        printf("},\"warnings\":[");
+        for (size_t i = 0; i < bl_warnings_count(warns); i++) {
+            printf("%s{\"kind\":", i ? "," : "");
+            json_str(bl_warning_kind_name(bl_warnings_kind(warns, i)));
+            printf(",\"property\":");
+            if (bl_warnings_property(warns, i)) json_str(bl_warnings_property(warns, i));
+            else printf("null");
+            printf(",\"message\":");
+            json_str(bl_warnings_message(warns, i));
+            putchar('}');
+        }
+        printf("]}\n");
     } else {
         printf(price > 0 ? "scale_out\tpredicted_runtime_s\tcost\n" : "scale_out\tpredicted_runtime_s\n");
         for (size_t i = 0; i < n; i++) { /* implausible runtimes (never chosen) in %g: no 300-digit numbers */
@@ -330,10 +464,17 @@ int main(int argc, char **argv) {
         if (price > 0) printf(", cost %.4f", ch.cost);
         printf(": %s\n", ch.reason);
     }
-    if (rc == BL_EXIT_OK) rc = bl_cli_finish(PROG);
+    rc = bl_cli_finish(PROG);
+done:
+    bl_dataset_free(runs);
+    bl_dataset_free(cruns);
     bl_predictor_free(tuned);
     bl_predictor_free(base);
 out:
+    bl_warnings_free(warns);
+    free(full);
+    free(vbuf);
+    free(from);
     free(t);
     free(x);
     for (size_t i = 0; i < sets.n; i++) free(set_copy[i]);

@@ -3,7 +3,9 @@
  *   bellamy-train inspect  --data FILE --schema FILE [--row K] [--delimiter tab|comma]
  *   bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials 12] ...
  *   bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5
- *   bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]
+ *   bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] [--json]
+ *   bellamy-train info     --model MODEL.h5 [--name NAME] [--json]
+ *   bellamy-train check    --model MODEL.h5 [--stamp] [--json]
  *   bellamy-train split    --data FILE --schema FILE --context K --held-out A.tsv --rest B.tsv ...
  *   bellamy-train synth    --out-dir DIR [--contexts N] ...
  *
@@ -15,12 +17,14 @@
 #include "cli/cli_util.h"
 #include "api/api_internal.h"
 #include "common/file.h"
+#include "common/suggest.h"
 #include "bl_config.h"
 #include "data/dataset.h"
 #include "data/synth.h"
 #include "encode/encode.h"
 #include "nn/cuda/cuda.h"
 #include "model/model.h"
+#include "model/seen.h"
 #include "modelfile/modelfile.h"
 
 #include <errno.h>
@@ -43,15 +47,20 @@ static void print_vec(const double *v, size_t n) {
 static int cmd_inspect(const char *prog, int argc, char **argv) {
     const char *data = NULL, *schema = NULL, *delim = NULL;
     size_t row = 0;
+    int json = 0, skip_invalid = 0;
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "FILE", "data file (.tsv or .csv) with a header line", NULL, 1, NULL, 0 },
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema file (format: datasets/README.md)", NULL, 1, NULL, 0 },
         { "row", BL_OPT_SIZE, &row, "K", "also show the encoding of row K (0-based data row)", "none", 0, NULL, 0 },
         { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma; other names: a tab in the first line, else comma", 0,
           "tab|comma", 0 },
+        { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
+          "leave invalid rows out, each named on stderr (without it the first one is an error)", NULL, 0, NULL, 0 },
+        { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of text", NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
-    int rc = bl_cli_parse(prog, "bellamy-train inspect --data FILE --schema FILE [--row K] [--delimiter tab|comma]",
+    int rc = bl_cli_parse(prog, "bellamy-train inspect --data FILE --schema FILE [--row K] [--delimiter tab|comma]\n"
+                          "         [--skip-invalid] [--json]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema))) return rc;
@@ -60,7 +69,9 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     bl_dataset *ds;
     bl_encode_settings es;
     bl_encode_settings_default(&es);
-    if (bl_dataset_load(data, schema, bl_cli_delim(delim), &es, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    if (bl_dataset_load_skip(data, schema, bl_cli_delim(delim), &es, skip_invalid, &ds, &err) != BL_OK)
+        return bl_cli_fail(prog, &err);
+    bl_cli_note_skipped(prog, "data", ds);
     if (opts[2].seen && row >= ds->n_rows) {
         bl_cli_error(prog, "--row %zu: the data set has %zu rows (0..%zu)", row, ds->n_rows, ds->n_rows - 1);
         bl_dataset_free(ds);
@@ -73,10 +84,78 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         if (ds->runtime_s[r] < tmin) tmin = ds->runtime_s[r];
         if (ds->runtime_s[r] > tmax) tmax = ds->runtime_s[r];
     }
+    double *feat = NULL, scaled[BL_SCALEOUT_NFEAT];
+    if (opts[2].seen) {
+        int ok = 1;
+        feat = malloc(ds->n_rows * BL_SCALEOUT_NFEAT * sizeof *feat);
+        bl_minmax mm;
+        if (!feat) {
+            ok = 0;
+            snprintf(err.message, sizeof err.message, "out of memory");
+        }
+        if (ok) {
+            bl_dataset_scaleout_features(ds, feat);
+            ok = bl_minmax_fit(&mm, feat, ds->n_rows, BL_SCALEOUT_NFEAT, &err) == BL_OK;
+        }
+        if (!ok) {
+            free(feat);
+            bl_dataset_free(ds);
+            return bl_cli_fail(prog, &err);
+        }
+        bl_minmax_transform(&mm, feat + row * BL_SCALEOUT_NFEAT, 1, scaled);
+    }
+    if (json) {
+        printf("{\"data\":");
+        bl_cli_json_str(data);
+        printf(",\"schema\":");
+        bl_cli_json_str(schema);
+        printf(",\"data_hash\":\"xxh64:%016llx\",\"rows\":%zu,\"contexts\":%zu,\"skipped_rows\":%zu",
+               (unsigned long long)ds->data_hash, ds->n_rows, ds->n_contexts, ds->n_skipped);
+        printf(",\"scale_out\":{\"min\":%.17g,\"max\":%.17g},\"runtime_s\":{\"min\":%.17g,\"max\":%.17g}", xmin, xmax,
+               tmin, tmax);
+        printf(",\"properties\":[");
+        for (size_t p = 0; p < ds->n_props; p++) {
+            const bl_dataset_prop *pr = &ds->props[p];
+            printf("%s{\"name\":", p ? "," : "");
+            bl_cli_json_str(pr->name);
+            printf(",\"essential\":%s,\"kind\":\"%s\",\"cluster_total\":%s,\"distinct_values\":%zu}",
+                   pr->essential ? "true" : "false", pr->kind == BL_PROP_NUMBER ? "number" : "text",
+                   pr->cluster_total ? "true" : "false", pr->n_values);
+        }
+        printf("]");
+        if (opts[2].seen) {
+            printf(",\"row\":{\"index\":%zu,\"data_row\":%zu,\"context\":%u,\"context_label\":", row, ds->src_row[row],
+                   (unsigned)ds->context[row]);
+            bl_cli_json_str(ds->contexts[ds->context[row]].label);
+            printf(",\"scale_out\":%.17g,\"runtime_s\":%.17g,\"scale_out_features\":[", ds->scale_out[row],
+                   ds->runtime_s[row]);
+            for (int k = 0; k < BL_SCALEOUT_NFEAT; k++) printf("%s%.17g", k ? "," : "", feat[row * BL_SCALEOUT_NFEAT + k]);
+            printf("],\"scale_out_features_scaled\":[");
+            for (int k = 0; k < BL_SCALEOUT_NFEAT; k++) printf("%s%.17g", k ? "," : "", scaled[k]);
+            printf("],\"values\":{");
+            for (size_t p = 0; p < ds->n_props; p++) {
+                const bl_dataset_prop *pr = &ds->props[p];
+                printf("%s", p ? "," : "");
+                bl_cli_json_str(pr->name);
+                printf(":{\"value\":");
+                bl_cli_json_value(pr->values[pr->row_value[row]], pr->kind == BL_PROP_NUMBER);
+                printf(",\"vector\":[");
+                const double *v = bl_dataset_vec(ds, p, row);
+                for (size_t k = 0; k < ds->settings.vec_len; k++) printf("%s%.17g", k ? "," : "", v[k]);
+                printf("]}");
+            }
+            printf("}}");
+        }
+        printf("}\n");
+        free(feat);
+        bl_dataset_free(ds);
+        return bl_cli_finish(prog);
+    }
     printf("data: %s\n", data);
     printf("schema: %s\n", schema);
     printf("data hash: xxh64:%016llx\n", (unsigned long long)ds->data_hash);
     printf("rows: %zu\n", ds->n_rows);
+    if (ds->n_skipped) printf("skipped rows: %zu (invalid; --skip-invalid)\n", ds->n_skipped);
     printf("contexts: %zu\n", ds->n_contexts);
     printf("scale-out: %g .. %g\n", xmin, xmax);
     printf("runtime (s): %g .. %g\n", tmin, tmax);
@@ -88,21 +167,6 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
                pr->n_values, pr->n_values == 1 ? "" : "s");
     }
     if (opts[2].seen) {
-        int ok = 1;
-        double *feat = malloc(ds->n_rows * BL_SCALEOUT_NFEAT * sizeof *feat);
-        bl_minmax mm;
-        if (!feat) ok = 0;
-        if (ok) {
-            bl_dataset_scaleout_features(ds, feat);
-            ok = bl_minmax_fit(&mm, feat, ds->n_rows, BL_SCALEOUT_NFEAT, &err) == BL_OK;
-        }
-        if (!ok) {
-            free(feat);
-            bl_dataset_free(ds);
-            return bl_cli_fail(prog, &err);
-        }
-        double scaled[BL_SCALEOUT_NFEAT];
-        bl_minmax_transform(&mm, feat + row * BL_SCALEOUT_NFEAT, 1, scaled);
         printf("row: %zu (data row %zu)\n", row, ds->src_row[row]);
         printf("context: %u (%s)\n", (unsigned)ds->context[row], ds->contexts[ds->context[row]].label);
         printf("scale-out: %g\n", ds->scale_out[row]);
@@ -116,8 +180,8 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
             printf("%s = \"%s\": ", pr->name, pr->values[pr->row_value[row]]);
             print_vec(bl_dataset_vec(ds, p, row), ds->settings.vec_len);
         }
-        free(feat);
     }
+    free(feat);
     bl_dataset_free(ds);
     return bl_cli_finish(prog);
 }
@@ -170,6 +234,7 @@ typedef struct progress_state {
     int    tty;
     double t0, last;
     int    printed;   /* a live line is on the terminal */
+    int    search;    /* the search the counts below are of */
     long   seen[PROGRESS_MAX_TRIALS];   /* last epoch count reported per trial, in the current search */
     long   done;                        /* epochs trained so far, every trial and member */
 } progress_state;
@@ -177,6 +242,10 @@ typedef struct progress_state {
 /* Adds p's epochs to s->done and returns the share of the plan done, in [0, 1]. */
 static double progress_fraction(progress_state *s, const bl_progress *p) {
     if (p->epochs_planned_all <= 0) return 0;
+    if (p->search != s->search) { /* the next member's search: its trials start again from 0 */
+        memset(s->seen, 0, sizeof s->seen);
+        s->search = p->search;
+    }
     if (p->trial >= 0 && p->trial < PROGRESS_MAX_TRIALS && p->epoch >= 0) {
         long *seen = &s->seen[p->trial];
         s->done += p->epoch > *seen ? p->epoch - *seen : p->epoch;
@@ -200,17 +269,19 @@ static int on_progress(void *ctx, const bl_progress *p) {
     fmt_duration(frac > 0 ? (t - s->t0) * (1 - frac) / frac : -1, eta, sizeof eta);
     fmt_duration(t - s->t0, el, sizeof el);
     int pct = (int)(100 * frac);   /* rounded down: "100%" only once every planned epoch has run */
-    char line[256];
+    char line[320], which[48] = "";
+    if (p->searches_total > 1) /* an ensemble: which member's search */
+        snprintf(which, sizeof which, "search %d/%d, ", p->search + 1, p->searches_total);
     if (p->has_val)
         snprintf(line, sizeof line,
-                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3d%%  %s elapsed, ETA %s",
-                 p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss, p->val_loss,
-                 p->best_val_loss, pct, el, eta);
+                 "%strial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  val %.4g  best val %.4g  %3d%%  %s elapsed, ETA %s",
+                 which, p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss,
+                 p->val_loss, p->best_val_loss, pct, el, eta);
     else /* no validation rows: the search ranks on the training loss, and says so */
         snprintf(line, sizeof line,
-                 "trial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  best loss %.4g (no validation rows)  %3d%%  %s "
+                 "%strial %d/%d (%d running)  epoch %ld/%ld  loss %.4g  best loss %.4g (no validation rows)  %3d%%  %s "
                  "elapsed, ETA %s",
-                 p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss,
+                 which, p->trial + 1, p->trials_total, p->trials_alive, p->epoch, p->epochs_total, p->train_loss,
                  p->best_val_loss, pct, el, eta);
     if (s->tty) {
         fprintf(stderr, "\r%s\033[K", line);
@@ -262,7 +333,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     const char *device = "cpu", *tscale = "seconds";
     long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 6;
     double val_fraction = 0.2;
-    int quiet = 0;
+    int quiet = 0, skip_invalid = 0;
     const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL;
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
@@ -295,6 +366,9 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
           "mean)", "seconds", 0, "seconds|mean|log", 0 },
         { "delimiter", BL_OPT_CHOICE, &delim, NULL, "field delimiter", "by extension: .tsv tab, .csv comma; other names: a tab in the first line, else comma", 0,
           "tab|comma", 0 },
+        { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
+          "leave invalid rows of the data out, each named on stderr (without it the first one is an error)", NULL, 0,
+          NULL, 0 },
         { "quiet", BL_OPT_FLAG, &quiet, NULL, "no progress on stderr", NULL, 0, NULL, 0 },
         { "totals", BL_OPT_CHOICE, &totals, NULL,
           "cluster-total numbers (memory, slots): encoded as totals (as the paper) or per machine", "total", 0,
@@ -311,9 +385,9 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     int rc = bl_cli_parse(prog,
                           "bellamy-train pretrain --data FILE --schema FILE --out MODEL.h5 [--name NAME] [--trials N]\n"
                           "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
-                          "         [--seed S] [--members N] [--device cpu|cuda]"
-                          " [--target-scale seconds|mean|log] [--totals total|per-machine] [--numbers binary|log|range|both]\n"
-                          "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--quiet]",
+                          "         [--seed S] [--members N] [--device cpu|cuda] [--target-scale seconds|mean|log]\n"
+                          "         [--totals total|per-machine] [--numbers binary|log|range|both]\n"
+                          "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--skip-invalid] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
@@ -369,10 +443,11 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     bl_encode_settings_default(&es);
     es.totals_per_machine = strcmp(totals, "per-machine") == 0;
     es.numbers = (uint32_t)bl_enc_numbers_parse(numbers); /* one of the choices above */
-    if (bl_dataset_load(data, schema, bl_cli_delim(delim), &es, &ds, &err) != BL_OK) {
+    if (bl_dataset_load_skip(data, schema, bl_cli_delim(delim), &es, skip_invalid, &ds, &err) != BL_OK) {
         free(schema_text);
         return bl_cli_fail(prog, &err);
     }
+    bl_cli_note_skipped(prog, "data", ds); /* even with --quiet: rows left out are never silent */
     bl_pretrain_opts po;
     bl_pretrain_opts_default(&po);
     po.trials = (int)trials;
@@ -389,13 +464,16 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     po.members = (int)members;
     po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     /* last = long ago: the first report prints at once */
-    progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0, { 0 }, 0 };
+    progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0, 0, { 0 }, 0 };
     if (!quiet) {
         po.progress = on_progress;
         po.progress_ctx = &ps;
-        fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs (grace %ld) on %ld "
+        /* the grace period only matters where successive halving has rungs to halve at */
+        char gr[48] = "";
+        if (trials > 1 && grace < epochs) snprintf(gr, sizeof gr, " (grace %ld)", grace);
+        fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs%s on %ld "
                 "thread%s, seed %ld%s\n", prog, ds->n_rows, ds->n_contexts, members, members == 1 ? "" : "es", trials,
-                trials == 1 ? "" : "s", epochs, grace, threads, threads == 1 ? "" : "s", seed,
+                trials == 1 ? "" : "s", epochs, gr, threads, threads == 1 ? "" : "s", seed,
                 members < 2 ? "" : es.numbers == BL_ENC_NUMBERS_BOTH
                                        ? " (an ensemble: the median of the searches' winners, which read numbers "
                                          "alternately as bits and as log magnitude)"
@@ -418,14 +496,33 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     if (st == BL_OK) {
         char el[32];
         fmt_duration(now_s() - ps.t0, el, sizeof el);
-        if (m->val_rows == 0) {
-            /* why there were none: the split holds out whole contexts and there is only one, or it holds
-             * out repetitions and no (context, scale-out) group has two runs */
-            const char *why = po.val_split == BL_VAL_GROUPS
-                                  ? "no (context, scale-out) group has a second run to hold out"
-                                  : ds->n_contexts < 2 ? "one context, and the validation split holds out whole contexts; "
-                                                         "--val-split groups holds out repetitions instead"
-                                                       : "the validation share rounds to no context";
+        /* why there were no validation rows, when there were none: the split holds out whole contexts
+         * and there is only one, or it holds out repetitions and no (context, scale-out) group has two */
+        const char *why = po.val_split == BL_VAL_GROUPS
+                              ? "no (context, scale-out) group has a second run to hold out"
+                              : ds->n_contexts < 2 ? "one context, and the validation split holds out whole contexts; "
+                                                     "--val-split groups holds out repetitions instead"
+                                                   : "the validation share rounds to no context";
+        if (m->n_members > 1) {
+            /* one line per member, then one for the ensemble */
+            for (int j = 0; j < m->n_members; j++) {
+                const double *mm = m->member_meta + 4 * j;
+                const long long ep = m->member_epochs ? (long long)m->member_epochs[j] : (long long)m->epochs;
+                const int both = es.numbers == BL_ENC_NUMBERS_BOTH;
+                printf("member %d/%d (search seed %ld, numbers %s): best %s loss %.6g after %lld epochs (dropout %g, "
+                       "learning rate %g, weight decay %g)\n", j + 1, m->n_members, seed + (both ? j / 2 : j),
+                       bl_enc_numbers_name(bl_model_member_numbers(m, j)), m->val_rows == 0 ? "training" : "validation",
+                       mm[3], ep, mm[0], mm[1], mm[2]);
+            }
+            if (m->val_rows == 0)
+                printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
+                       "their predictions); no validation rows (%s), so each search ranked trials by their training "
+                       "loss; saved to %s\n", m->name, ds->n_rows, ds->n_contexts, el, m->n_members, why, out);
+            else
+                printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
+                       "their predictions), validated on %lld rows; saved to %s\n", m->name, ds->n_rows,
+                       ds->n_contexts, el, m->n_members, (long long)m->val_rows, out);
+        } else if (m->val_rows == 0) {
             printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (%s), so the search ranked "
                    "trials by their training loss, best %.6g after %lld epochs (dropout %g, learning rate %g, weight "
                    "decay %g); saved to %s\n",
@@ -453,6 +550,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     long max_epochs = to.max_epochs, patience = to.patience, seed = (long)to.seed;
     double stop_mae = to.stop_mae_s, stop_rel = to.stop_rel;
     const char *stop = to.stop_cv ? "cv" : "mae";
+    int skip_invalid = 0;
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file to start from", NULL, 1, NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
@@ -473,12 +571,15 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
           "cv: with 3 or more runs, train for the epoch count that cross-validation over the runs finds best "
           "(leave-one-out, at most 10 folds; the other stopping options then apply to 1-2 runs only); mae: the "
           "--stop-mae/--stop-rel/--patience rule for any number of runs", "cv", 0, "cv|mae", 0 },
+        { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
+          "leave invalid rows of RUNS out (a failed run with a blank runtime, say), each named on stderr (without it "
+          "the first one is an error)", NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5\n"
                           "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]\n"
-                          "         [--stop cv|mae]",
+                          "         [--stop cv|mae] [--skip-invalid]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (max_epochs < 1 || max_epochs > EPOCHS_MAX) {
@@ -511,7 +612,8 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     bl_status st = bl_predictor_load(model, name, &base, &err);
     /* Loaded first (as bl_predictor_finetune_file would) to warn about runs of several contexts:
      * fine-tuning is meant for one, the new job's; the library fine-tunes on them all regardless. */
-    if (st == BL_OK) st = bl_predictor_load_runs(base, data, schema, &runs, &err);
+    if (st == BL_OK) st = bl_predictor_load_runs_skip(base, data, schema, skip_invalid, &runs, &err);
+    if (st == BL_OK) bl_cli_note_skipped(prog, "data", runs);
     if (st == BL_OK && runs->n_contexts > 1) {
         char spread[600];
         bl_dataset_context_spread(runs, spread, sizeof spread);
@@ -527,6 +629,15 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
         printf("fine-tuned '%s' on %lld run%s in %lld epochs (%.3f s): training MAE %.4g s; saved to %s as '%s'\n",
                bl_predictor_name(base), mi.finetune_runs, mi.finetune_runs == 1 ? "" : "s", mi.finetune_epochs,
                now_s() - t0, mi.finetune_mae_s, out, out_name ? out_name : bl_predictor_name(tuned));
+        /* the context it was fine-tuned for, as stored in the file (bellamy-train info shows it again) */
+        printf("fine-tuned for:");
+        for (size_t i = 0; i < bl_predictor_prop_count(tuned); i++) {
+            bl_prop_info pi;
+            const char *v;
+            bl_predictor_prop(tuned, i, &pi);
+            if (bl_predictor_finetune_context(tuned, i, &v) == BL_OK) printf("%s%s='%s'", i ? "; " : " ", pi.name, v);
+        }
+        putchar('\n');
     }
     bl_dataset_free(runs);
     bl_predictor_free(tuned);
@@ -544,14 +655,20 @@ static int cmp_dbl(const void *a, const void *b) {
 
 static int cmd_evaluate(const char *prog, int argc, char **argv) {
     const char *model = NULL, *name = NULL, *data = NULL, *schema = NULL;
+    int json = 0, skip_invalid = 0;
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
         { "data", BL_OPT_STRING, &data, "RUNS", "runs to predict (.tsv or .csv)", NULL, 1, NULL, 0 },
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema of RUNS", "the schema stored in the model", 0, NULL, 0 },
+        { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
+          "leave invalid rows of RUNS out, each named on stderr (without it the first one is an error)", NULL, 0,
+          NULL, 0 },
+        { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of TSV", NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
-    int rc = bl_cli_parse(prog, "bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]", argc,
+    int rc = bl_cli_parse(prog, "bellamy-train evaluate --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE]\n"
+                          "         [--skip-invalid] [--json]", argc,
                           argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((rc = bl_cli_check_input(prog, "model", model)) || (rc = bl_cli_check_input(prog, "data", data)) ||
@@ -572,7 +689,8 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     }
     /* runs described by other properties than the model's: an error naming the schema line */
     if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, &err);
-    if (st == BL_OK) st = bl_dataset_load_schema(data, sc, 0, &m->enc, &ds, &err);
+    if (st == BL_OK) st = bl_dataset_load_schema_skip(data, sc, 0, &m->enc, skip_invalid, &ds, &err);
+    if (st == BL_OK) bl_cli_note_skipped(prog, "data", ds);
     if (st == BL_OK && ds->n_rows == 0) { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "%s: no runs", data); }
     if (st == BL_OK) {
         pred = malloc(ds->n_rows * sizeof *pred);
@@ -588,7 +706,16 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
     if (st == BL_OK) {
         memcpy(xs, ds->scale_out, ds->n_rows * sizeof *xs);
         qsort(xs, ds->n_rows, sizeof *xs, cmp_dbl);
-        printf("scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
+        if (json) {
+            printf("{\"model\":");
+            bl_cli_json_str(m->name);
+            printf(",\"data\":");
+            bl_cli_json_str(data);
+            printf(",\"runs\":%zu,\"skipped_rows\":%zu,\"contexts\":%zu,\"scale_outs\":[", ds->n_rows, ds->n_skipped,
+                   ds->n_contexts);
+        } else {
+            printf("scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
+        }
         double sum_rel = 0;
         size_t n_x = 0;
         for (size_t i = 0; i < ds->n_rows; i++) {
@@ -598,11 +725,27 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             for (size_t r = 0; r < ds->n_rows; r++)
                 if (ds->scale_out[r] == xs[i]) { sm += ds->runtime_s[r]; sp += pred[r]; k++; }
             double mean_m = sm / (double)k, mean_p = sp / (double)k, rel = fabs(mean_p - mean_m) / mean_m;
-            printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", xs[i], k, mean_m, mean_p, 100 * rel);
+            if (json) {
+                printf("%s{\"scale_out\":%.17g,\"runs\":%zu,\"measured_mean_s\":", n_x ? "," : "", xs[i], k);
+                bl_cli_json_num(mean_m);
+                printf(",\"predicted_s\":");
+                bl_cli_json_num(mean_p);
+                printf(",\"relative_error\":");
+                bl_cli_json_num(rel);
+                putchar('}');
+            } else {
+                printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", xs[i], k, mean_m, mean_p, 100 * rel);
+            }
             sum_rel += rel;
             n_x++;
         }
-        printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x, 100 * sum_rel / (double)n_x);
+        if (json) {
+            printf("],\"mean_relative_error\":");
+            bl_cli_json_num(sum_rel / (double)n_x);
+            printf("}\n");
+        } else {
+            printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x, 100 * sum_rel / (double)n_x);
+        }
     }
     free(pred);
     free(xs);
@@ -718,16 +861,18 @@ static int same_file(const char *a, const char *b) {
  * attributes), one line each; --stamp rewrites a file without a header so that it gets one. */
 static int cmd_check(const char *prog, int argc, char **argv) {
     const char *model = NULL;
-    int stamp = 0;
+    int stamp = 0, json = 0;
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
         { "stamp", BL_OPT_FLAG, &stamp, NULL,
-          "when every model loads and the file has no checksum header (written before 0.4.1), rewrite it with one",
+          "when every model loads and the file has no checksum header (written before 0.4.1), or one an edit made "
+          "on purpose no longer matches (with BELLAMY_MODEL_IGNORE_CHECKSUM=1), rewrite it with one",
           NULL, 0, NULL, 0 },
+        { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of text", NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
-    int rc = bl_cli_parse(prog, "bellamy-train check --model MODEL.h5 [--stamp]", argc, argv, 1, opts, nopts, NULL,
-                          NULL);
+    int rc = bl_cli_parse(prog, "bellamy-train check --model MODEL.h5 [--stamp] [--json]", argc, argv, 1, opts, nopts,
+                          NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((rc = bl_cli_check_input(prog, "model", model))) return rc;
     bl_error err = { 0 };
@@ -750,34 +895,73 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
-    printf("%s: %zu model%s; %s\n", model, n, n == 1 ? "" : "s",
-           header == 1   ? "checksum header present and matching"
-           : header == 0 ? "no checksum header (written before 0.4.1 or by another program): contents unverified"
-                         : "checksum does NOT match (edited after it was written; read on request)");
+    if (json) {
+        printf("{\"file\":");
+        bl_cli_json_str(model);
+        printf(",\"header\":\"%s\",\"models\":[", header == 1 ? "matching" : header == 0 ? "absent" : "mismatching");
+    } else {
+        printf("%s: %zu model%s; %s\n", model, n, n == 1 ? "" : "s",
+               header == 1   ? "checksum header present and matching"
+               : header == 0 ? "no checksum header (written before 0.4.1 or by another program): contents unverified"
+                             : "checksum does NOT match (edited after it was written; read on request)");
+    }
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         bl_model *m = NULL;
-        if (bl_model_load(model, names[i], &m, &err) != BL_OK) {
+        const int ok = bl_model_load(model, names[i], &m, &err) == BL_OK;
+        if (json) {
+            printf("%s{\"name\":", i ? "," : "");
+            bl_cli_json_str(names[i]);
+            printf(",\"ok\":%s", ok ? "true" : "false");
+            if (!ok) {
+                printf(",\"error\":");
+                bl_cli_json_str(err.message);
+            } else {
+                printf(",\"members\":%d,\"pretraining_rows\":%lld,\"fine_tuned_on_runs\":%lld,\"properties\":[",
+                       m->n_members, (long long)m->rows, (long long)m->finetune_runs);
+                for (size_t k = 0; k < m->n_props; k++) {
+                    printf("%s", k ? "," : "");
+                    bl_cli_json_str(m->props[k].name);
+                }
+                printf("]");
+            }
+            putchar('}');
+        } else if (!ok) {
             printf("  %s: BAD: %s\n", names[i], err.message);
-            bad++;
-            continue;
+        } else {
+            printf("  %s: ok (%d member%s, %lld pre-training rows; %zu propert%s:", names[i], m->n_members,
+                   m->n_members == 1 ? "" : "s", (long long)m->rows, m->n_props, m->n_props == 1 ? "y" : "ies");
+            for (size_t k = 0; k < m->n_props; k++) printf("%s %s", k ? "," : "", m->props[k].name);
+            printf("; bellamy-train info --model FILE --name %s says what each needs)\n", names[i]);
         }
-        printf("  %s: ok (%d member%s, %zu propert%s, %lld pre-training rows)\n", names[i], m->n_members,
-               m->n_members == 1 ? "" : "s", m->n_props, m->n_props == 1 ? "y" : "ies", (long long)m->rows);
+        bad += !ok;
         bl_model_free(m);
     }
+    const char *stamped = NULL;
     if (stamp && !bad && header != 1 && n > 0) {
         bl_status st = bl_modelfile_rewrite(model, header == -2, &err);
         if (st != BL_OK) {
+            if (json) printf("]}\n");
             bl_cli_error(prog, "--stamp: %s", err.message);
             bl_modelfile_names_free(names, n);
             return BL_EXIT_FAIL;
         }
-        printf("%s: rewritten with a checksum header\n", model);
+        stamped = "rewritten with a checksum header";
     } else if (stamp && header == 1) {
-        printf("%s: already has a checksum header; nothing to do\n", model);
+        stamped = "already has a checksum header; nothing to do";
     } else if (stamp && bad) {
-        printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
+        stamped = "not rewritten: some models did not load";
+    }
+    if (json) {
+        printf("]");
+        if (stamp) {
+            printf(",\"stamp\":");
+            bl_cli_json_str(stamped);
+        }
+        printf("}\n");
+    } else if (stamped) {
+        if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
+        else printf("%s: %s\n", model, stamped);
     }
     bl_modelfile_names_free(names, n);
     if (bad) {
@@ -970,6 +1154,304 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
     return bl_cli_finish(prog);
 }
 
+/* ---- info ---------------------------------------------------------------------------------------- */
+
+/* How a stored schema makes property `name`: "column X", "join A B", "template \"...\"", "const
+ * \"v\"", "per_machine v"; "" when the model stores no schema (or not this property). */
+static void source_text(const bl_schema *sc, const char *name, char *buf, size_t cap, const bl_schema_prop **out) {
+    buf[0] = '\0';
+    *out = NULL;
+    if (!sc) return;
+    for (size_t i = 0; i < sc->n_props; i++) {
+        const bl_schema_prop *p = &sc->props[i];
+        if (strcmp(p->name, name) != 0) continue;
+        *out = p;
+        size_t len = 0;
+        static const char *const kinds[] = { "column", "join", "const", "per_machine", "template" };
+        int w = snprintf(buf, cap, "%s", kinds[p->source]);
+        len = w > 0 && (size_t)w < cap ? (size_t)w : len;
+        if (p->source == BL_SRC_COLUMN || p->source == BL_SRC_JOIN)
+            for (size_t k = 0; k < p->n_cols && len + 1 < cap; k++) {
+                w = snprintf(buf + len, cap - len, " %s", p->cols[k].name);
+                if (w > 0) len += (size_t)w;
+            }
+        else if (p->value && len + 1 < cap)
+            snprintf(buf + len, cap - len, p->source == BL_SRC_PER_MACHINE ? " %s" : " \"%s\"", p->value);
+        return;
+    }
+}
+
+static const char *source_kind(const bl_schema_prop *p) {
+    static const char *const kinds[] = { "column", "join", "const", "per_machine", "template" };
+    return p ? kinds[p->source] : NULL;
+}
+
+/* Everything a model knows, for a person (text) or a program (--json): properties (kind, essential or
+ * optional, source, the value used when a context leaves it out), the values the pre-training rows
+ * had with their counts, the ranges, the training and fine-tuning records with the context it was
+ * fine-tuned for, members and encodings. */
+static int cmd_info(const char *prog, int argc, char **argv) {
+    const char *model = NULL, *name = NULL;
+    int json = 0;
+    size_t most = 10;
+    bl_cli_option opts[] = {
+        { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
+        { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
+        { "values", BL_OPT_SIZE, &most, "N", "values seen listed per property in the text (--json lists every one kept)",
+          "10", 0, NULL, 0 },
+        { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of text", NULL, 0, NULL, 0 },
+    };
+    const size_t nopts = sizeof opts / sizeof opts[0];
+    int rc = bl_cli_parse(prog, "bellamy-train info --model MODEL.h5 [--name NAME] [--values N] [--json]\n"
+                          "What a model knows: what each property needs, the values and ranges it was trained on, how it\n"
+                          "was trained and fine-tuned (and for which context), its members and encodings.",
+                          argc, argv, 1, opts, nopts, NULL, NULL);
+    if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
+    if ((rc = bl_cli_check_input(prog, "model", model))) return rc;
+    bl_error err = { 0 };
+    bl_model *m = NULL;
+    bl_predictor *p = NULL;
+    bl_schema *sc = NULL;
+    bl_cli_note_unverified(prog, model);
+    bl_status st = bl_predictor_load(model, name, &p, &err);
+    if (st == BL_OK) st = bl_model_load(model, name, &m, &err);
+    if (st == BL_OK && m->schema_text && *m->schema_text)
+        st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
+    if (st != BL_OK) {
+        bl_predictor_free(p);
+        bl_model_free(m);
+        return bl_cli_fail(prog, &err);
+    }
+    bl_model_ranges rg;
+    bl_predictor_ranges(p, &rg);
+    const bl_model_seen *sn = &m->seen;
+    const bl_model_tuned *tu = &m->tuned;
+    if (json) {
+        printf("{\"file\":");
+        bl_cli_json_str(model);
+        printf(",\"model\":");
+        bl_cli_json_str(m->name);
+        printf(",\"properties\":[");
+        for (size_t i = 0; i < m->n_props; i++) {
+            bl_prop_info pi;
+            bl_predictor_prop(p, i, &pi);
+            char src[300];
+            const bl_schema_prop *sp;
+            source_text(sc, pi.name, src, sizeof src, &sp);
+            printf("%s{\"name\":", i ? "," : "");
+            bl_cli_json_str(pi.name);
+            printf(",\"essential\":%s,\"kind\":\"%s\",\"cluster_total\":%s,\"source\":", pi.essential ? "true" : "false",
+                   pi.number ? "number" : "text", pi.cluster_total ? "true" : "false");
+            if (sp) {
+                printf("{\"kind\":\"%s\",\"text\":", source_kind(sp));
+                bl_cli_json_str(src);
+                printf(",\"columns\":[");
+                for (size_t k = 0; k < sp->n_cols; k++) {
+                    printf("%s", k ? "," : "");
+                    bl_cli_json_str(sp->cols[k].name);
+                }
+                printf("]");
+                if (sp->value) {
+                    printf(",\"value\":");
+                    bl_cli_json_value(sp->value, pi.number && sp->source != BL_SRC_TEMPLATE);
+                }
+                putchar('}');
+            } else {
+                printf("null");
+            }
+            const char *dv;
+            int from = 0;
+            printf(",\"default\":");
+            if (bl_predictor_prop_default(p, i, &dv, &from) == BL_OK) {
+                bl_cli_json_value(dv, pi.number);
+                printf(",\"default_from\":\"%s\"", from == 1 ? "schema" : "seen");
+            } else {
+                printf("null,\"default_from\":null");
+            }
+            printf(",\"seen\":");
+            if (sn->known) {
+                size_t f, nv;
+                bl_model_seen_span(m, i, &f, &nv);
+                printf("{\"distinct\":%lld,\"per_machine\":%s,\"min\":", (long long)sn->distinct[i],
+                       sn->per_machine[i] ? "true" : "false");
+                bl_cli_json_num(sn->num_min[i]);
+                printf(",\"max\":");
+                bl_cli_json_num(sn->num_max[i]);
+                printf(",\"values\":[");
+                for (size_t k = 0; k < nv; k++) {
+                    printf("%s{\"value\":", k ? "," : "");
+                    bl_cli_json_value(sn->value[f + k], pi.number);
+                    printf(",\"rows\":%lld}", (long long)sn->count[f + k]);
+                }
+                printf("]}");
+            } else {
+                printf("null");
+            }
+            printf(",\"fine_tuned_value\":");
+            if (tu->known) bl_cli_json_value(tu->context[i], pi.number);
+            else printf("null");
+            putchar('}');
+        }
+        printf("],\"pretraining\":{\"pretrained\":%s,\"rows\":%lld,\"contexts\":%lld,\"data_hash\":\"%016llx\","
+               "\"created\":", m->pretrained ? "true" : "false", (long long)m->rows, (long long)m->contexts,
+               (unsigned long long)m->data_hash);
+        bl_cli_json_str(m->created);
+        printf(",\"epochs\":%lld,\"val_rows\":%lld,\"best_val_loss\":", (long long)m->epochs, (long long)m->val_rows);
+        bl_cli_json_num(m->best_val_loss);
+        printf(",\"scale_out_min\":");
+        bl_cli_json_num(rg.scale_out_min);
+        printf(",\"scale_out_max\":");
+        bl_cli_json_num(rg.scale_out_max);
+        printf(",\"runtime_min_s\":");
+        bl_cli_json_num(rg.runtime_min_s);
+        printf(",\"runtime_max_s\":");
+        bl_cli_json_num(rg.runtime_max_s);
+        printf(",\"recorded\":%s},\"hyperparameters\":{\"dropout\":", sn->known ? "true" : "false");
+        bl_cli_json_num(m->dropout);
+        printf(",\"learning_rate\":");
+        bl_cli_json_num(m->lr);
+        printf(",\"weight_decay\":");
+        bl_cli_json_num(m->weight_decay);
+        printf("},\"members\":[");
+        for (int j = 0; j < m->n_members; j++) {
+            const double *mm = m->member_meta ? m->member_meta + 4 * j : NULL;
+            printf("%s{\"numbers\":\"%s\",\"dropout\":", j ? "," : "", bl_enc_numbers_name(bl_model_member_numbers(m, j)));
+            bl_cli_json_num(mm ? mm[0] : m->dropout);
+            printf(",\"learning_rate\":");
+            bl_cli_json_num(mm ? mm[1] : m->lr);
+            printf(",\"weight_decay\":");
+            bl_cli_json_num(mm ? mm[2] : m->weight_decay);
+            printf(",\"best_val_loss\":");
+            bl_cli_json_num(mm ? mm[3] : m->best_val_loss);
+            printf(",\"epochs\":");
+            if (m->member_epochs) printf("%lld", (long long)m->member_epochs[j]);
+            else if (j == 0) printf("%lld", (long long)m->epochs);
+            else printf("null");
+            putchar('}');
+        }
+        printf("],\"combine\":\"%s\",\"encoding\":{\"numbers\":\"%s\",\"cluster_totals\":\"%s\",\"vec_len\":%u,"
+               "\"ngram_min\":%u,\"ngram_max\":%u,\"hash\":\"xxh32\",\"hash_seed\":%u,\"target_scaling\":\"%s\","
+               "\"target_scale\":", m->n_members > 1 ? "median" : "single", bl_enc_numbers_name(m->enc.numbers),
+               m->enc.totals_per_machine ? "per_machine" : "total", m->enc.vec_len, m->enc.ngram_min, m->enc.ngram_max,
+               m->enc.hash_seed, m->target_scaling == BL_TARGET_MEAN ? "mean" : m->target_scaling == BL_TARGET_LOG ? "log"
+                                                                                                      : "seconds");
+        bl_cli_json_num(m->target_scale);
+        printf("},\"fine_tuning\":");
+        if (m->finetune_runs > 0) {
+            printf("{\"runs\":%lld,\"epochs\":%lld,\"mae_s\":", (long long)m->finetune_runs, (long long)m->finetune_epochs);
+            bl_cli_json_num(m->finetune_mae);
+            printf(",\"recorded\":%s", tu->known ? "true" : "false");
+            if (tu->known) {
+                printf(",\"contexts\":%lld,\"scale_out_min\":", (long long)tu->contexts);
+                bl_cli_json_num(tu->scale_out_min);
+                printf(",\"scale_out_max\":");
+                bl_cli_json_num(tu->scale_out_max);
+                printf(",\"runtime_min_s\":");
+                bl_cli_json_num(tu->runtime_min_s);
+                printf(",\"runtime_max_s\":");
+                bl_cli_json_num(tu->runtime_max_s);
+                printf(",\"context\":{");
+                for (size_t i = 0; i < m->n_props; i++) {
+                    printf("%s", i ? "," : "");
+                    bl_cli_json_str(m->props[i].name);
+                    putchar(':');
+                    bl_cli_json_value(tu->context[i], m->props[i].kind == BL_PROP_NUMBER);
+                }
+                putchar('}');
+            }
+            putchar('}');
+        } else {
+            printf("null");
+        }
+        printf("}\n");
+    } else {
+        printf("model '%s' in %s: %d member%s%s, %zu propert%s\n", m->name, model, m->n_members,
+               m->n_members == 1 ? "" : "s", m->n_members > 1 ? " (the median of their predictions)" : "", m->n_props,
+               m->n_props == 1 ? "y" : "ies");
+        printf("properties (a context gives each by name; cluster totals per machine):\n");
+        for (size_t i = 0; i < m->n_props; i++) {
+            bl_prop_info pi;
+            bl_predictor_prop(p, i, &pi);
+            char src[300];
+            const bl_schema_prop *sp;
+            source_text(sc, pi.name, src, sizeof src, &sp);
+            const char *dv;
+            int from = 0;
+            const int has_default = bl_predictor_prop_default(p, i, &dv, &from) == BL_OK;
+            printf("  %s: %s %s%s", pi.name, pi.essential ? "essential" : "optional", pi.number ? "number" : "text",
+                   pi.cluster_total ? ", a cluster total (given per machine)" : "");
+            if (src[0]) printf(", from %s", src);
+            if (has_default)
+                printf("; left out, it is '%s' (%s)", dv, from == 1 ? "the schema's constant" : "the one value every row had");
+            else if (pi.essential)
+                printf("; must be given");
+            else
+                printf("; may be left out");
+            putchar('\n');
+            if (sn->known) {
+                size_t f, nv;
+                bl_model_seen_span(m, i, &f, &nv);
+                printf("    seen: %lld value%s", (long long)sn->distinct[i], sn->distinct[i] == 1 ? "" : "s");
+                if (pi.number && isfinite(sn->num_min[i]) && sn->num_min[i] == sn->num_max[i])
+                    printf(" of %.17g%s", sn->num_min[i], sn->per_machine[i] ? " per machine" : "");
+                else if (pi.number && isfinite(sn->num_min[i]))
+                    printf(" in %.17g..%.17g%s", sn->num_min[i], sn->num_max[i], sn->per_machine[i] ? " per machine" : "");
+                printf(":");
+                for (size_t k = 0; k < nv && k < most; k++)
+                    printf("%s '%s' (%lld row%s)", k ? "," : "", sn->value[f + k], (long long)sn->count[f + k],
+                           sn->count[f + k] == 1 ? "" : "s");
+                if ((long long)nv > (long long)most || sn->distinct[i] > (int64_t)nv)
+                    printf(", ... (%lld more; --values N or --json)", (long long)sn->distinct[i] - (long long)(nv < most ? nv : most));
+                putchar('\n');
+            }
+        }
+        if (!sn->known)
+            printf("  (the values the pre-training rows had are not recorded: the file was written before 0.5)\n");
+        printf("pre-training: %s; %lld rows, %lld contexts, scale-outs %.10g..%.10g", m->pretrained ? "yes" : "no (trained from scratch)",
+               (long long)m->rows, (long long)m->contexts, rg.scale_out_min, rg.scale_out_max);
+        if (isfinite(rg.runtime_min_s)) printf(", runtimes %.6g..%.6g s", rg.runtime_min_s, rg.runtime_max_s);
+        printf("; data xxh64:%016llx; created %s\n", (unsigned long long)m->data_hash, m->created);
+        printf("search winner: %lld epochs, best %s loss %.6g%s; dropout %g, learning rate %g, weight decay %g\n",
+               (long long)m->epochs, m->val_rows == 0 ? "training" : "validation", m->best_val_loss,
+               m->val_rows > 0 ? "" : m->val_rows == 0 ? " (no validation rows)" : "", m->dropout, m->lr, m->weight_decay);
+        for (int j = 0; m->n_members > 1 && j < m->n_members; j++) {
+            const double *mm = m->member_meta + 4 * j;
+            printf("  member %d/%d: numbers %s, best loss %.6g", j + 1, m->n_members,
+                   bl_enc_numbers_name(bl_model_member_numbers(m, j)), mm[3]);
+            if (m->member_epochs) printf(" after %lld epochs", (long long)m->member_epochs[j]);
+            printf(" (dropout %g, learning rate %g, weight decay %g)\n", mm[0], mm[1], mm[2]);
+        }
+        printf("encoding: numbers %s, cluster totals as %s, vectors of %u, character %u..%u-grams hashed with "
+               "xxh32 (seed %u); target %s (scale %g)\n", bl_enc_numbers_name(m->enc.numbers),
+               m->enc.totals_per_machine ? "per-machine values" : "totals", m->enc.vec_len, m->enc.ngram_min,
+               m->enc.ngram_max, m->enc.hash_seed,
+               m->target_scaling == BL_TARGET_MEAN ? "seconds / mean" : m->target_scaling == BL_TARGET_LOG ? "log"
+                                                                                                  : "seconds",
+               m->target_scale);
+        if (m->finetune_runs <= 0) {
+            printf("fine-tuning: never fine-tuned\n");
+        } else {
+            printf("fine-tuning: %lld run%s, %lld epochs, training MAE %.4g s", (long long)m->finetune_runs,
+                   m->finetune_runs == 1 ? "" : "s", (long long)m->finetune_epochs, m->finetune_mae);
+            if (tu->known)
+                printf("; %lld context%s, scale-outs %.10g..%.10g, runtimes %.6g..%.6g s\n", (long long)tu->contexts,
+                       tu->contexts == 1 ? "" : "s", tu->scale_out_min, tu->scale_out_max, tu->runtime_min_s,
+                       tu->runtime_max_s);
+            else
+                printf("; its runs and context are not recorded (fine-tuned before 0.5)\n");
+            if (tu->known) {
+                printf("fine-tuned for%s:", tu->contexts > 1 ? " (the first run's context of several)" : "");
+                for (size_t i = 0; i < m->n_props; i++) printf("%s %s='%s'", i ? ";" : "", m->props[i].name, tu->context[i]);
+                putchar('\n');
+            }
+        }
+    }
+    bl_schema_free(sc);
+    bl_model_free(m);
+    bl_predictor_free(p);
+    return bl_cli_finish(prog);
+}
+
 /* ---- dispatch ----------------------------------------------------------------------------------- */
 
 typedef int (*command_fn)(const char *prog, int argc, char **argv);
@@ -984,6 +1466,8 @@ static const struct command {
     { "pretrain", "pre-train a model (hyper-parameter search) on a data file and save it", cmd_pretrain },
     { "finetune", "fine-tune a saved model on a few runs of a new context and save the result", cmd_finetune },
     { "evaluate", "predict every run of a data file; measured vs. predicted per scale-out", cmd_evaluate },
+    { "info", "what a model knows: its properties and what each needs, the values and ranges it was trained on, "
+      "its training and fine-tuning (and for which context), members and encodings", cmd_info },
     { "check", "load and check every model of a model file (checksum, blocks, attributes); --stamp adds a checksum", cmd_check },
     { "split", "hold one context of a data file out: write its rows and the other rows to two files",
       cmd_split },
@@ -993,8 +1477,14 @@ static const struct command {
 static void usage(FILE *f) {
     fprintf(f, "usage: bellamy-train COMMAND [options]   (bellamy-train COMMAND --help for its options)\n"
                "       bellamy-train --help | --version\n\ncommands:\n");
+    size_t w = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+        if (strlen(commands[i].name) > w) w = strlen(commands[i].name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        fprintf(f, "  %-*s  ", (int)w, commands[i].name);
+        if (f == stdout) bl_cli_print_wrapped(commands[i].summary, w + 4, w + 4, bl_cli_width());
+        else fprintf(f, "%s\n", commands[i].summary);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -1016,6 +1506,10 @@ int main(int argc, char **argv) {
             return commands[i].run(prog, argc - 1, argv + 1);
         }
     }
-    bl_cli_error("bellamy-train", "unknown command '%s' (try --help)", a);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i].name;
+    char hint[400];
+    bl_suggest(a, names, sizeof names / sizeof names[0], "", hint, sizeof hint);
+    bl_cli_error("bellamy-train", "unknown command '%s'%s (try --help)", a, hint);
     return BL_EXIT_USAGE;
 }

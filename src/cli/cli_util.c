@@ -1,6 +1,8 @@
 /* cli_util.c — option parsing, --help generation and error printing for the command-line programs.
  * Not here: program logic. */
 #include "cli/cli_util.h"
+#include "common/suggest.h"
+#include "data/dataset.h"
 #include "data/reader.h"
 #include "modelfile/modelfile.h"
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -180,6 +183,43 @@ int bl_cli_check_model_name(const char *prog, const char *flag, const char *name
     return BL_EXIT_USAGE;
 }
 
+void bl_cli_json_str(const char *s) {
+    putchar('"');
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') printf("\\%c", *p);
+        else if (*p == '\n') printf("\\n");
+        else if (*p == '\t') printf("\\t");
+        else if (*p < 0x20) printf("\\u%04x", *p);
+        else putchar(*p);
+    }
+    putchar('"');
+}
+
+void bl_cli_json_num(double v) {
+    if (isfinite(v)) printf("%.17g", v);
+    else printf("null");
+}
+
+void bl_cli_json_value(const char *v, int number) {
+    double d;
+    if (number && v && bl_cli_number(v, &d) == 0 && d >= 0 && d == floor(d) && d < 9007199254740992.0)
+        printf("%.0f", d);
+    else
+        bl_cli_json_str(v);
+}
+
+void bl_cli_note_skipped(const char *prog, const char *flag, const struct bl_dataset *ds) {
+    if (!ds || ds->n_skipped == 0) return;
+    size_t kept = ds->n_skipped < BL_DATASET_SKIPPED_KEPT ? ds->n_skipped : BL_DATASET_SKIPPED_KEPT;
+    for (size_t i = 0; i < kept; i++)
+        fprintf(stderr, "%s: note: %s; row skipped (--skip-invalid)\n", prog, ds->skipped[i]);
+    if (ds->n_skipped > kept)
+        fprintf(stderr, "%s: note: ... and %zu more invalid rows (the first %zu are named above)\n", prog,
+                ds->n_skipped - kept, kept);
+    fprintf(stderr, "%s: note: --%s %s: %zu invalid row%s skipped, %zu used\n", prog, flag, ds->name, ds->n_skipped,
+            ds->n_skipped == 1 ? "" : "s", ds->n_rows);
+}
+
 int bl_cli_finish(const char *prog) {
     /* fflush reports what buffered writes failed; ferror what already failed before */
     errno = 0; /* so that a reason printed below is this flush's, not an older call's */
@@ -192,21 +232,78 @@ int bl_cli_finish(const char *prog) {
 
 /* ---- options -------------------------------------------------------------------------------------- */
 
+int bl_cli_width(void) {
+    const char *c = getenv("COLUMNS");
+    long w = 0;
+    if (c && bl_cli_integer(c, &w) == 0 && w >= 20 && w <= 10000) return (int)w;
+#ifdef TIOCGWINSZ
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+#endif
+    return 100;
+}
+
+void bl_cli_print_wrapped(const char *text, size_t indent, size_t first_col, int width) {
+    size_t avail = width > (int)indent + 24 ? (size_t)width - indent : 24, col = first_col;
+    const char *p = text;
+    int first_word = 1;
+    while (*p) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        size_t wl = strcspn(p, " ");
+        if (!first_word && col + 1 + wl > indent + avail) {
+            printf("\n%*s", (int)indent, "");
+            col = indent;
+        } else if (!first_word) {
+            putchar(' ');
+            col++;
+        }
+        fwrite(p, 1, wl, stdout);
+        col += wl;
+        p += wl;
+        first_word = 0;
+    }
+    putchar('\n');
+}
+
+/* The left column of an option's help line: "--name VALUE". */
+static void option_left(const bl_cli_option *o, char *left, size_t cap) {
+    if (o->type == BL_OPT_FLAG) snprintf(left, cap, "--%s", o->name);
+    else if (o->type == BL_OPT_CHOICE) snprintf(left, cap, "--%s %s", o->name, o->choices);
+    else snprintf(left, cap, "--%s %s", o->name, o->metavar ? o->metavar : "VALUE");
+}
+
+#define HELP_LEFT_MAX 30 /* a longer left column gets a line of its own, its help below */
+
 void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option *opts, size_t nopts) {
     printf("usage: %s\n\noptions:\n", usage ? usage : prog);
+    const int width = bl_cli_width();
+    size_t lw = strlen("--help");
+    char left[160], help[1200];
     for (size_t i = 0; i < nopts; i++) {
-        const bl_cli_option *o = &opts[i];
-        char left[96];
-        if (o->type == BL_OPT_FLAG) snprintf(left, sizeof left, "--%s", o->name);
-        else if (o->type == BL_OPT_CHOICE) snprintf(left, sizeof left, "--%s %s", o->name, o->choices);
-        else snprintf(left, sizeof left, "--%s %s", o->name, o->metavar ? o->metavar : "VALUE");
-        printf("  %-28s %s", left, o->help ? o->help : "");
-        if (o->required) printf(" (required)");
-        else if (o->def) printf(" (default: %s)", o->def);
-        if (o->type == BL_OPT_LIST) printf(" (repeatable)");
-        putchar('\n');
+        option_left(&opts[i], left, sizeof left);
+        size_t l = strlen(left);
+        if (l <= HELP_LEFT_MAX && l > lw) lw = l;
     }
-    printf("  %-28s %s\n", "--help", "show this help and exit");
+    const size_t col = 2 + lw + 2; /* every help text starts here */
+    for (size_t i = 0; i <= nopts; i++) {
+        const bl_cli_option *o = i < nopts ? &opts[i] : NULL;
+        size_t len = 0;
+        if (o) {
+            option_left(o, left, sizeof left);
+            len = (size_t)snprintf(help, sizeof help, "%s", o->help ? o->help : "");
+            if (len < sizeof help && o->required) len += (size_t)snprintf(help + len, sizeof help - len, " (required)");
+            else if (len < sizeof help && o->def) len += (size_t)snprintf(help + len, sizeof help - len, " (default: %s)", o->def);
+            if (len < sizeof help && o->type == BL_OPT_LIST) snprintf(help + len, sizeof help - len, " (repeatable)");
+        } else {
+            snprintf(left, sizeof left, "--help");
+            snprintf(help, sizeof help, "show this help and exit");
+        }
+        size_t l = strlen(left);
+        if (l > lw) printf("  %s\n%*s", left, (int)col, "");
+        else printf("  %-*s  ", (int)lw, left);
+        bl_cli_print_wrapped(help, col, col, width);
+    }
 }
 
 static int choice_ok(const char *choices, const char *v) {
@@ -295,13 +392,31 @@ int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int
             bl_cli_print_help(prog, usage, opts, nopts);
             return -1;
         }
-        if (a[1] != '-') { bl_cli_error(prog, "unknown option '%s' (options are long: --name; try --help)", a); return BL_EXIT_USAGE; }
+        if (a[1] != '-') {
+            char hint[400];
+            const char *cands[128];
+            size_t nc = 0;
+            for (size_t k = 0; k < nopts && nc < 127; k++) cands[nc++] = opts[k].name;
+            bl_suggest(a + 1, cands, nc, "--", hint, sizeof hint);
+            bl_cli_error(prog, "unknown option '%s'%s (options are long: --name; try --help)", a, hint);
+            return BL_EXIT_USAGE;
+        }
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t nl = eq ? (size_t)(eq - name) : strlen(name);
         bl_cli_option *o = NULL;
         for (size_t k = 0; k < nopts; k++)
             if (strlen(opts[k].name) == nl && strncmp(opts[k].name, name, nl) == 0) { o = &opts[k]; break; }
-        if (!o) { bl_cli_error(prog, "unknown option '--%.*s' (try --help)", (int)nl, name); return BL_EXIT_USAGE; }
+        if (!o) {
+            char word[128], hint[400];
+            snprintf(word, sizeof word, "%.*s", (int)(nl < sizeof word ? nl : sizeof word - 1), name);
+            const char *cands[128];
+            size_t nc = 0;
+            for (size_t k = 0; k < nopts && nc < 127; k++) cands[nc++] = opts[k].name;
+            cands[nc++] = "help";
+            bl_suggest(word, cands, nc, "--", hint, sizeof hint);
+            bl_cli_error(prog, "unknown option '--%.*s'%s (try --help)", (int)nl, name, hint);
+            return BL_EXIT_USAGE;
+        }
         if (o->seen && o->type != BL_OPT_LIST) { bl_cli_error(prog, "--%s given twice", o->name); return BL_EXIT_USAGE; }
         o->seen = 1;
         const char *v = NULL;

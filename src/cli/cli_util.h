@@ -51,7 +51,15 @@ typedef struct bl_cli_option {
 int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int first,
                  bl_cli_option *opts, size_t nopts, const char **pos, size_t *npos);
 
-/* Prints usage and the option table to stdout (as --help does). */
+/* The width help text is wrapped to: $COLUMNS (20..10000), else the terminal's, else 100. */
+int bl_cli_width(void);
+/* Prints text word-wrapped to width, continuation lines indented by indent; the cursor stands at
+ * column first_col; ends with a newline. A word longer than a line stands alone. */
+void bl_cli_print_wrapped(const char *text, size_t indent, size_t first_col, int width);
+
+/* Prints usage and the option table to stdout (as --help does): every option's help text starts in
+ * one column and wraps to bl_cli_width(); an option too long for the left column gets a line of
+ * its own, its help on the next. */
 void bl_cli_print_help(const char *prog, const char *usage, const bl_cli_option *opts, size_t nopts);
 
 /* Called first by every program's main: a write past a file-size limit (ulimit -f) then fails with
@@ -99,6 +107,19 @@ int bl_cli_check_output(const char *prog, const char *flag, const char *path);
 int bl_cli_check_model_name(const char *prog, const char *flag, const char *name);
 /* The same rule without printing: NULL when name is a valid model name, else why not ("it contains '/'"). */
 const char *bl_cli_model_name_problem(const char *name);
+
+/* JSON on standard output: a string literal (escaped), a number (null for infinity or NaN: JSON has
+ * neither), and a property's value (a number property's natural number as a JSON number, anything
+ * else as a string). */
+void bl_cli_json_str(const char *s);
+void bl_cli_json_num(double v);
+void bl_cli_json_value(const char *v, int number);
+
+struct bl_dataset;
+/* Says on stderr which rows of a runs or data file (--flag) were skipped as invalid, one line each
+ * ("PROG: note: FILE:LINE:COLUMN: why; row skipped (--skip-invalid)"), then how many and how many
+ * are used; nothing when none was. */
+void bl_cli_note_skipped(const char *prog, const char *flag, const struct bl_dataset *ds);
 
 /* Flushes standard output; when that fails (disk full, closed pipe) prints
  * "PROG: cannot write the output: reason" and returns BL_EXIT_FAIL, else BL_EXIT_OK. Every program

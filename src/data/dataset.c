@@ -6,6 +6,7 @@
 #include "data/dataset.h"
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/suggest.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -64,10 +65,14 @@ static uint32_t idmap_get(idmap *m, uint64_t h, const void *key, id_eq_fn eq, vo
 
 /* ---- building state -------------------------------------------------------------------------------- */
 
+/* Growable text buffer for building a property's value. */
+typedef struct sbuf { char *s; size_t len, cap; } sbuf;
+
 typedef struct prop_build {
     long    *cols;        /* [n_cols] column index of each source column */
     idmap    map;
     size_t   values_cap;
+    sbuf     val;         /* the value of the row being read */
 } prop_build;
 
 static int value_eq(uint32_t id, const void *key, void *ctx) {
@@ -104,6 +109,8 @@ void bl_dataset_free(bl_dataset *ds) {
     free(ds->runtime_s);
     free(ds->context);
     free(ds->src_row);
+    for (size_t i = 0; i < ds->n_skipped && i < BL_DATASET_SKIPPED_KEPT; i++) free(ds->skipped[i]);
+    free(ds->skipped);
     free(ds->name);
     free(ds);
 }
@@ -152,9 +159,6 @@ bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *va
     return bl_encode_value(ds->props[p].name, ds->props[p].kind, value, &ds->settings, out, err);
 }
 
-/* Growable text buffer for building a property's value. */
-typedef struct sbuf { char *s; size_t len, cap; } sbuf;
-
 static int sbuf_put(sbuf *b, const char *t, size_t n) {
     size_t need;
     if (bl_add_size(b->len, n + 1, &need)) return 1;
@@ -177,10 +181,18 @@ static long find_col(const bl_reader *r, const bl_schema *sc, const bl_schema_re
     long j = bl_reader_find(r, ref->name);
     if (j < 0) {
         /* A wrong delimiter or old Mac line ends show up first as a missing column: say so. */
-        char hint[256];
+        char hint[256], mean[400] = "";
         bl_reader_header_hint(r, hint, sizeof hint);
-        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)%s%s",
-                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col, hint[0] ? "; " : "", hint);
+        const size_t nc = bl_reader_ncols(r);
+        const char **cands = malloc((nc ? nc : 1) * sizeof *cands);
+        if (cands && !hint[0]) { /* the header's columns closest to the name: a column renamed, or a typo
+                                  * (not when the header itself looks misread) */
+            for (size_t j = 0; j < nc; j++) cands[j] = bl_reader_colname(r, j);
+            bl_suggest(ref->name, cands, nc, "", mean, sizeof mean);
+        }
+        free(cands);
+        *st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column '%.100s' (named in %s:%zu:%zu)%s%s%s",
+                        bl_reader_name(r), ref->name, sc->name, ref->line, ref->col, mean, hint[0] ? "; " : "", hint);
     }
     return j;
 }
@@ -327,10 +339,9 @@ static bl_status encode_values(bl_dataset *ds, bl_error *err) {
 }
 
 static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_encode_settings *settings,
-                                  bl_dataset **out, bl_error *err) {
+                                  int skip_invalid, bl_dataset **out, bl_error *err) {
     bl_status st = BL_OK;
     prop_build *pb = NULL;
-    sbuf val = {0};
     bl_dataset *ds = calloc(1, sizeof *ds);
     if (!ds) return bl_seterr(err, BL_ENOMEM, "out of memory");
     if (settings) ds->settings = *settings;
@@ -377,7 +388,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
     char **f;
     for (;;) {
         st = bl_reader_next(r, &f, err);
-        if (st != BL_OK) goto fail;
+        if (st != BL_OK) goto bad_row; /* a ragged row or invalid UTF-8 (the line is consumed) */
         if (!f) break;
         size_t row = ds->n_rows;
         if (row == cap) {
@@ -386,45 +397,46 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         }
         double x, t;
         st = scale_out_field(r, (size_t)c_scale, f[c_scale], &x, err);
-        if (st != BL_OK) goto fail;
+        if (st != BL_OK) goto bad_row;
         st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
-        if (st != BL_OK) goto fail;
+        if (st != BL_OK) goto bad_row;
         st = runtime_bound(r, (size_t)c_run, f[c_run], sc, t * sc->runtime_to_s, err);
-        if (st != BL_OK) goto fail;
+        if (st != BL_OK) goto bad_row;
         ds->scale_out[row] = x;
         ds->runtime_s[row] = t * sc->runtime_to_s;
         ds->src_row[row] = bl_reader_rows(r) - 1;
 
+        /* every field of the row is checked before any value is kept: a row skipped leaves no trace */
         for (size_t p = 0; p < sc->n_props; p++) {
             const bl_schema_prop *sp = &sc->props[p];
-            bl_dataset_prop *dp = &ds->props[p];
+            const bl_dataset_prop *dp = &ds->props[p];
             size_t at_col = sp->n_cols ? (size_t)pb[p].cols[0] : (size_t)c_scale;   /* for messages */
-            val.len = 0;
+            pb[p].val.len = 0;
             int oom = 0;
             char num[32];
             switch (sp->source) {
             case BL_SRC_COLUMN:
-                oom = sbuf_put(&val, f[pb[p].cols[0]], strlen(f[pb[p].cols[0]]));
+                oom = sbuf_put(&pb[p].val, f[pb[p].cols[0]], strlen(f[pb[p].cols[0]]));
                 break;
             case BL_SRC_JOIN:
                 for (size_t k = 0; k < sp->n_cols && !oom; k++) {
                     const char *s = f[pb[p].cols[k]];
-                    oom = (k && sbuf_put(&val, " ", 1)) || sbuf_put(&val, s, strlen(s));
+                    oom = (k && sbuf_put(&pb[p].val, " ", 1)) || sbuf_put(&pb[p].val, s, strlen(s));
                 }
                 break;
             case BL_SRC_TEMPLATE: {
                 size_t k = 0;
                 for (const char *q = sp->value; *q && !oom; q++) {
-                    if (*q != '<') { oom = sbuf_put(&val, q, 1); continue; }
+                    if (*q != '<') { oom = sbuf_put(&pb[p].val, q, 1); continue; }
                     const char *s = f[pb[p].cols[k++]];
-                    oom = sbuf_put(&val, s, strlen(s));
+                    oom = sbuf_put(&pb[p].val, s, strlen(s));
                     q = strchr(q, '>');   /* the parser guaranteed it */
                 }
-                if (!oom && !val.s) oom = sbuf_put(&val, "", 0);
+                if (!oom && !pb[p].val.s) oom = sbuf_put(&pb[p].val, "", 0);
                 break;
             }
             case BL_SRC_CONST:
-                oom = sbuf_put(&val, sp->value, strlen(sp->value));
+                oom = sbuf_put(&pb[p].val, sp->value, strlen(sp->value));
                 break;
             case BL_SRC_PER_MACHINE: {
                 double v = ds->settings.totals_per_machine ? sp->per_machine : sp->per_machine * x;
@@ -433,10 +445,10 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
                                    "%.17g = %.17g is not a natural number below 2^%u", bl_reader_name(r),
                                    bl_reader_line(r), bl_reader_field_col(r, (size_t)c_scale), sp->name,
                                    sp->value, x, v, (unsigned)ds->settings.vec_len - 1);
-                    goto fail;
+                    goto bad_row;
                 }
                 snprintf(num, sizeof num, "%.0f", v);
-                oom = sbuf_put(&val, num, strlen(num));
+                oom = sbuf_put(&pb[p].val, num, strlen(num));
                 break;
             }
             }
@@ -444,20 +456,24 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
             if (sp->kind == BL_PROP_NUMBER && sp->source != BL_SRC_PER_MACHINE) {
                 uint64_t v;
                 bl_error e;
-                if (bl_parse_natural(val.s, &ds->settings, &v, &e) != BL_OK) {
+                if (bl_parse_natural(pb[p].val.s, &ds->settings, &v, &e) != BL_OK) {
                     st = bl_seterr(err, e.status, "%s:%zu:%zu: column '%.100s' (property %s): %s", bl_reader_name(r),
                                    bl_reader_line(r), bl_reader_field_col(r, at_col),
                                    sp->n_cols ? bl_reader_colname(r, at_col) : "-", sp->name, e.message);
-                    goto fail;
+                    goto bad_row;
                 }
                 /* A cluster total encoded per machine: the total ÷ the scale-out, to the nearest
                  * natural number (cluster totals are whole multiples of the machine's share). */
                 if (dp->cluster_total && ds->settings.totals_per_machine) v = (uint64_t)llround((double)v / x);
                 /* Canonical form, so "16" and "16.0" are one value. */
                 snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-                val.len = 0;
-                if (sbuf_put(&val, num, strlen(num))) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+                pb[p].val.len = 0;
+                if (sbuf_put(&pb[p].val, num, strlen(num))) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
             }
+        }
+        for (size_t p = 0; p < sc->n_props; p++) {
+            bl_dataset_prop *dp = &ds->props[p];
+            const sbuf val = pb[p].val;
             int ins;
             uint32_t id = idmap_get(&pb[p].map, XXH64(val.s, val.len, 0), val.s, value_eq, dp,
                                     (uint32_t)dp->n_values, &ins);
@@ -477,6 +493,29 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
             dp->row_value[row] = id;
         }
         ds->n_rows++;
+        continue;
+    bad_row:
+        /* only a row's own fault is skipped, and only when asked; the first one stands otherwise */
+        if (!skip_invalid || (st != BL_EFORMAT && st != BL_ERANGE)) goto fail;
+        if (ds->n_skipped < BL_DATASET_SKIPPED_KEPT) {
+            char *msg = err ? strdup(err->message) : strdup("invalid row");
+            char **ns = realloc(ds->skipped, (ds->n_skipped + 1) * sizeof *ns);
+            if (!msg || !ns) {
+                free(msg);
+                if (ns) ds->skipped = ns;
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto fail;
+            }
+            ds->skipped = ns;
+            ds->skipped[ds->n_skipped] = msg;
+        }
+        ds->n_skipped++;
+        st = BL_OK;
+    }
+    if (ds->n_rows == 0 && ds->n_skipped) {
+        st = bl_seterr(err, BL_EFORMAT, "%s: no valid rows: all %zu were invalid (the first: %s)", bl_reader_name(r),
+                       ds->n_skipped, ds->skipped[0]);
+        goto fail;
     }
     if (ds->n_rows == 0) {
         st = bl_seterr(err, BL_EFORMAT, "%s:%zu:1: no data rows after the header", bl_reader_name(r),
@@ -496,23 +535,29 @@ done:
     if (pb) {
         for (size_t p = 0; p < sc->n_props; p++) {
             free(pb[p].cols);
+            free(pb[p].val.s);
             idmap_free(&pb[p].map);
         }
     }
     free(pb);
-    free(val.s);
     *out = ds;
     return st;
 }
 
 bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema, char delim,
                                  const bl_encode_settings *settings, bl_dataset **out, bl_error *err) {
+    return bl_dataset_load_schema_skip(data_path, schema, delim, settings, 0, out, err);
+}
+
+bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *schema, char delim,
+                                      const bl_encode_settings *settings, int skip_invalid, bl_dataset **out,
+                                      bl_error *err) {
     BL_CHECK_ARG(data_path && schema && out, err, "dataset: NULL argument");
     *out = NULL;
     bl_reader *r;
     bl_status st = bl_reader_open(&r, data_path, delim, err);
     if (st != BL_OK) return st;
-    st = load_from_reader(r, schema, settings, out, err);
+    st = load_from_reader(r, schema, settings, skip_invalid, out, err);
     bl_reader_free(r);
     return st;
 }
@@ -525,7 +570,7 @@ bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, ch
     bl_reader *r;
     bl_status st = bl_reader_open_mem(&r, name, data, len, delim, err);
     if (st != BL_OK) return st;
-    st = load_from_reader(r, schema, settings, out, err);
+    st = load_from_reader(r, schema, settings, 0, out, err);
     bl_reader_free(r);
     return st;
 }
@@ -538,6 +583,18 @@ bl_status bl_dataset_load(const char *data_path, const char *schema_path, char d
     bl_status st = bl_schema_load(schema_path, &sc, err);
     if (st != BL_OK) return st;
     st = bl_dataset_load_schema(data_path, sc, delim, settings, out, err);
+    bl_schema_free(sc);
+    return st;
+}
+
+bl_status bl_dataset_load_skip(const char *data_path, const char *schema_path, char delim,
+                               const bl_encode_settings *settings, int skip_invalid, bl_dataset **out, bl_error *err) {
+    BL_CHECK_ARG(data_path && schema_path && out, err, "dataset: NULL argument");
+    *out = NULL;
+    bl_schema *sc;
+    bl_status st = bl_schema_load(schema_path, &sc, err);
+    if (st != BL_OK) return st;
+    st = bl_dataset_load_schema_skip(data_path, sc, delim, settings, skip_invalid, out, err);
     bl_schema_free(sc);
     return st;
 }

@@ -63,7 +63,13 @@ typedef struct bl_dataset {
     bl_context        *contexts;      /* [n_contexts] */
     size_t             n_props;
     bl_dataset_prop   *props;         /* [n_props] in schema order */
+    size_t             n_skipped;     /* invalid rows left out (only when loaded with skip_invalid) */
+    char             **skipped;       /* [min(n_skipped, BL_DATASET_SKIPPED_KEPT)] why, as
+                                         "FILE:LINE:COLUMN: message", in file order */
 } bl_dataset;
+
+/* Most messages about skipped rows a data set keeps (n_skipped counts them all). */
+#define BL_DATASET_SKIPPED_KEPT 100
 
 /* Loads path through the schema file. delim: '\t', ',' or 0 (by extension). settings NULL → defaults. */
 bl_status bl_dataset_load(const char *data_path, const char *schema_path, char delim,
@@ -71,6 +77,15 @@ bl_status bl_dataset_load(const char *data_path, const char *schema_path, char d
 /* Same with a parsed schema. */
 bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema, char delim,
                                  const bl_encode_settings *settings, bl_dataset **out, bl_error *err);
+/* The same, but with skip_invalid = 1 a row with an invalid field (a number that is not one, a
+ * blank runtime, a scale-out that is no number of machines, a ragged row, invalid UTF-8) is left out
+ * and named in ds->skipped instead of failing the load; with every row invalid it still fails.
+ * Errors of the file itself (header, missing columns, reading) fail as always. */
+bl_status bl_dataset_load_skip(const char *data_path, const char *schema_path, char delim,
+                               const bl_encode_settings *settings, int skip_invalid, bl_dataset **out, bl_error *err);
+bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *schema, char delim,
+                                      const bl_encode_settings *settings, int skip_invalid, bl_dataset **out,
+                                      bl_error *err);
 /* Same from memory (delim must be '\t' or ','); name is used in messages and as ds->name. */
 bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
                               const bl_schema *schema, const bl_encode_settings *settings,

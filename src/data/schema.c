@@ -4,6 +4,7 @@
 #include "data/schema.h"
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/suggest.h"
 #include "common/file.h"
 #include "encode/encode.h"
 
@@ -110,9 +111,12 @@ static bl_status err_at(parser *ps, const tok *t, size_t fallback_col, const cha
 static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size_t eol_col) {
     /* property NAME essential|optional number|text SOURCE ARGS... */
     if (n < 2) return err_at(ps, NULL, eol_col, "property: missing name", NULL);
-    if (!bl_schema_known_property(t[1].s))
-        return bl_seterr(ps->err, BL_EFORMAT, "%s:%zu:%zu: unknown property '%.100s' (known: %s)", ps->name,
-                         ps->line, t[1].col, t[1].s, bl_schema_known_list());
+    if (!bl_schema_known_property(t[1].s)) {
+        char mean[400];
+        bl_suggest(t[1].s, known_props, sizeof known_props / sizeof known_props[0], "", mean, sizeof mean);
+        return bl_seterr(ps->err, BL_EFORMAT, "%s:%zu:%zu: unknown property '%.100s'%s (known: %s)", ps->name,
+                         ps->line, t[1].col, t[1].s, mean, bl_schema_known_list());
+    }
     for (size_t i = 0; i < s->n_props; i++)
         if (strcmp(s->props[i].name, t[1].s) == 0)
             return bl_seterr(ps->err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' declared twice (first on "
@@ -423,9 +427,16 @@ bl_status bl_schema_check_props(const bl_schema *s, const bl_prop_spec *want, si
                 if (c < 0) break;
                 len += (size_t)c;
             }
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is not a property of %s (it has: %s); "
+            char mean[400] = "";
+            const char **cands = malloc((n ? n : 1) * sizeof *cands);
+            if (cands) {
+                for (size_t k = 0; k < n; k++) cands[k] = want[k].name;
+                bl_suggest(p->name, cands, n, "", mean, sizeof mean);
+                free(cands);
+            }
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is not a property of %s%s (it has: %s); "
                              "the runs must be described by the properties it was trained with", s->name, p->line,
-                             p->col, p->name, what, list);
+                             p->col, p->name, what, mean, list);
         }
         if (w->essential != p->essential)
             return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' is %s here but %s in %s", s->name, p->line,

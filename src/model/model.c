@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "model/seen.h"
 
 void bl_pretrain_opts_default(bl_pretrain_opts *o) {
     memset(o, 0, sizeof *o);
@@ -60,6 +61,7 @@ static char *xstrdup(const char *s) {
 
 void bl_model_free(bl_model *m) {
     if (!m) return;
+    bl_model_records_free(m);
     bl_bnet_free(&m->net);
     if (m->more)
         for (int i = 0; i < m->n_members - 1; i++) bl_bnet_free(&m->more[i]);
@@ -173,6 +175,10 @@ bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k
         meta[3] = m->best_val_loss;
     }
     m->member_meta = meta;
+    int64_t *ep = realloc(m->member_epochs, (size_t)total * sizeof *ep);
+    if (!ep) return bl_seterr(err, BL_ENOMEM, "out of memory for an ensemble");
+    if (!m->member_epochs) ep[0] = m->epochs;
+    m->member_epochs = ep;
     for (int j = 0; j < k; j++) {
         const bl_model *o = others[j];
         bl_bnet *dst = &m->more[m->n_members - 1];
@@ -184,6 +190,7 @@ bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k
         mm[1] = o->lr;
         mm[2] = o->weight_decay;
         mm[3] = o->best_val_loss;
+        m->member_epochs[m->n_members] = o->epochs;
         m->n_members++;
     }
     return BL_OK;
@@ -233,6 +240,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
             view.lr = m->member_meta[4 * j + 1];
             view.weight_decay = m->member_meta[4 * j + 2];
             view.best_val_loss = m->member_meta[4 * j + 3];
+            if (m->member_epochs) view.epochs = m->member_epochs[j];
             const bl_model *vp = &view;
             bl_status st = bl_model_add_members(c, &vp, 1, err);
             if (st) {
@@ -242,6 +250,12 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
             }
         }
         memcpy(c->member_meta, m->member_meta, (size_t)m->n_members * 4 * sizeof(double));
+    }
+    st = bl_model_records_copy(c, m, err);
+    if (st) {
+        bl_model_free(c);
+        *out = NULL;
+        return st;
     }
     return BL_OK;
 }
@@ -503,6 +517,10 @@ bl_status bl_model_new_untrained(const bl_dataset *ds, const char *schema_text, 
     m->data_hash = ds->data_hash;
     m->rows = (int64_t)ds->n_rows;
     m->contexts = (int64_t)ds->n_contexts;
+    if ((st = bl_model_seen_record(m, ds, err))) {
+        bl_model_free(m);
+        return st;
+    }
     *out = m;
     return BL_OK;
 }
@@ -774,6 +792,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     c->finetune_steps = fc.steps;
     c->finetune_runs = (int64_t)n;
     c->finetune_mae = best_mae;
+    if ((st = bl_model_tuned_record(c, runs, rows, n, err))) goto done;
     bl_model_stamp_now(c);
     *out = c;
     c = NULL;

@@ -51,6 +51,35 @@ typedef struct bl_model_prop {
 
 #define BL_MODEL_MEMBERS_MAX 16
 
+/* What the pre-training rows held, so that a request can be compared with it (model/seen.h; file
+ * group `seen`, format 1.3). Per property (network order) the values with their row counts, most
+ * frequent first, at most BL_SEEN_VALUES_MAX of them; a cluster total's values are per machine
+ * (total ÷ the row's scale-out), as a context gives them. known = 0: a file written before 1.3. */
+#define BL_SEEN_VALUES_MAX 1000
+
+typedef struct bl_model_seen {
+    int      known;
+    int64_t  rows;
+    double   scale_out_min, scale_out_max, runtime_min_s, runtime_max_s;
+    size_t   n;             /* entries in prop/value/count */
+    uint32_t *prop;         /* [n] property index; entries grouped by property, in property order */
+    char    **value;        /* [n] canonical text (numbers in decimal) */
+    int64_t  *count;        /* [n] rows with that value */
+    int64_t  *distinct;     /* [n_props] distinct values in all (more than kept when > BL_SEEN_VALUES_MAX) */
+    int64_t  *per_machine;  /* [n_props] 1: the values are per machine (a cluster total) */
+    double   *num_min, *num_max; /* [n_props] a number property's smallest and largest value; NaN for text */
+} bl_model_seen;
+
+/* The runs of the last fine-tuning (file group `finetune`, format 1.3): their ranges and the context
+ * they are of (its first run's values, per machine for cluster totals; contexts > 1 when the runs
+ * spanned several). known = 0: never fine-tuned, or by a library before 0.5. */
+typedef struct bl_model_tuned {
+    int      known;
+    int64_t  runs, contexts;
+    double   scale_out_min, scale_out_max, runtime_min_s, runtime_max_s;
+    char   **context;       /* [n_props] */
+} bl_model_tuned;
+
 typedef struct bl_model {
     char              *name;          /* model name inside a file (e.g. the algorithm) */
     bl_bnet            net;           /* the network (member 0 of an ensemble) */
@@ -84,12 +113,17 @@ typedef struct bl_model {
     double   best_val_loss, best_train_loss, finetune_mae;
     char     created[32];             /* ISO 8601 UTC */
     int      pretrained;              /* 1 when the weights come from pre-training */
+    int64_t *member_epochs;           /* [n_members] epochs of each member's search winner (NULL when 1:
+                                         `epochs` alone) */
+    bl_model_seen  seen;              /* what the pre-training rows held */
+    bl_model_tuned tuned;             /* what the last fine-tuning's runs held */
 } bl_model;
 
 /* Progress of a running pre-training, for a CLI to display. Called from worker threads, serialised
  * by the library (never two calls at once). Return non-zero to cancel (bl_pretrain → BL_EINTERNAL
  * with "cancelled"). */
 typedef struct bl_progress {
+    int    search, searches_total;    /* the ensemble member whose search this is (0-based), of how many */
     int    trial, trials_alive, trials_total;
     long   epoch, epochs_total;
     long   epochs_done_all, epochs_planned_all; /* over every trial, for an ETA */

@@ -14,6 +14,7 @@
 #include "bl_config.h"
 #include "common/error.h"
 #include "modelfile/modelfile.h"
+#include "model/seen.h"
 
 static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
                                    "z_hidden", "n_essential", "n_optional"};
@@ -135,6 +136,7 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_double(rec, "training", "finetune_mae", m->finetune_mae, err);
     if (!st) st = bl_modelrec_add_string(rec, "training", "created", m->created, err);
     if (!st) st = bl_modelrec_add_string(rec, "training", "library_version", BL_VERSION, err);
+    if (!st) st = bl_model_records_save(m, rec, err);
     if (st) {
         bl_modelrec_free(rec);
         return st;
@@ -421,6 +423,7 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     bl_modelrec_get_double(rec, "training", "finetune_mae", &m->finetune_mae, NULL);
     if (bl_modelrec_get_string(rec, "training", "created", &s, NULL) == BL_OK)
         snprintf(m->created, sizeof m->created, "%s", s);
+    if ((st = bl_model_records_load(m, rec, err))) goto fail;
     *out = m;
     return BL_OK;
 fail:

@@ -15,6 +15,7 @@
  * Not here: fine-tuning, files.
  */
 #include "model/model_internal.h"
+#include "model/seen.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -367,6 +368,7 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
 typedef struct member_progress {
     const bl_pretrain_opts *o;
     long offset, total;
+    int search;                   /* the member whose search runs */
 } member_progress;
 
 static int on_member_progress(void *ctx, const bl_progress *p) {
@@ -374,6 +376,8 @@ static int on_member_progress(void *ctx, const bl_progress *p) {
     bl_progress q = *p;
     q.epochs_done_all += mp->offset;
     q.epochs_planned_all = mp->total;
+    q.search = mp->search;
+    q.searches_total = mp->o->members;
     return mp->o->progress(mp->o->progress_ctx, &q);
 }
 
@@ -406,7 +410,7 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
         }
     }
     bl_pretrain_opts oj = *o;
-    member_progress mp = {o, 0, 0};
+    member_progress mp = {o, 0, 0, 0};
     if (o->progress && o->trials >= 1 && o->epochs >= 1 && o->grace >= 1 && o->reduction >= 2) {
         mp.total = planned_epochs(o) * o->members;
         oj.progress = on_member_progress;
@@ -417,6 +421,7 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     for (int j = 0; j < o->members && !st; j++) {
         oj.seed = o->seed + (uint64_t)(both ? j / 2 : j);
         mp.offset = j * (mp.total / o->members);
+        mp.search = j;
         bl_model *mj = NULL;
         st = bl_pretrain_top(both ? enc_ds[j & 1] : ds, schema_text, &oj, 1, &mj, err);
         if (st) break;
@@ -645,6 +650,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     m->rows = (int64_t)ds->n_rows;
     m->contexts = (int64_t)ds->n_contexts;
     bl_model_stamp_now(m);
+    if ((st = bl_model_seen_record(m, ds, err))) goto done;
     if (k > 1) {
         /* the runners-up, best validation loss first (the winner is rank[0]) */
         trial *rank[27];

@@ -46,8 +46,11 @@
                                             library that knows only 1.x refuses the file instead of
                                             predicting nonsense; without such a model it is 1.x again */
 #define BL_MODELFILE_MAJOR_ATTR "format_major_required"
-#define BL_MODELFILE_VERSION_MINOR 2  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
-                                        1.2: encoder/numbers, training/val_rows */
+#define BL_MODELFILE_VERSION_MINOR 3  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
+                                        1.2: encoder/numbers, training/val_rows;
+                                        1.3: seen/, finetune/, members/epochs */
+#define BL_MODELFILE_VERSION_MINOR_2 1 /* the minor written with major 2: 2.1 is 1.3's layout plus the
+                                          major-2 rule (2.0 was 1.2's) */
 
 /* Longest accepted model, block, attribute or group-path name (bytes, without the NUL). */
 #define BL_MODELFILE_NAME_MAX 255
