@@ -514,6 +514,72 @@ START_TEST(test_scale_out_whole_numbers) {
 }
 END_TEST
 
+/* Shifted synthetic environments: each shape's curve follows its formula (synth.h), the runtime scale
+ * multiplies it, the environment appears in the corpus's own schema and data set, bad settings are
+ * errors naming the field. */
+START_TEST(test_synth_shifted_environments) {
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 60;
+    c.noise = 0;
+    c.n_scale_outs = 4;
+    const double xs[4] = {1, 4, 16, 60};
+    memcpy(c.scale_outs, xs, sizeof xs);
+    bl_error e;
+    bl_synth_corpus *base, *sh;
+    ck_assert_int_eq(bl_synth_generate(&c, &base, &e), BL_OK);
+    for (int shape = 0; shape <= BL_SYNTH_PLATEAU; shape++) {
+        bl_synth_config d = c;
+        d.shape = shape;
+        d.time_scale = 7.0;
+        snprintf(d.environment, sizeof d.environment, "lab %d", shape);
+        ck_assert_int_eq(bl_synth_generate(&d, &sh, &e), BL_OK);
+        int cliffs = 0;
+        for (size_t r = 0; r < sh->n_rows; r++) {
+            const bl_synth_context *cx = &sh->contexts[sh->context[r]];
+            const double x = sh->scale_out[r], gb = (double)cx->data_size_mb / 1000.0, *t = cx->theta;
+            const double ernest = bl_synth_truth(&base->contexts[base->context[r]], x);
+            double want = ernest;
+            if (shape == BL_SYNTH_CLIFF && x * (double)cx->memory_per_machine < 2.0 * (double)cx->data_size_mb)
+                want *= 2.5, cliffs++;
+            if (shape == BL_SYNTH_SUPERLINEAR) want = t[0] + t[1] * gb / x + t[2] * log(x) + t[1] * gb * pow(x, 1.5) / 400;
+            if (shape == BL_SYNTH_PLATEAU) want = 4 * t[0] + t[1] * gb / fmin(x, 16);
+            ck_assert_double_eq_tol(sh->truth_s[r], 7.0 * want, 1e-9 * want);
+            ck_assert_double_eq_tol(sh->runtime_s[r], 7.0 * want, 1e-3);
+        }
+        if (shape == BL_SYNTH_CLIFF) ck_assert_int_gt(cliffs, 0);
+        char env[64];
+        snprintf(env, sizeof env, "const \"lab %d\"", shape);
+        ck_assert_ptr_nonnull(strstr(sh->schema, env));
+        bl_dataset *ds;
+        ck_assert_msg(bl_synth_dataset(sh, NULL, &ds, &e) == BL_OK, "%s", e.message);
+        const long ip = bl_dataset_find_prop(ds, "environment");
+        ck_assert_int_ge(ip, 0);
+        ck_assert_str_eq(ds->props[ip].values[0], d.environment);
+        bl_dataset_free(ds);
+        bl_synth_free(sh);
+    }
+    bl_synth_free(base);
+    ck_assert_str_eq(bl_synth_schema_text() + strlen(bl_synth_schema_text()) - strlen("cluster_totals slots memory\n"),
+                     "cluster_totals slots memory\n");
+    ck_assert_int_eq(bl_synth_shape_from_name("plateau"), BL_SYNTH_PLATEAU);
+    ck_assert_int_eq(bl_synth_shape_from_name("round"), -1);
+    bl_synth_config bad = c;
+    bad.time_scale = 0;
+    ck_assert_int_eq(bl_synth_generate(&bad, &sh, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "time scale"));
+    bad = c;
+    bad.shape = 9;
+    ck_assert_int_eq(bl_synth_generate(&bad, &sh, &e), BL_EINVAL);
+    bad = c;
+    snprintf(bad.environment, sizeof bad.environment, "a \"b\"");
+    ck_assert_int_eq(bl_synth_generate(&bad, &sh, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "environment"));
+    bad.environment[0] = '\0';
+    ck_assert_int_eq(bl_synth_generate(&bad, &sh, &e), BL_EINVAL);
+}
+END_TEST
+
 START_TEST(test_schema_bom) {
     /* A byte-order mark before the first directive is skipped, as in data files; columns in messages
      * do not count it. */
@@ -1115,6 +1181,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_schema_syntax);
     tcase_add_test(tc, test_scale_out_whole_numbers);
     tcase_add_test(tc, test_schema_bom);
+    tcase_add_test(tc, test_synth_shifted_environments);
     tcase_add_test(tc, test_schema_column_roles);
     tcase_add_test(tc, test_schema_check_props);
     tcase_add_test(tc, test_context_spread_and_diff);

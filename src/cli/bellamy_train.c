@@ -1102,13 +1102,56 @@ static int cmd_split(const char *prog, int argc, char **argv) {
 
 /* ---- synth --------------------------------------------------------------------------------------- */
 
+/* --scale-outs: "A,B,..." or "A..B" or "A..B:STEP", whole numbers 1..100000, at most 64 of them. */
+static int synth_scale_outs(const char *prog, const char *spec, bl_synth_config *c) {
+    char *end;
+    size_t n = 0;
+    const char *dots = strstr(spec, "..");
+    if (dots) {
+        errno = 0;
+        long a = strtol(spec, &end, 10), b, step = 1;
+        if (end != dots || errno) goto bad;
+        b = strtol(dots + 2, &end, 10);
+        if (errno || end == dots + 2) goto bad;
+        if (*end == ':') {
+            const char *st = end + 1;
+            step = strtol(st, &end, 10);
+            if (end == st || errno) goto bad;
+        }
+        if (*end || a < 1 || b < a || b > 100000 || step < 1) goto bad;
+        for (long x = a; x <= b; x += step) {
+            if (n == BL_SYNTH_MAX_SCALEOUTS) goto many;
+            c->scale_outs[n++] = (double)x;
+        }
+    } else {
+        for (const char *p = spec;;) {
+            errno = 0;
+            long x = strtol(p, &end, 10);
+            if (end == p || errno || x < 1 || x > 100000 || (*end && *end != ',')) goto bad;
+            if (n == BL_SYNTH_MAX_SCALEOUTS) goto many;
+            c->scale_outs[n++] = (double)x;
+            if (!*end) break;
+            p = end + 1;
+        }
+    }
+    c->n_scale_outs = n;
+    return 0;
+bad:
+    bl_cli_error(prog, "--scale-outs '%s': whole numbers 1..100000 as A,B,... or A..B or A..B:STEP", spec);
+    return BL_EXIT_USAGE;
+many:
+    bl_cli_error(prog, "--scale-outs '%s': at most %d scale-outs", spec, BL_SYNTH_MAX_SCALEOUTS);
+    return BL_EXIT_USAGE;
+}
+
 static int cmd_synth(const char *prog, int argc, char **argv) {
     const char *dir = NULL, *stem = "synth";
     bl_synth_config c;
     bl_synth_config_default(&c);
     size_t contexts = c.n_contexts, reps = c.reps;
     long seed = (long)c.seed;
-    double noise = c.noise;
+    double noise = c.noise, time_scale = 1.0;
+    const char *xs_spec = NULL, *shape_s = NULL, *env = NULL;
     bl_cli_option opts[] = {
         { "out-dir", BL_OPT_STRING, &dir, "DIR", "folder to write STEM.tsv and STEM.schema into (must exist)", NULL, 1,
           NULL, 0 },
@@ -1117,11 +1160,20 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
         { "reps", BL_OPT_SIZE, &reps, "N", "repetitions per scale-out (1..1000)", "3", 0, NULL, 0 },
         { "noise", BL_OPT_DOUBLE, &noise, "F", "relative noise (standard deviation, 0..1)", "0.03", 0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
+        { "scale-outs", BL_OPT_STRING, &xs_spec, "LIST", "scale-outs: A,B,... or A..B or A..B:STEP (1..100000, at most 64)",
+          "2..12:2", 0, NULL, 0 },
+        { "shape", BL_OPT_STRING, &shape_s, "ernest|cliff|superlinear|plateau",
+          "the curves' shape (src/data/synth.h; the others are shifted environments)", "ernest", 0, NULL, 0 },
+        { "time-scale", BL_OPT_DOUBLE, &time_scale, "F", "every runtime times F (0 < F <= 1e6)", "1", 0, NULL, 0 },
+        { "environment", BL_OPT_STRING, &env, "TEXT", "the environment property's value", "synthetic corpus", 0, NULL,
+          0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train synth --out-dir DIR [--stem STEM] [--contexts N] [--reps N] [--noise F] [--seed S]\n"
-                          "Writes the synthetic corpus (Ernest-form runtime curves, scale-outs 2..12) and its schema.",
+                          "                    [--scale-outs LIST] [--shape S] [--time-scale F] [--environment TEXT]\n"
+                          "Writes the synthetic corpus (Ernest-form runtime curves, scale-outs 2..12) and its schema, or a\n"
+                          "shifted environment of it (other scale-outs, shape, runtime scale, environment).",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (contexts < 1 || contexts > BL_SYNTH_MAX_CONTEXTS) {
@@ -1143,6 +1195,24 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
     c.reps = reps;
     c.noise = noise;
     c.seed = (uint64_t)seed;
+    if (xs_spec && (rc = synth_scale_outs(prog, xs_spec, &c))) return rc;
+    if (shape_s && (c.shape = bl_synth_shape_from_name(shape_s)) < 0) {
+        bl_cli_error(prog, "--shape '%s': one of ernest, cliff, superlinear, plateau", shape_s);
+        return BL_EXIT_USAGE;
+    }
+    if (!(time_scale > 0 && time_scale <= 1e6)) {
+        bl_cli_error(prog, "--time-scale %g: must be above 0 and at most 1e6", time_scale);
+        return BL_EXIT_USAGE;
+    }
+    c.time_scale = time_scale;
+    if (env) {
+        if (strlen(env) >= sizeof c.environment || strpbrk(env, "\"\\")) {
+            bl_cli_error(prog, "--environment '%s': at most %zu characters, no quote or backslash", env,
+                         sizeof c.environment - 1);
+            return BL_EXIT_USAGE;
+        }
+        snprintf(c.environment, sizeof c.environment, "%s", env);
+    }
     bl_error err = { 0 };
     bl_synth_corpus *corp = NULL;
     bl_status st = bl_synth_generate(&c, &corp, &err);

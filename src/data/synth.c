@@ -23,22 +23,34 @@ static const struct {
 static const uint64_t sizes_mb[5] = { 2000, 5000, 10000, 20000, 40000 };
 static const uint64_t iterations[3] = { 1, 5, 10 };
 
-static const char schema_text[] =
-    "# Synthetic corpus (src/data/synth.c): Ernest-form runtime curves with known ground truth.\n"
-    "bellamy-schema 1\n"
-    "scale_out instance_count\n"
-    "runtime   gross_runtime s\n"
-    "property machine_type         essential text   column machine_type\n"
-    "property job_args             essential text   column iterations\n"
-    "property data_size_MB         essential number column data_size_MB\n"
+#define SCHEMA_HEAD                                                                              \
+    "# Synthetic corpus (src/data/synth.c): runtime curves with known ground truth.\n"              \
+    "bellamy-schema 1\n"                                                                           \
+    "scale_out instance_count\n"                                                                  \
+    "runtime   gross_runtime s\n"                                                                 \
+    "property machine_type         essential text   column machine_type\n"                        \
+    "property job_args             essential text   column iterations\n"                          \
+    "property data_size_MB         essential number column data_size_MB\n"                        \
     "property data_characteristics essential text   const \"\"\n"
-    "property environment          essential text   const \"synthetic corpus\"\n"
-    "property job_type             optional  text   const \"synth-spark\"\n"
-    "property memory               optional  number column memory\n"
-    "property slots                optional  number column slots\n"
-    "cluster_totals slots memory\n";
+#define SCHEMA_TAIL                                                                              \
+    "property job_type             optional  text   const \"synth-spark\"\n"                      \
+    "property memory               optional  number column memory\n"                              \
+    "property slots                optional  number column slots\n"                               \
+    "cluster_totals slots memory\n"
+#define SCHEMA_ENV "property environment          essential text   const \"%s\"\n"
+#define DEFAULT_ENV "synthetic corpus"
+
+static const char schema_text[] = SCHEMA_HEAD "property environment          essential text   const \"" DEFAULT_ENV
+                                  "\"\n" SCHEMA_TAIL;
 
 const char *bl_synth_schema_text(void) { return schema_text; }
+
+int bl_synth_shape_from_name(const char *name) {
+    static const char *const names[] = {"ernest", "cliff", "superlinear", "plateau"};
+    for (int i = 0; name && i < 4; i++)
+        if (strcmp(name, names[i]) == 0) return i;
+    return -1;
+}
 
 static double uniform01(bl_rng *s) {   /* (0, 1) */
     return ((double)(bl_rng_u64(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
@@ -58,11 +70,23 @@ void bl_synth_config_default(bl_synth_config *c) {
     for (size_t i = 0; i < 6; i++) c->scale_outs[i] = (double)(2 * (i + 1));
     c->reps = 3;
     c->noise = 0.03;
+    c->shape = BL_SYNTH_ERNEST;
+    c->time_scale = 1.0;
+    snprintf(c->environment, sizeof c->environment, "%s", DEFAULT_ENV);
 }
 
 double bl_synth_truth(const bl_synth_context *c, double x) {
-    double gb = (double)c->data_size_mb / 1000.0;
-    return c->theta[0] + c->theta[1] * gb / x + c->theta[2] * log(x) + c->theta[3] * x;
+    const double gb = (double)c->data_size_mb / 1000.0, *th = c->theta;
+    double t = th[0] + th[1] * gb / x + th[2] * log(x) + th[3] * x;
+    switch (c->shape) {
+    case BL_SYNTH_CLIFF:
+        if (x * (double)c->memory_per_machine < 2.0 * (double)c->data_size_mb) t *= 2.5;
+        break;
+    case BL_SYNTH_SUPERLINEAR: t = th[0] + th[1] * gb / x + th[2] * log(x) + th[1] * gb * pow(x, 1.5) / 400.0; break;
+    case BL_SYNTH_PLATEAU: t = 4.0 * th[0] + th[1] * gb / (x < 16.0 ? x : 16.0); break;
+    default: break;
+    }
+    return t * (c->time_scale > 0 ? c->time_scale : 1.0);
 }
 
 void bl_synth_free(bl_synth_corpus *c) {
@@ -72,6 +96,7 @@ void bl_synth_free(bl_synth_corpus *c) {
     free(c->runtime_s);
     free(c->truth_s);
     free(c->context);
+    free(c->schema);
     free(c);
 }
 
@@ -84,6 +109,18 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
                  "synth: %zu scale-outs (1..%d allowed)", cfg->n_scale_outs, BL_SYNTH_MAX_SCALEOUTS);
     BL_CHECK_ARG(cfg->reps >= 1 && cfg->reps <= 1000, err, "synth: %zu repetitions (1..1000 allowed)", cfg->reps);
     BL_CHECK_ARG(cfg->noise >= 0 && cfg->noise <= 1, err, "synth: noise %g outside 0..1", cfg->noise);
+    BL_CHECK_ARG(cfg->shape >= BL_SYNTH_ERNEST && cfg->shape <= BL_SYNTH_PLATEAU, err, "synth: shape %d unknown",
+                 cfg->shape);
+    BL_CHECK_ARG(cfg->time_scale > 0 && cfg->time_scale <= 1e6, err, "synth: time scale %g outside (0, 1e6]",
+                 cfg->time_scale);
+    const size_t el = strnlen(cfg->environment, sizeof cfg->environment);
+    BL_CHECK_ARG(el > 0 && el < sizeof cfg->environment, err, "synth: the environment must be 1..%zu characters",
+                 sizeof cfg->environment - 1);
+    for (size_t i = 0; i < el; i++)
+        BL_CHECK_ARG(cfg->environment[i] >= 0x20 && cfg->environment[i] < 0x7f && cfg->environment[i] != '"' &&
+                         cfg->environment[i] != '\\', err,
+                     "synth: the environment '%s' holds a character a schema constant cannot (printable ASCII, no "
+                     "quote or backslash)", cfg->environment);
     for (size_t i = 0; i < cfg->n_scale_outs; i++) {
         double x = cfg->scale_outs[i];
         BL_CHECK_ARG(x >= 1 && x <= 100000 && x == floor(x), err,
@@ -97,7 +134,10 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
     c->runtime_s = malloc(n * sizeof *c->runtime_s);
     c->truth_s = malloc(n * sizeof *c->truth_s);
     c->context = malloc(n * sizeof *c->context);
-    if (!c->contexts || !c->scale_out || !c->runtime_s || !c->truth_s || !c->context) {
+    const size_t slen = sizeof SCHEMA_HEAD + sizeof SCHEMA_ENV + sizeof cfg->environment + sizeof SCHEMA_TAIL;
+    c->schema = malloc(slen);
+    if (c->schema) snprintf(c->schema, slen, SCHEMA_HEAD SCHEMA_ENV SCHEMA_TAIL, cfg->environment);
+    if (!c->contexts || !c->scale_out || !c->runtime_s || !c->truth_s || !c->context || !c->schema) {
         bl_synth_free(c);
         return bl_seterr(err, BL_ENOMEM, "synth: out of memory");
     }
@@ -126,6 +166,8 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
         cx->theta[1] = 40.0 * iters / cx->speed;
         cx->theta[2] = 6.0 / cx->speed;
         cx->theta[3] = 0.8;
+        cx->shape = cfg->shape;
+        cx->time_scale = cfg->time_scale;
     }
     size_t r = 0;
     for (size_t k = 0; k < cfg->n_contexts; k++)
@@ -188,7 +230,7 @@ bl_status bl_synth_write(const bl_synth_corpus *c, const char *dir, const char *
     st = write_file(path, tsv, len, err);
     if (st == BL_OK) {
         snprintf(path, plen, "%s/%s.schema", dir, stem);
-        st = write_file(path, schema_text, strlen(schema_text), err);
+        st = write_file(path, c->schema, strlen(c->schema), err);
     }
     free(path);
     free(tsv);
@@ -200,7 +242,7 @@ bl_status bl_synth_dataset(const bl_synth_corpus *c, const bl_encode_settings *s
     BL_CHECK_ARG(c && out, err, "synth: NULL argument");
     *out = NULL;
     bl_schema *sc;
-    bl_status st = bl_schema_parse("synth.schema", schema_text, strlen(schema_text), &sc, err);
+    bl_status st = bl_schema_parse("synth.schema", c->schema, strlen(c->schema), &sc, err);
     if (st != BL_OK) return st;
     char *tsv;
     size_t len;

@@ -1,6 +1,9 @@
 /* synth.h — a seeded synthetic corpus of runtime curves with known ground truth, so the demo and the
  * tests have data where ../shared is absent.
  *
+ * Shifted environments (other scale-out ranges, curve shapes, runtime scales, an environment of
+ * their own) come from the same generator: bl_synth_config's shape, scale_outs, time_scale and
+ * environment.
  * Each context is a distinct combination of machine type, input size and job argument (iterations),
  * drawn without repetition from a 4 × 5 × 3 grid by a seeded shuffle. Its noise-free runtime follows
  * Ernest's model (Venkataraman et al., NSDI 2016):
@@ -30,6 +33,20 @@
 #define BL_SYNTH_MAX_CONTEXTS 60    /* 4 machine types × 5 sizes × 3 iteration counts */
 #define BL_SYNTH_MAX_SCALEOUTS 64
 
+/* The curve's shape: the corpus's own Ernest form, or a shifted environment's (for measuring how a
+ * model pre-trained on the default corpus copes with runs from elsewhere). With size in GB:
+ *   ERNEST       t(x) = θ0 + θ1·size/x + θ2·ln x + θ3·x
+ *   CLIFF        the Ernest form × 2.5 while the cluster's memory x·memory < 2·size (data spills)
+ *   SUPERLINEAR  θ0 + θ1·size/x + θ2·ln x + θ1·size·x^1.5 / 400: communication grows faster than
+ *                the machines (a U-shaped curve with an optimum)
+ *   PLATEAU      4·θ0 + θ1·size/min(x, 16): a serial part four times larger, no speed-up past 16 */
+typedef enum bl_synth_shape {
+    BL_SYNTH_ERNEST = 0,
+    BL_SYNTH_CLIFF = 1,
+    BL_SYNTH_SUPERLINEAR = 2,
+    BL_SYNTH_PLATEAU = 3
+} bl_synth_shape;
+
 typedef struct bl_synth_config {
     uint64_t seed;                          /* default 1 */
     size_t   n_contexts;                    /* 1..60, default 12 */
@@ -37,6 +54,10 @@ typedef struct bl_synth_config {
     double   scale_outs[BL_SYNTH_MAX_SCALEOUTS];   /* default 2, 4, 6, 8, 10, 12 (each ≥ 1, integral) */
     size_t   reps;                          /* repetitions per scale-out, default 3 */
     double   noise;                         /* relative noise std dev, default 0.03 (0 = exact) */
+    int      shape;                         /* bl_synth_shape, default BL_SYNTH_ERNEST */
+    double   time_scale;                    /* every runtime × this (default 1; > 0) */
+    char     environment[64];               /* the `environment` property's value (default "synthetic
+                                               corpus"; printable ASCII, no double quote) */
 } bl_synth_config;
 
 typedef struct bl_synth_context {
@@ -46,6 +67,8 @@ typedef struct bl_synth_context {
     uint64_t data_size_mb;
     uint64_t iterations;
     double   theta[4];                      /* Ernest θ0..θ3 */
+    int      shape;                         /* bl_synth_shape */
+    double   time_scale;
 } bl_synth_context;
 
 typedef struct bl_synth_corpus {
@@ -56,6 +79,7 @@ typedef struct bl_synth_corpus {
     double           *runtime_s;            /* [n_rows] observed (noisy) */
     double           *truth_s;              /* [n_rows] noise-free t(x) */
     uint32_t         *context;              /* [n_rows] */
+    char             *schema;               /* its schema text (the environment named in it) */
 } bl_synth_corpus;
 
 void bl_synth_config_default(bl_synth_config *c);
@@ -65,8 +89,11 @@ void bl_synth_free(bl_synth_corpus *c);
 /* Noise-free runtime of context c at scale-out x (seconds). */
 double bl_synth_truth(const bl_synth_context *c, double x);
 
-/* The schema matching the TSV (static text). */
+/* The schema matching the TSV of the default configuration (static text); a corpus's own is
+ * corpus->schema (they differ in the environment's value only). */
 const char *bl_synth_schema_text(void);
+/* "ernest", "cliff", "superlinear", "plateau" → shape; -1 for another name. */
+int bl_synth_shape_from_name(const char *name);
 
 /* The corpus as TSV text (malloc'd, NUL-terminated; *len without the NUL). */
 bl_status bl_synth_tsv(const bl_synth_corpus *c, char **text, size_t *len, bl_error *err);
