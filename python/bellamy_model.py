@@ -784,7 +784,7 @@ class Model:
         return vals, per_machine
 
     def member_numbers(self, mi):
-        """§P6: the number encoding member mi reads: enc numbers, or with 'both' binary for even
+        """§P4.6: the number encoding member mi reads: enc numbers, or with 'both' binary for even
         members and log for odd ones."""
         e = self.enc["numbers"]
         return ("log" if mi & 1 else "binary") if e == "both" else e
@@ -809,7 +809,7 @@ class Model:
         return encode_thermometer(v, vl, self.number_bounds[i] if e == "range" else None)
 
     def context_terms(self, values):
-        """§P5.3: each member's constant part of z's first pre-activation, [members][z_hidden]."""
+        """§P5.2: each member's constant part of z's first pre-activation, [members][z_hidden]."""
         d = self.dims
         if d["code"] > CODE_MAX:
             raise BellamyError("code size %d unsupported" % d["code"], "invalid")
@@ -827,11 +827,11 @@ class Model:
                     continue
                 vec = self._vector(i, v, mi)
                 code = _selu(net["g.3.weight"] @ _selu(net["g.0.weight"] @ vec))
-                if self.properties[i].essential:
+                if self.properties[i].essential:      # essential ones come first: i is j of §P5.2
                     ctx = ctx + W[:, FO + C * i:FO + C * (i + 1)] @ code
                 else:
                     opt.append(code)
-            if opt:                               # §P5.3: no optional value, no term
+            if opt:                               # §P5.2: no optional value, no term
                 mean = np.zeros(C)
                 for code in opt:
                     mean = mean + code
@@ -841,7 +841,11 @@ class Model:
         return terms
 
     def _outputs(self, terms, x):
-        """§P5.4–§P7: runtimes in seconds at scale-outs x (numpy array) for context terms."""
+        """§P5.3–§P7: runtimes in seconds at scale-outs x (numpy array) for context terms."""
+        with np.errstate(all="ignore"):   # a scale-out far outside the training range: inf or NaN (§P8)
+            return self._outputs_raw(terms, x)
+
+    def _outputs_raw(self, terms, x):
         feat = np.stack([1.0 / x, np.log(x), x], axis=1)
         rng = self.scaler_hi - self.scaler_lo
         rng = np.where(rng > 0.0, rng, 1.0)
@@ -879,8 +883,8 @@ class Model:
             out = np.empty(len(x))
             for i, xi in enumerate(x):
                 at = list(vals)
-                for k, d in per_machine.items():
-                    at[k] = "%.0f" % round(d * xi)
+                for k, d in per_machine.items():   # rint: half to even, as C's nearbyint; inf stays
+                    at[k] = "%.0f" % float(np.rint(d * xi))
                 try:
                     terms = self.context_terms(at)
                 except BellamyError as e:

@@ -448,6 +448,9 @@ def synth_cases(path, name, rows):
                      base + [("job_args", "10")],                                           # given twice
                      base[:1] + [("job_args", "b\udcff")] + base[2:]]                       # invalid UTF-8
         cases += variants(base, optional, props, extra)
+        if i == 0:   # scale-outs the C API takes: halves (totals round half to even), tiny and huge
+            cases += [([0.5, 1.5, 2.5, 3.5, 1e-3], [kv for kv in base + [("memory", "3"), ("slots", "1")] if kv[0] in props]),
+                      ([1e-310], base), ([1e12], base)]
     return cases
 
 
