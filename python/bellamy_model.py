@@ -1,0 +1,1045 @@
+#!/usr/bin/env python3
+"""bellamy_model.py — the reference reader of Bellamy model files.
+
+Loads any model file libbellamy writes (format 1.x and 2.0) and predicts the runtime of a job for a
+context, every encoder included, following models/README.md ("Predicting from a model file") step by
+step; the section numbers in the comments (§P1 …) are that specification's. Needs numpy, h5py and
+xxhash (Debian: python3-numpy python3-h5py python3-xxhash).
+
+    python3 python/bellamy_model.py --model F [--name N] --set PROP=VALUE ... --scale-out A..B
+
+prints one "scale_out<TAB>runtime_s" line per scale-out. Exit 0 ok, 1 failure, 2 usage error.
+From Python: Model.load(path, name).predict({"machine_type": "m4.xlarge", ...}, [2, 4, 8]).
+Not here: training, fine-tuning, writing files, choosing a scale-out.
+"""
+import io
+import math
+import os
+import re
+import sys
+
+try:
+    import h5py
+    import numpy as np
+    import xxhash
+except ImportError as e:  # one line for the command line; a plain ImportError for importers
+    if __name__ == "__main__":
+        sys.stderr.write("bellamy_model.py: needs numpy, h5py and xxhash (%s); install them, e.g. "
+                         "apt-get install python3-numpy python3-h5py python3-xxhash\n" % e)
+        sys.exit(1)
+    raise
+
+PROG = "bellamy_model.py"
+
+# §P5: SELU (Klambauer et al. 2017); these decimals round to the doubles libbellamy uses.
+SELU_LAMBDA = 1.0507009873554804934193349852946
+SELU_ALPHA = 1.6732632423543772848170429916717
+
+HEADER_SIZE = 512
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+FORMAT_NAME = "bellamy-model"
+MAJOR_MIN, MAJOR_MAX = 1, 2            # the format majors this reader knows
+DIM_MAX, PROPS_MAX, MEMBERS_MAX = 256, 256, 16
+CODE_MAX = 16                          # libbellamy's limit on the code size (bl_model_context)
+KNOWN_PROPERTIES = ("machine_type", "job_type", "job_args", "data_size_MB", "data_characteristics",
+                    "environment", "memory", "slots")
+DIM_NAMES = ("f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code", "z_hidden", "n_essential",
+             "n_optional")
+BLOCKS = ("f.0.weight", "f.0.bias", "f.2.weight", "f.2.bias", "g.0.weight", "g.3.weight", "h.0.weight",
+          "h.3.weight", "z.0.weight", "z.0.bias", "z.2.weight", "z.2.bias")
+NUMBERS = ("binary", "log", "range", "both")
+
+
+class BellamyError(Exception):
+    """A refusal: one line naming the file and what to do. kind mirrors libbellamy's status
+    ('format', 'version', 'notfound', 'invalid', 'range', 'io')."""
+
+    def __init__(self, message, kind="format"):
+        super().__init__(message)
+        self.kind = kind
+
+
+# ---- §P1 the file: header, HDF5, format and version -------------------------------------------
+
+def _read_file(path):
+    try:
+        os.stat(path)
+    except OSError as e:
+        raise BellamyError("%s: cannot open: %s" % (path, e.strerror), "io")
+    if os.path.isdir(path):
+        raise BellamyError("%s: is a directory, not a model file" % path, "io")
+    if not os.path.isfile(path):
+        raise BellamyError("%s: not a regular file" % path, "io")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise BellamyError("%s: cannot read: %s" % (path, e.strerror), "io")
+    return data
+
+
+def _digits(block, p):
+    """libbellamy's parse_u64: 1 to 19 decimal digits at p; (value, end) or None."""
+    q = p
+    while q < len(block) and q - p < 20 and 0x30 <= block[q] <= 0x39:
+        q += 1
+    if q == p or q - p > 19:
+        return None
+    return int(block[p:q]), q
+
+
+def check_header(data, path, ignore_checksum=False):
+    """§P1.1: checks the 512-byte header; returns (has_header, note). note says why a file is read
+    unverified (ignore_checksum let a mismatch through); raises BellamyError for a damaged header."""
+    family = b"BELLAMY-MODEL "
+    if not data.startswith(family):
+        if data[:8] == HDF5_SIGNATURE:
+            return False, None                      # no user block: a file without a header
+        if len(data) < HEADER_SIZE + 8 or data[HEADER_SIZE:HEADER_SIZE + 8] != HDF5_SIGNATURE:
+            return False, None                      # not ours at all: HDF5 will say what it is
+        msg = "%s: damaged file: its first %d bytes (the header) are not a Bellamy model header" % (path, HEADER_SIZE)
+        if ignore_checksum:
+            return False, msg
+        raise BellamyError(msg + " (a foreign HDF5 file with a user block of its own reads with --ignore-checksum)")
+    if len(data) < HEADER_SIZE:
+        raise BellamyError("%s: truncated file: %d bytes, shorter than its header" % (path, len(data)))
+    block = data[:HEADER_SIZE]
+    unreadable = BellamyError("%s: damaged file: its header line is unreadable" % path)
+    r = _digits(block, len(family))
+    if r is None or r[1] >= len(block) or block[r[1]] != 0x20:
+        raise unreadable
+    version, p = r[0], r[1] + 1
+    if version != 1:
+        raise BellamyError("%s: header version %d (%s)" % (
+            path, version, "newer than this reader supports; use a newer bellamy_model.py" if version > 1
+            else "damaged header"), "version" if version > 1 else "format")
+    if block[p:p + 5] != b"size=":
+        raise unreadable
+    r = _digits(block, p + 5)
+    if r is None:
+        raise unreadable
+    want, p = r
+    m = re.compile(rb" xxh64=([0-9a-f]{16})\n").match(block, p)
+    if not m or any(block[m.end():]):
+        raise unreadable
+    if want != len(data):
+        raise BellamyError("%s: damaged or truncated file: %d bytes, its header says %d" % (path, len(data), want))
+    if xxhash.xxh64_intdigest(data[HEADER_SIZE:], seed=0) != int(m.group(1), 16):
+        msg = "%s: damaged file: its checksum does not match its contents (changed after it was written" % path
+        if ignore_checksum:
+            return False, msg + ")"
+        raise BellamyError(msg + "; --ignore-checksum or BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited "
+                           "on purpose)")
+    return True, None
+
+
+def _override_from_env():
+    return os.environ.get("BELLAMY_MODEL_IGNORE_CHECKSUM") == "1"
+
+
+def _open_h5(path, ignore_checksum):
+    """Reads, checks and opens the verified bytes (never the file again); returns (h5 file, note)."""
+    if ignore_checksum is None:
+        ignore_checksum = _override_from_env()
+    data = _read_file(path)
+    _, note = check_header(data, path, ignore_checksum)
+    if not data:
+        raise BellamyError("%s: empty file, not an HDF5 model file" % path)
+    try:
+        f = h5py.File(io.BytesIO(data), "r")
+    except (OSError, ValueError) as e:
+        raise BellamyError("%s: not an HDF5 file, or a damaged one (%s)" % (path, str(e).split("\n")[0]))
+    try:
+        _check_root(f, path)
+    except BaseException:
+        f.close()
+        raise
+    return f, note
+
+
+def _check_root(f, path):
+    """§P1.2: the root attributes name the format and a major version this reader knows."""
+    if "format" not in f.attrs:
+        raise BellamyError("%s: not a Bellamy model file (no root attribute 'format')" % path)
+    kind, fmt = _attr_value(f.attrs, "format")
+    if kind != "string" or fmt != FORMAT_NAME:
+        raise BellamyError("%s: not a Bellamy model file (root attribute 'format' is %s, expected '%s')" % (
+            path, ("'%s'" % fmt) if kind == "string" else "a " + kind, FORMAT_NAME))
+    if "format_version" not in f.attrs:
+        raise BellamyError("%s: no root attribute 'format_version'" % path)
+    kind, ver = _attr_value(f.attrs, "format_version")
+    m = re.fullmatch(r"([0-9]+)\.([0-9]+)", ver) if kind == "string" else None
+    if not m:
+        raise BellamyError("%s: root attribute 'format_version' is not \"MAJOR.MINOR\"" % path)
+    major = int(m.group(1))
+    if not MAJOR_MIN <= major <= MAJOR_MAX:
+        raise BellamyError("%s: model file format version %s is %s than this reader supports (%d.x to %d.x)%s" % (
+            path, ver, "newer" if major > MAJOR_MAX else "older", MAJOR_MIN, MAJOR_MAX,
+            "; use a newer bellamy_model.py" if major > MAJOR_MAX else ""), "version")
+    if "models" not in f or not isinstance(f["models"], h5py.Group):
+        raise BellamyError("%s: no group /models" % path)
+
+
+def list_models(path, ignore_checksum=None):
+    """The names of the models in a file, in the file's order."""
+    f, _ = _open_h5(path, ignore_checksum)
+    with f:
+        return list(f["models"].keys())
+
+
+# ---- attributes as libbellamy types them --------------------------------------------------------
+
+def _text(v):
+    return v.decode("utf-8") if isinstance(v, (bytes, np.bytes_)) else str(v)
+
+
+def _attr_value(attrs, name):
+    """(kind, value): kind one of string, int64, double, string array, int64 array, double array,
+    or 'unknown'. Integers of any width count as int64, floats of any width as double."""
+    try:
+        v = attrs[name]
+    except (OSError, TypeError, ValueError):
+        return "unknown", None
+    if isinstance(v, (str, bytes, np.bytes_)):
+        return "string", _text(v)
+    if isinstance(v, (np.integer, int)) and not isinstance(v, (bool, np.bool_)):
+        return "int64", int(v)
+    if isinstance(v, (np.floating, float)):
+        return "double", float(v)
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        if v.dtype.kind in "iu":
+            return "int64 array", [int(x) for x in v]
+        if v.dtype.kind == "f":
+            return "double array", np.asarray(v, dtype=np.float64)
+        if v.dtype.kind in "OSU" and all(isinstance(x, (str, bytes, np.bytes_)) for x in v):
+            return "string array", [_text(x) for x in v]
+    return "unknown", None
+
+
+class _Record:
+    """One model group: typed attribute getters whose messages name the file, model and attribute."""
+
+    def __init__(self, path, name, group):
+        self.path, self.name, self.g = path, name, group
+
+    def fail(self, msg, kind="format"):
+        return BellamyError("%s: model '%s': %s" % (self.path, self.name, msg), kind)
+
+    def find(self, group, name):
+        g = self.g
+        for part in [p for p in group.split("/") if p]:
+            if part not in g or not isinstance(g[part], h5py.Group):
+                return None
+            g = g[part]
+        return _attr_value(g.attrs, name) if name in g.attrs else None
+
+    def get(self, group, name, kind, required=True):
+        a = self.find(group, name)
+        full = "%s/%s" % (group, name) if group else name
+        if a is None:
+            if required:
+                raise self.fail("required attribute '%s' is missing" % full, "notfound")
+            return None
+        if a[0] != kind:
+            raise self.fail("attribute '%s' is a %s, expected a %s" % (full, a[0], kind))
+        return a[1]
+
+    def get_int(self, group, name, lo, hi):
+        v = self.get(group, name, "int64")
+        if not lo <= v <= hi:
+            raise self.fail("%s/%s = %d outside %d..%d" % (group, name, v, lo, hi))
+        return v
+
+
+# ---- §P4 encoders -------------------------------------------------------------------------------
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_number(text):
+    """§P4.1: a finite decimal number (no blanks, hexadecimal, inf or nan); ValueError with the reason."""
+    if text == "":
+        raise ValueError("empty value where a number is required")
+    if not _DECIMAL.fullmatch(text):
+        q = text[1:] if text[:1] in "+-" else text
+        if q[:1] in ("n", "N", "i", "I"):
+            raise ValueError("'%.40s' is NaN or infinity, a finite number is required" % text)
+        raise ValueError("'%.40s' is not a number" % text)
+    d = float(text)
+    if not math.isfinite(d):
+        raise ValueError("'%.40s' is NaN or infinity, a finite number is required" % text)
+    return d
+
+
+def parse_natural(text, vec_len):
+    """§P4.1: a natural number below 2^(vec_len − 1), as an int; ValueError with the reason."""
+    d = parse_number(text)
+    if d < 0:
+        raise ValueError("'%.40s' is negative, a natural number is required" % text)
+    if d != math.floor(d):
+        raise ValueError("'%.40s' is not an integer (binarized properties need natural numbers; declare the "
+                         "property as text to hash it instead)" % text)
+    bits = vec_len - 1
+    if d >= 2.0 ** bits:
+        raise ValueError("'%.40s' is too large: the binarizer keeps %d bits, so values must be below 2^%d"
+                         % (text, bits, bits))
+    return int(d)
+
+
+def encode_binary(v, vec_len):
+    """§P4.2: [1, bit (vec_len−2) of v, …, bit 0 of v]."""
+    bits = vec_len - 1
+    return np.array([1.0] + [float((v >> (bits - 1 - i)) & 1) for i in range(bits)])
+
+
+def encode_thermometer(v, vec_len, bounds=None):
+    """§P4.3/§P4.4: [1, clamp(u − j, 0, 1) for j < vec_len − 1], u = log2(1 + v) (log) or that
+    stretched over bounds (lo, hi) to (log2(1 + v) − lo) / (hi − lo) · (vec_len − 1) (range)."""
+    bits = vec_len - 1
+    L = math.log2(1.0 + float(v))
+    u = L if bounds is None else (L - bounds[0]) / (bounds[1] - bounds[0]) * float(bits)
+    return np.array([1.0] + [min(max(u - float(j), 0.0), 1.0) for j in range(bits)])
+
+
+def hash_token(text_bytes, vocabulary):
+    """§P4.5 steps 1–2: lower-case (ASCII, U+212A → k, U+0130 → i), keep vocabulary characters."""
+    keep = set(vocabulary.encode("ascii"))
+    out = bytearray()
+    b, i = text_bytes, 0
+    while i < len(b):
+        c = b[i]
+        o = None
+        if c < 0x80:
+            o = c + 32 if 0x41 <= c <= 0x5A else c
+            i += 1
+        elif b[i:i + 3] == b"\xe2\x84\xaa":
+            o, i = 0x6B, i + 3
+        elif b[i:i + 2] == b"\xc4\xb0":
+            o, i = 0x69, i + 2
+        else:
+            i += 1
+        if o is not None and o in keep:
+            out.append(o)
+    return bytes(out)
+
+
+def char_wb_ngrams(token, ngram_min, ngram_max):
+    """§P4.5 step 3: the n-grams of b" " + token + b" " in order (by n, then offset)."""
+    if not token:
+        return []
+    w = b" " + token + b" "
+    grams = []
+    for n in range(ngram_min, ngram_max + 1):
+        if len(w) <= n:
+            grams.append(w)
+            break
+        grams.extend(w[o:o + n] for o in range(len(w) - n + 1))
+    return grams
+
+
+def encode_text(text_bytes, enc):
+    """§P4.5: [0, L2-normalised signed XXH32 counts of the token's char n-grams in vec_len − 1 buckets]."""
+    buckets = enc["vec_len"] - 1
+    acc = [0.0] * buckets
+    token = hash_token(text_bytes, enc["vocabulary"])
+    for g in char_wb_ngrams(token, enc["ngram_min"], enc["ngram_max"]):
+        h = xxhash.xxh32_intdigest(g, seed=enc["hash_seed"])
+        s = h - (1 << 32) if h & 0x80000000 else h      # read as a signed 32-bit integer
+        acc[abs(s) % buckets] += 1.0 if s >= 0 else -1.0
+    ss = 0.0
+    for a in acc:
+        ss += a * a
+    if ss > 0.0:
+        inv = 1.0 / math.sqrt(ss)
+        acc = [a * inv for a in acc]
+    return np.array([0.0] + acc)
+
+
+def _utf8_bytes(value):
+    """The value's bytes (str: UTF-8, keeping undecodable command-line bytes); ValueError unless valid
+    UTF-8 without NUL (§P3)."""
+    b = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError("invalid UTF-8 at byte %d of the value" % e.start)
+    if b"\0" in b:
+        raise ValueError("invalid UTF-8 at byte %d of the value" % b.index(b"\0"))
+    return b
+
+
+# ---- §P3 cluster totals from the stored schema ---------------------------------------------------
+
+class _SchemaError(Exception):
+    pass
+
+
+def _schema_tokens(line, lineno, name):
+    """The schema format's tokens of one line: blanks separate, '#' starts a comment outside quotes,
+    double quotes hold blanks, with \\" and \\\\ as escapes."""
+    toks, i, n = [], 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i >= n or line[i] == "#":
+            return toks
+        if len(toks) == 256:
+            raise _SchemaError("%s:%d:%d: too many tokens on one line" % (name, lineno, i + 1))
+        col = i + 1
+        if line[i] == '"':
+            j, w = i + 1, []
+            while True:
+                if j >= n:
+                    raise _SchemaError("%s:%d:%d: unterminated quote" % (name, lineno, col))
+                if line[j] == '"':
+                    break
+                if line[j] == "\\" and j + 1 < n and line[j + 1] in '"\\':
+                    j += 1
+                w.append(line[j])
+                j += 1
+            if j + 1 < n and line[j + 1] not in " \t#":
+                raise _SchemaError("%s:%d:%d: text right after a closing quote" % (name, lineno, j + 2))
+            toks.append("".join(w))
+            i = j + 1
+        else:
+            j = i
+            while j < n and line[j] not in " \t#":
+                j += 1
+            toks.append(line[i:j])
+            if j < n and line[j] == "#":
+                return toks
+            i = j + 1 if j < n else j
+
+
+def _known_property(name):
+    return name in KNOWN_PROPERTIES or (name.startswith("x_") and len(name) > 2)
+
+
+def stored_schema_totals(text, name="schema stored in the model"):
+    """§P3.2: the names of the properties that are cluster totals under a schema text (a per_machine
+    source, or a column listed on a cluster_totals line). Parsed as libbellamy parses a stored schema
+    (every line checked, the columns' roles not); raises _SchemaError naming SCHEMA:LINE:COLUMN."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    props, totals = {}, []          # name -> (essential, source, columns)
+    seen_scale = seen_runtime = seen_any = False
+    lines = text.split("\n")
+    for lineno, line in enumerate(lines, 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        t = _schema_tokens(line, lineno, name)
+        if not t:
+            continue
+        first, seen_any = not seen_any, True
+        d = t[0]
+        where = "%s:%d" % (name, lineno)
+        if d == "bellamy-schema":
+            if not first or len(t) != 2 or t[1] != "1":
+                raise _SchemaError("%s: bellamy-schema must be the first line and read 'bellamy-schema 1'" % where)
+        elif d == "scale_out":
+            if seen_scale or len(t) != 2 or not t[1]:
+                raise _SchemaError("%s: scale_out takes one column name, once" % where)
+            seen_scale = True
+        elif d == "runtime":
+            if seen_runtime or len(t) != 3 or not t[1] or t[2] not in ("s", "ms"):
+                raise _SchemaError("%s: runtime takes a column name and a unit (s or ms), once" % where)
+            seen_runtime = True
+        elif d == "cluster_totals":
+            if len(t) < 2 or not all(t[1:]):
+                raise _SchemaError("%s: cluster_totals: no columns named" % where)
+            totals.extend(t[1:])
+        elif d == "property":
+            if len(t) < 5:
+                raise _SchemaError("%s: property: expected NAME essential|optional number|text SOURCE" % where)
+            pname, ess, kind, src, args = t[1], t[2], t[3], t[4], t[5:]
+            if not _known_property(pname) or pname in props:
+                raise _SchemaError("%s: property '%s' is unknown or declared twice" % (where, pname))
+            if ess not in ("essential", "optional") or kind not in ("number", "text"):
+                raise _SchemaError("%s: property '%s': expected essential|optional number|text" % (where, pname))
+            if src in ("column", "join"):
+                if not args or (src == "column" and len(args) > 1) or not all(args):
+                    raise _SchemaError("%s: %s: bad column names" % (where, src))
+                cols = args
+            elif src in ("const", "per_machine"):
+                if len(args) != 1 or (src == "per_machine" and kind != "number"):
+                    raise _SchemaError("%s: %s takes one value (per_machine: of a number property)" % (where, src))
+                if kind == "number":
+                    try:
+                        parse_natural(args[0], 64)
+                    except ValueError as e:
+                        raise _SchemaError("%s: %s" % (where, e))
+                cols = []
+            elif src == "template":
+                if len(args) != 1:
+                    raise _SchemaError("%s: template takes one (quoted) text" % where)
+                cols = _template_columns(args[0], where)
+            else:
+                raise _SchemaError("%s: unknown source '%s'" % (where, src))
+            props[pname] = (ess == "essential", src, cols)
+        else:
+            raise _SchemaError("%s: unknown directive '%s'" % (where, d))
+    if not seen_scale or not seen_runtime:
+        raise _SchemaError("%s: no %s line" % (name, "scale_out" if not seen_scale else "runtime"))
+    if not any(essential for essential, _, _ in props.values()):
+        raise _SchemaError("%s: no essential property (a context needs at least one)" % name)
+    return {pname for pname, (_, src, cols) in props.items()
+            if src == "per_machine" or any(c in totals for c in cols)}
+
+
+def _template_columns(tpl, where):
+    cols, i = [], 0
+    while i < len(tpl):
+        c = tpl[i]
+        if c == ">":
+            raise _SchemaError("%s: template: '>' without '<'" % where)
+        if c == "<":
+            e = tpl.find(">", i + 1)
+            lt = tpl.find("<", i + 1)
+            if e < 0 or (0 <= lt < e):
+                raise _SchemaError("%s: template: '<' without a closing '>'" % where)
+            if e == i + 1:
+                raise _SchemaError("%s: template: empty placeholder <>" % where)
+            cols.append(tpl[i + 1:e])
+            i = e
+        i += 1
+    return cols
+
+
+_STRTOD_HEX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_STRTOD_SPECIAL = re.compile(r"[+-]?(?:inf|infinity|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+
+
+def _strtod_whole(text):
+    """The number C's strtod reads when it consumes all of text, else None (§P3.3: libbellamy reads a
+    per-machine value that way)."""
+    s = text.lstrip(" \t\n\v\f\r")
+    if _DECIMAL.fullmatch(s):
+        return float(s)
+    if _STRTOD_HEX.fullmatch(s):
+        sign = -1.0 if s[0] == "-" else 1.0
+        return sign * float.fromhex(s.lstrip("+-"))
+    if _STRTOD_SPECIAL.fullmatch(s):
+        word = s.lower().lstrip("+-")
+        return float("nan") if word.startswith("nan") else (-math.inf if s[0] == "-" else math.inf)
+    return None
+
+
+# ---- §P2 the model ------------------------------------------------------------------------------
+
+def _weight_datasets(rec):
+    """Every dataset under weights/ as a numpy array: float64, rank 1 or 2, not empty."""
+    g = rec.g
+    if "weights" not in g or not isinstance(g["weights"], h5py.Group):
+        raise rec.fail("has no group /models/%s/weights" % rec.name)
+    blocks = {}
+    for bname, obj in g["weights"].items():
+        if not isinstance(obj, h5py.Dataset):
+            continue
+        where = "/models/%s/weights/%s" % (rec.name, bname)
+        if obj.dtype.kind != "f" or obj.dtype.itemsize != 8:
+            raise BellamyError("%s: dataset %s is not float64" % (rec.path, where))
+        if obj.ndim not in (1, 2):
+            raise BellamyError("%s: dataset %s has rank %d (must be 1 or 2)" % (rec.path, where, obj.ndim))
+        if obj.size == 0:
+            raise BellamyError("%s: dataset %s has an empty or too large shape" % (rec.path, where))
+        blocks[bname] = np.asarray(obj[()], dtype=np.float64)
+    return blocks
+
+
+def _encoder_settings(rec):
+    """The encoder group, absent attributes at their defaults (§P2)."""
+    enc = {"vec_len": rec.get_int("encoder", "vec_len", 2, 64),
+           "ngram_min": rec.get_int("encoder", "ngram_min", 1, 8),
+           "ngram_max": rec.get_int("encoder", "ngram_max", 1, 8),
+           "hash_seed": rec.get_int("encoder", "hash_seed", 0, 0xFFFFFFFF)}
+    h = rec.get("encoder", "hash", "string", required=False)
+    if h is not None and h != "xxh32":
+        raise rec.fail("encoder/hash '%s' (this reader hashes with xxh32 only)" % h)
+    vocab = rec.get("encoder", "vocabulary", "string")
+    if len(vocab.encode("utf-8")) >= 128:
+        raise rec.fail("encoder/vocabulary is too long")
+    enc["vocabulary"] = vocab
+    totals = rec.get("encoder", "cluster_totals", "string", required=False)
+    if totals is not None and totals not in ("total", "per_machine"):
+        raise rec.fail("encoder/cluster_totals '%s' (expected total or per_machine)" % totals)
+    enc["totals_per_machine"] = totals == "per_machine"
+    numbers = rec.get("encoder", "numbers", "string", required=False)
+    if numbers is not None and numbers not in NUMBERS:
+        raise rec.fail("encoder/numbers '%s' (expected binary, log, range or both)" % numbers)
+    enc["numbers"] = numbers or "binary"
+    if not enc["ngram_min"] <= enc["ngram_max"]:
+        raise rec.fail("encoder: n-gram range %d..%d is outside 1..8" % (enc["ngram_min"], enc["ngram_max"]))
+    if not vocab or any(not (0x20 < ord(c) < 0x7F) or "A" <= c <= "Z" for c in vocab):
+        raise rec.fail("encoder: vocabulary must be non-empty printable ASCII without spaces or upper case")
+    return enc
+
+
+def _schema_properties(rec, dims):
+    """schema/names, kinds and essential as Property objects, essential first."""
+    names = rec.get("schema", "names", "string array")
+    kinds = rec.get("schema", "kinds", "string array")
+    ess = rec.get("schema", "essential", "int64 array")
+    if not len(names) == len(kinds) == len(ess) == dims["n_essential"] + dims["n_optional"]:
+        raise rec.fail("schema/names, kinds and essential disagree with the network's %d + %d properties"
+                       % (dims["n_essential"], dims["n_optional"]))
+    props = []
+    for i, (pn, pk, pe) in enumerate(zip(names, kinds, ess)):
+        if not _known_property(pn) or pn in [p.name for p in props]:
+            raise rec.fail("schema/names[%d] = '%s' (%s)" % (i, pn, "named twice" if _known_property(pn)
+                           else "not a property name: expected one of the schema's"))
+        if pk not in ("number", "text"):
+            raise rec.fail("schema/kinds[%d] = '%s' (expected number or text)" % (i, pk))
+        if i > 0 and pe != 0 and not props[-1].essential:
+            raise rec.fail("schema lists essential properties after optional ones")
+        props.append(Property(pn, pe != 0, pk == "number"))
+    n_ess = sum(p.essential for p in props)
+    if n_ess != dims["n_essential"]:
+        raise rec.fail("schema/essential marks %d properties, network/n_essential is %d" % (n_ess, dims["n_essential"]))
+    return props
+
+
+def _number_bounds(rec, props):
+    """numbers = range: each property's (lo, hi) in log2(1 + value); text properties' unused."""
+    lo = rec.get("encoder", "number_lo", "double array")
+    hi = rec.get("encoder", "number_hi", "double array")
+    if len(lo) != len(props) or len(hi) != len(props):
+        raise rec.fail("encoder/number_lo and number_hi have %d and %d values, schema/names %d"
+                       % (len(lo), len(hi), len(props)))
+    for i, p in enumerate(props):
+        if p.number and not (math.isfinite(lo[i]) and math.isfinite(hi[i]) and lo[i] < hi[i]):
+            raise rec.fail("encoder/number_lo, number_hi [%d] = %g, %g for property '%s' (finite bounds "
+                           "with lo < hi expected)" % (i, lo[i], hi[i], p.name))
+    return [(float(lo[i]), float(hi[i])) for i in range(len(props))]
+
+
+def _members(rec, dims, blocks):
+    """The ensemble's networks, each a dict block name → array of the shape §P2 gives."""
+    count = 1
+    if rec.find("members", "count") is not None:
+        count = rec.get_int("members", "count", 1, MEMBERS_MAX)
+        if count * dims["z_hidden"] > DIM_MAX:
+            raise rec.fail("members/count %d × z_hidden %d exceeds %d" % (count, dims["z_hidden"], DIM_MAX))
+        comb = rec.get("members", "combine", "string")
+        if comb != "median":
+            raise rec.fail("members/combine '%s' (expected median)" % comb)
+    d = dims
+    z_in = d["f_out"] + d["code"] * d["n_essential"] + d["code"]
+    shapes = {"f.0.weight": (d["f_hidden"], d["f_in"]), "f.0.bias": (d["f_hidden"],),
+              "f.2.weight": (d["f_out"], d["f_hidden"]), "f.2.bias": (d["f_out"],),
+              "g.0.weight": (d["ae_hidden"], d["vec_len"]), "g.3.weight": (d["code"], d["ae_hidden"]),
+              "h.0.weight": (d["ae_hidden"], d["code"]), "h.3.weight": (d["vec_len"], d["ae_hidden"]),
+              "z.0.weight": (d["z_hidden"], z_in), "z.0.bias": (d["z_hidden"],),
+              "z.2.weight": (1, d["z_hidden"]), "z.2.bias": (1,)}
+    members = []
+    for j in range(count):
+        net = {}
+        for b in BLOCKS:
+            bn = b if j == 0 else "member%d.%s" % (j, b)
+            if bn not in blocks:
+                raise rec.fail("no weight block '%s'" % bn, "notfound")
+            x = blocks[bn]
+            if x.shape != shapes[b]:
+                raise rec.fail("weight block '%s' has shape %s, expected %s" % (bn, x.shape, shapes[b]))
+            bad = np.flatnonzero(~np.isfinite(x.ravel()))
+            if bad.size:
+                raise rec.fail("block '%s' holds %g at element %d (finite numbers expected)"
+                               % (bn, x.ravel()[bad[0]], bad[0]))
+            net[b] = x
+        members.append(net)
+    if count > 1:
+        for col in ("dropout", "learning_rate", "weight_decay", "best_val_loss"):
+            v = rec.get("members", col, "double array")
+            if len(v) != count:
+                raise rec.fail("members/%s holds %d values, members/count is %d" % (col, len(v), count))
+    return members
+
+
+def _selu(x):
+    """§P5: λx for x > 0, λα(eˣ − 1) otherwise."""
+    return np.where(x > 0.0, SELU_LAMBDA * x, (SELU_LAMBDA * SELU_ALPHA) * np.expm1(np.minimum(x, 0.0)))
+
+
+class Property:
+    """One property of a model: name, essential (else optional), number (else text), cluster_total."""
+
+    def __init__(self, name, essential, number, cluster_total=False):
+        self.name, self.essential, self.number, self.cluster_total = name, essential, number, cluster_total
+
+    def __repr__(self):
+        return "Property(%r, essential=%r, number=%r, cluster_total=%r)" % (
+            self.name, self.essential, self.number, self.cluster_total)
+
+
+class Model:
+    """A model read from a file; predict() is all it does. Attributes: path, name, properties,
+    members (a list of dicts of numpy blocks), dims, enc (encoder settings), scaler_lo/hi,
+    target_scaling, target_scale, number_bounds (numbers = range), schema_text, note (None, or why
+    the file was read unverified)."""
+
+    @classmethod
+    def load(cls, path, name=None, ignore_checksum=None):
+        """Reads model `name` of the file (None: the file's only model). ignore_checksum None follows
+        BELLAMY_MODEL_IGNORE_CHECKSUM=1 like libbellamy; True reads a file whose checksum mismatches."""
+        f, note = _open_h5(path, ignore_checksum)
+        with f:
+            models = list(f["models"].keys())
+            present = ", ".join("'%s'" % n for n in models) if models else "none"
+            if name is None:
+                if len(models) != 1:
+                    raise BellamyError("%s: %s; name the model with --name (models present: %s)" % (
+                        path, "the file holds several models" if models else "the file holds no model", present),
+                        "invalid" if models else "notfound")
+                name = models[0]
+            elif name not in models:
+                raise BellamyError("%s: no model '%s' (models present: %s)" % (path, name, present), "notfound")
+            g = f["models"][name]
+            if not isinstance(g, h5py.Group):
+                raise BellamyError("%s: /models/%s is not a group" % (path, name))
+            m = cls()
+            m.path, m.name, m.note = path, name, note
+            m._read(_Record(path, name, g))
+            return m
+
+    def _read(self, rec):
+        """§P2: every attribute and block a prediction reads, checked as libbellamy checks them."""
+        blocks = _weight_datasets(rec)
+        major = rec.find("", "format_major_required")
+        if major and major[0] == "int64" and major[1] > MAJOR_MAX:
+            raise rec.fail("needs format major %d (this reader knows %d.x to %d.x); use a newer bellamy_model.py"
+                           % (major[1], MAJOR_MIN, MAJOR_MAX), "version")
+        dims = {dn: rec.get_int("network", dn, 1 if i < 7 else 0, DIM_MAX if i < 7 else PROPS_MAX)
+                for i, dn in enumerate(DIM_NAMES)}
+        enc = _encoder_settings(rec)
+        if dims["vec_len"] != enc["vec_len"]:
+            raise rec.fail("network/vec_len %d differs from encoder/vec_len %d" % (dims["vec_len"], enc["vec_len"]))
+        if dims["f_in"] != 3:
+            raise rec.fail("network/f_in = %d: the scale-out features are 3 ([1/x, ln x, x])" % dims["f_in"])
+        props = _schema_properties(rec, dims)
+        schema_text = rec.get("schema", "text", "string")
+        self.number_bounds = _number_bounds(rec, props) if enc["numbers"] == "range" else None
+        members = _members(rec, dims, blocks)
+
+        lo = rec.get("scaler", "min", "double array")
+        hi = rec.get("scaler", "max", "double array")
+        if len(lo) != 3 or len(hi) != 3:
+            raise rec.fail("scaler/min and scaler/max must hold 3 values")
+        for k in range(3):
+            if not (math.isfinite(lo[k]) and math.isfinite(hi[k]) and lo[k] <= hi[k]):
+                raise rec.fail("scaler/min, scaler/max [%d] = %g, %g (finite, min <= max expected)" % (k, lo[k], hi[k]))
+        scaling = rec.get("target", "scaling", "string")
+        if scaling not in ("seconds", "mean", "log"):
+            raise rec.fail("target/scaling '%s' (expected seconds, mean or log)" % scaling)
+        scale = rec.get("target", "scale", "double")
+        if not (scale > 0) or scale > 1e300:
+            raise rec.fail("target/scale must be a positive number")
+        for hp in ("dropout", "learning_rate", "weight_decay"):   # unused here, required all the same
+            rec.get("hyperparameters", hp, "double")
+
+        if schema_text:                   # §P3.2: cluster totals, from the stored schema
+            try:
+                total_names = stored_schema_totals(schema_text)
+            except _SchemaError as e:
+                raise rec.fail(str(e))
+            for p in props:
+                p.cluster_total = p.number and p.name in total_names
+
+        self.dims, self.enc, self.properties, self.members = dims, enc, props, members
+        self.scaler_lo, self.scaler_hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
+        self.target_scaling, self.target_scale = scaling, float(scale)
+        self.schema_text = schema_text
+
+    # ---- §P3 the context ----------------------------------------------------------------------
+
+    def _resolve(self, context):
+        """Checks the (name, value) pairs; returns (values by property index or None, per-machine
+        values of cluster totals that grow with the scale-out)."""
+        pairs = list(context.items()) if isinstance(context, dict) else list(context)
+        vals = [None] * len(self.properties)
+        per_machine = {}
+        index = {p.name: i for i, p in enumerate(self.properties)}
+        for j, (pn, value) in enumerate(pairs):
+            if not pn:
+                raise BellamyError("context value %d has no property name" % j, "invalid")
+            if pn not in index:
+                raise BellamyError("unknown property '%s' (model '%s' has: %s)" % (
+                    pn, self.name, ", ".join(p.name for p in self.properties)), "invalid")
+            k = index[pn]
+            if value is None:
+                raise BellamyError("property '%s' has no value" % pn, "invalid")
+            if vals[k] is not None:
+                raise BellamyError("property '%s' is given twice" % pn, "invalid")
+            vals[k] = value
+            if self.properties[k].cluster_total:      # §P3.3: given per machine
+                d = _strtod_whole(value) if isinstance(value, str) else None
+                too_large = d is not None and d >= 9007199254740992.0
+                if value == "" or d is None or not d >= 0 or too_large or d != math.floor(d):
+                    raise BellamyError("property '%s' is a number per machine: '%.40s' is %s" % (
+                        pn, value, "too large (below 2^53 expected)" if too_large else "not a natural number"),
+                        "format")
+                if not self.enc["totals_per_machine"]:
+                    per_machine[k] = d
+        for i, p in enumerate(self.properties):
+            if vals[i] is None and p.essential:
+                raise BellamyError("essential property '%s' is missing" % p.name, "invalid")
+        return vals, per_machine
+
+    def member_numbers(self, mi):
+        """§P4.6: the number encoding member mi reads: enc numbers, or with 'both' binary for even
+        members and log for odd ones."""
+        e = self.enc["numbers"]
+        return ("log" if mi & 1 else "binary") if e == "both" else e
+
+    def _vector(self, i, value, mi):
+        """§P4: the vector of property i's value as member mi reads it."""
+        p = self.properties[i]
+        vl = self.enc["vec_len"]
+        try:
+            b = _utf8_bytes(value)
+        except ValueError as e:
+            raise BellamyError("property '%s': %s" % (p.name, e), "format")
+        if not p.number:
+            return encode_text(b, self.enc)
+        try:
+            v = parse_natural(b.decode("utf-8"), vl)
+        except ValueError as e:
+            raise BellamyError("property '%s' is a number: %s" % (p.name, e), "format")
+        e = self.member_numbers(mi)
+        if e == "binary":
+            return encode_binary(v, vl)
+        return encode_thermometer(v, vl, self.number_bounds[i] if e == "range" else None)
+
+    def context_terms(self, values):
+        """§P5.2: each member's constant part of z's first pre-activation, [members][z_hidden]."""
+        d = self.dims
+        if d["code"] > CODE_MAX:
+            raise BellamyError("code size %d unsupported" % d["code"], "invalid")
+        FO, C, ne = d["f_out"], d["code"], d["n_essential"]
+        for i, v in enumerate(values):          # every value is checked before any member runs
+            if v is not None:
+                self._vector(i, v, 0)
+        terms = []
+        for mi, net in enumerate(self.members):
+            W = net["z.0.weight"]
+            ctx = net["z.0.bias"].copy()
+            opt = []
+            for i, v in enumerate(values):
+                if v is None:
+                    continue
+                vec = self._vector(i, v, mi)
+                code = _selu(net["g.3.weight"] @ _selu(net["g.0.weight"] @ vec))
+                if self.properties[i].essential:      # essential ones come first: i is j of §P5.2
+                    ctx = ctx + W[:, FO + C * i:FO + C * (i + 1)] @ code
+                else:
+                    opt.append(code)
+            if opt:                               # §P5.2: no optional value, no term
+                mean = np.zeros(C)
+                for code in opt:
+                    mean = mean + code
+                mean = mean / len(opt)
+                ctx = ctx + W[:, FO + C * ne:FO + C * ne + C] @ mean
+            terms.append(ctx)
+        return terms
+
+    def _outputs(self, terms, x):
+        """§P5.3–§P7: runtimes in seconds at scale-outs x (numpy array) for context terms."""
+        with np.errstate(all="ignore"):   # a scale-out far outside the training range: inf or NaN (§P8)
+            return self._outputs_raw(terms, x)
+
+    def _outputs_raw(self, terms, x):
+        feat = np.stack([1.0 / x, np.log(x), x], axis=1)
+        rng = self.scaler_hi - self.scaler_lo
+        rng = np.where(rng > 0.0, rng, 1.0)
+        s = (feat - self.scaler_lo) / rng
+        FO = self.dims["f_out"]
+        outs = []
+        for net, ctx in zip(self.members, terms):
+            h = _selu(s @ net["f.0.weight"].T + net["f.0.bias"])
+            F = _selu(h @ net["f.2.weight"].T + net["f.2.bias"])
+            hid = _selu(F @ net["z.0.weight"][:, :FO].T + ctx)
+            outs.append(_selu(hid @ net["z.2.weight"][0] + net["z.2.bias"][0]))
+        y = np.stack(outs)                        # [members][n]
+        K = len(outs)
+        srt = np.sort(y, axis=0)
+        med = srt[K // 2] if K % 2 else 0.5 * (srt[K // 2 - 1] + srt[K // 2])
+        med = np.where(np.isnan(y).any(axis=0), np.nan, med)
+        if self.target_scaling == "log":
+            return self.target_scale * np.exp(med)
+        return med * self.target_scale
+
+    def predict(self, context, scale_outs):
+        """Runtimes in seconds (a list of floats) at each scale-out for a context: a dict or (name,
+        value) pairs of text values; essential properties required, optional ones as available,
+        cluster totals given per machine. Raises BellamyError (its message says what to change)."""
+        x = [float(v) for v in scale_outs]
+        for v in x:
+            if not math.isfinite(v) or not v > 0:
+                raise BellamyError("scale-out %g is not a positive number" % v, "range")
+        vals, per_machine = self._resolve(context)
+        if not x:
+            return []
+        if not per_machine:
+            out = self._outputs(self.context_terms(vals), np.array(x))
+        else:                                     # §P3.3: totals = per machine × scale-out
+            out = np.empty(len(x))
+            for i, xi in enumerate(x):
+                at = list(vals)
+                for k, d in per_machine.items():   # rint: half to even, as C's nearbyint; inf stays
+                    at[k] = "%.0f" % float(np.rint(d * xi))
+                try:
+                    terms = self.context_terms(at)
+                except BellamyError as e:
+                    raise BellamyError("at scale-out %g (cluster totals are the per-machine values × %g): %s"
+                                       % (xi, xi, e), e.kind)
+                out[i] = self._outputs(terms, np.array([xi]))[0]
+        for xi, t in zip(x, out):
+            if math.isnan(t):
+                raise BellamyError("scale-out %g: the model's prediction is not a number (the scale-out is too "
+                                   "far outside the range it was trained on)" % xi, "range")
+        return [float(t) for t in out]
+
+
+# ---- the command line -----------------------------------------------------------------------------
+
+class _Usage(Exception):
+    pass
+
+
+USAGE = ("usage: bellamy_model.py --model MODEL.h5 [--name NAME] --set PROP=VALUE ... --scale-out A..B|N|N,M,...\n"
+         "                        [--ignore-checksum]\n"
+         "       bellamy_model.py --model MODEL.h5 --list\n"
+         "       bellamy_model.py --help")
+
+HELP = USAGE + """
+
+Predicts a job's runtime at each scale-out from a Bellamy model file, as libbellamy does
+(models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s" lines.
+
+options:
+  --model MODEL.h5      model file (required)
+  --name NAME           model inside the file (default: the file's only model)
+  --set PROP=VALUE      a property of the job's context; every essential one is needed (cluster totals
+                        per machine); repeat for each property
+  --scale-out SPEC      whole numbers of machines: a range A..B, one value N, or a list N,M,...
+  --ignore-checksum     read a file whose checksum header does not match (also BELLAMY_MODEL_IGNORE_CHECKSUM=1)
+  --list                print the names of the file's models, one a line
+  --help                show this help and exit
+exit status: 0 ok, 1 failure, 2 usage error"""
+
+
+def _parse_args(argv):
+    opts = {"set": []}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--help", "-h"):
+            opts["help"] = True
+            i += 1
+            continue
+        if a in ("--ignore-checksum", "--list"):
+            opts[a[2:]] = True
+            i += 1
+            continue
+        key, eq, val = a.partition("=")
+        if key not in ("--model", "--name", "--set", "--scale-out"):
+            raise _Usage("unknown option '%s' (see --help)" % a)
+        if not eq:
+            if i + 1 >= len(argv):
+                raise _Usage("%s needs a value (see --help)" % key)
+            val = argv[i + 1]
+            i += 1
+        i += 1
+        if not val:
+            raise _Usage("%s: empty value" % key)
+        if key == "--set":
+            opts["set"].append(val)
+        elif key[2:] in opts:
+            raise _Usage("%s given twice" % key)
+        else:
+            opts[key[2:]] = val
+    return opts
+
+
+def _scale_out_item(spec, item):
+    """One whole number of machines in 1..1000000, as bellamy-predict reads it."""
+    item = item.strip(" \t")
+    m = re.fullmatch(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", item)
+    x = float(item) if m else None
+    if x is None or not math.isfinite(x):
+        raise _Usage("--scale-out %s: '%s' is not a number (give N, A..B or N,M,...)" % (spec, item))
+    if not 1 <= x <= 1e6:
+        raise _Usage("--scale-out %s: scale-out %s must be >= 1 and <= 1000000 (a number of machines)" % (spec, item))
+    if x != math.floor(x):
+        raise _Usage("--scale-out %s: '%s' is not a whole number (a scale-out counts machines)" % (spec, item))
+    return x
+
+
+def parse_scale_outs(spec):
+    """"A..B", "N" or "N,M,..." → a list of floats (at most 100000)."""
+    if ".." in spec:
+        a_s, _, b_s = spec.partition("..")
+        if ".." in b_s or "," in spec:
+            raise _Usage("--scale-out %s: a range is two whole numbers, e.g. 2..12" % spec)
+        a, b = _scale_out_item(spec, a_s), _scale_out_item(spec, b_s)
+        if b < a:
+            raise _Usage("--scale-out %s: the range is reversed (write %.0f..%.0f)" % (spec, b, a))
+        if b - a + 1 > 100000:
+            raise _Usage("--scale-out %s: more than 100000 scale-outs" % spec)
+        return [a + i for i in range(int(b - a) + 1)]
+    items = spec.split(",")
+    if len(items) > 100000:
+        raise _Usage("--scale-out: more than 100000 scale-outs")
+    return [_scale_out_item(spec, it) for it in items]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts = _parse_args(argv)
+        if opts.get("help"):
+            print(HELP)
+            return 0
+        if "model" not in opts:
+            raise _Usage("--model is required (see --help)")
+        if opts.get("list"):
+            if opts["set"] or "scale-out" in opts or "name" in opts:
+                raise _Usage("--list takes only --model (and --ignore-checksum)")
+        elif "scale-out" not in opts:
+            raise _Usage("--scale-out is required (see --help)")
+        ctx = []
+        for s in opts["set"]:
+            k, eq, v = s.partition("=")
+            if not eq or not k:
+                raise _Usage("--set '%s': write PROP=VALUE, e.g. --set machine_type=c4.2xlarge" % s)
+            ctx.append((k, v))
+        x = parse_scale_outs(opts["scale-out"]) if not opts.get("list") else []
+    except _Usage as e:
+        sys.stderr.write("%s: %s\n" % (PROG, e))
+        return 2
+    ignore = True if opts.get("ignore-checksum") else None
+    m = None
+    try:
+        if opts.get("list"):
+            for n in list_models(opts["model"], ignore):
+                print(n)
+            return 0
+        m = Model.load(opts["model"], opts.get("name"), ignore)
+        if m.note:
+            sys.stderr.write("%s: note: %s; read anyway because of %s\n" % (
+                PROG, m.note, "--ignore-checksum" if ignore else "BELLAMY_MODEL_IGNORE_CHECKSUM=1"))
+        t = m.predict(ctx, x)
+    except BellamyError as e:
+        msg = str(e)
+        if m is not None:           # a context's error: say which file and model it is about
+            msg = "%s: model '%s': %s" % (opts["model"], m.name, msg)
+        sys.stderr.write("%s: %s\n" % (PROG, msg))
+        return 1
+    out = sys.stdout
+    for xi, ti in zip(x, t):
+        out.write("%.0f\t%r\n" % (xi, ti))
+    return 0
+
+
+if __name__ == "__main__":
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `... | head` ends the program quietly, as it does a C one
+    sys.exit(main())

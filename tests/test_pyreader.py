@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""test_pyreader.py — python/bellamy_model.py against libbellamy: the same predictions to 1e-9
+relative, the same refusals, on models this test pre-trains with bellamy-train (every number
+encoding, ensembles of odd and even size, every target scaling, cluster totals as totals and per
+machine, essential-only schemas, a fine-tuned model), on files rewritten into older format versions
+and without a header, and on damaged or foreign files. libbellamy's side is tests/pyreader_cref
+(bl_predict through the public header). Run by tests/test_pyreader.sh, which picks the interpreter.
+
+Environment: BELLAMY_SOURCE_ROOT, BELLAMY_BUILD_ROOT (set by meson test); BELLAMY_DATA or
+../shared/datasets/c3o for one model on the real grep data when it is there.
+Not here: the C library's own checks (tests/test_*.c).
+"""
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+import xxhash
+
+SRC = os.environ.get("BELLAMY_SOURCE_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BELLAMY_BUILD_ROOT") or os.path.join(SRC, "build")
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(SRC, "python"))
+import bellamy_model as bm  # noqa: E402
+
+TRAIN = os.path.join(BUILD, "bellamy-train")
+CREF = os.path.join(BUILD, "tests", "pyreader_cref")
+READER = os.path.join(SRC, "python", "bellamy_model.py")
+TOL = 1e-9
+
+failures = []
+stats = {"compared": 0, "contexts": 0, "both_refused": 0, "max_rel": 0.0, "models": 0, "worst": ""}
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def run(cmd, env=None, stdin=None):
+    e = dict(os.environ)
+    e.pop("BELLAMY_MODEL_IGNORE_CHECKSUM", None)
+    e.update(env or {})
+    return subprocess.run(cmd, input=stdin, capture_output=True, env=e)
+
+
+def train(args):
+    r = run([TRAIN] + args + (["--quiet"] if args[0] == "pretrain" else []))
+    if r.returncode != 0:
+        raise SystemExit("bellamy-train %s failed: %s" % (" ".join(args), r.stderr.decode()))
+
+
+# ---- comparing with libbellamy ------------------------------------------------------------------
+
+def c_predictions(path, name, cases, env=None):
+    """bl_predict's answer per case (scale-outs, [(prop, value)]): ('ok', [runtimes]) or ('err', msg)."""
+    lines = []
+    for xs, ctx in cases:
+        f = [",".join(repr(float(x)) for x in xs).encode()]
+        for k, v in ctx:
+            vb = v.encode("utf-8", "surrogateescape")
+            assert b"\t" not in vb and b"\n" not in vb
+            f.append(k.encode() + b"=" + vb)
+        lines.append(b"\t".join(f))
+    r = run([CREF, path, name or "-"], env=env, stdin=b"\n".join(lines) + b"\n")
+    out = r.stdout.decode("utf-8", "replace").splitlines()
+    if out and out[0].startswith("loaderr\t"):
+        return out[0][len("loaderr\t"):]
+    assert r.returncode == 0 and len(out) == len(cases), (r.returncode, r.stderr, out[:3])
+    res = []
+    for line in out:
+        tag, _, rest = line.partition("\t")
+        res.append(("ok", [float(v) for v in rest.split(",")]) if tag == "ok" else ("err", rest))
+    return res
+
+
+def rel(a, b):
+    return 0.0 if a == b else abs(a - b) / max(abs(b), 1e-300)
+
+
+def compare(path, name, cases, label, ignore_checksum=None, env=None):
+    """Predicts every case with both readers and checks that they agree."""
+    c = c_predictions(path, name, cases, env)
+    check(not isinstance(c, str), "%s: libbellamy refused the model: %s" % (label, c))
+    if isinstance(c, str):
+        return
+    m = bm.Model.load(path, name, ignore_checksum=ignore_checksum)
+    stats["models"] += 1
+    stats["contexts"] += len(cases)
+    worst = 0.0
+    for (xs, ctx), (tag, cv) in zip(cases, c):
+        try:
+            pv, perr = m.predict(ctx, xs), None
+        except bm.BellamyError as e:
+            pv, perr = None, str(e)
+        if tag == "err":
+            check(perr is not None, "%s: libbellamy refuses %s at %s (%s), Python predicts %s"
+                  % (label, ctx, xs, cv, pv))
+            stats["both_refused"] += perr is not None
+            check(perr is None or perr == cv, "%s: refusals differ for %s:\n  Python:     %s\n  libbellamy: %s"
+                  % (label, ctx, perr, cv))
+            continue
+        check(perr is None, "%s: Python refuses %s (%s), libbellamy predicts %s" % (label, ctx, perr, cv))
+        if perr is not None:
+            continue
+        for x, p, q in zip(xs, pv, cv):
+            d = rel(p, q)
+            if d > stats["max_rel"]:
+                stats["worst"] = "%s at scale-out %g: %.17g against %.17g" % (label, x, p, q)
+            worst = max(worst, d)
+            stats["max_rel"] = max(stats["max_rel"], d)
+            stats["compared"] += 1
+            check(d <= TOL, "%s: scale-out %g, context %s: Python %.17g, libbellamy %.17g (relative %.3g)"
+                  % (label, x, ctx, p, q, d))
+    print("%-40s %3d contexts, max relative difference %.3g" % (label, len(cases), worst))
+
+
+XS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 50, 100, 1000]
+
+
+def variants(base, optional, model_props, extra):
+    """Contexts around base: every optional property given, none, each one alone, plus extra."""
+    out = [list(base) + [(k, v) for k, v in optional]]
+    out.append(list(base))
+    for kv in optional:
+        out.append(list(base) + [kv])
+    out.extend(extra)
+    return [(XS, [(k, v) for k, v in ctx if k in model_props]) for ctx in out]
+
+
+def model_props(path, name):
+    return {p.name for p in bm.Model.load(path, name).properties}
+
+
+# ---- data: the synthetic corpus and a user-shaped data set ----------------------------------------
+
+def read_tsv(path, delim="\t"):
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split(delim) for line in f if line.strip()]
+    return rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]
+
+
+USER_SCHEMA = """bellamy-schema 1
+# a user's own job with other column names and every kind of source (tests/test_pyreader.py)
+scale_out executors
+runtime wall_ms ms
+property machine_type         essential text   column flavor
+property job_args             essential text   template "<query> scale <sf>"
+property data_size_MB         essential number column input_mb
+property data_characteristics essential text   join table_kind skew
+property environment          essential text   const "Private Cluster \\"YARN\\""   # quoted, escaped
+property x_partitions         essential number column partitions
+property memory               optional  number per_machine 32000
+property slots                optional  number column cores
+property x_tenant             optional  text   column tenant
+cluster_totals cores
+"""
+
+USER_SCHEMA_ESSENTIAL = """scale_out executors
+runtime wall_ms ms
+property machine_type essential text   column flavor
+property data_size_MB essential number column input_mb
+property x_cores      essential number column cores
+cluster_totals cores
+"""
+
+FLAVORS = ["r5.xlarge", "\u212aelvin-8x", "\u0130stanbul.big", "m5.2XLARGE", "caf\u00e9-node"]
+
+
+def write_user_data(path, seed=7):
+    rnd = random.Random(seed)
+    cols = ["run", "flavor", "query", "sf", "input_mb", "table_kind", "skew", "partitions", "executors",
+            "cores", "tenant", "wall_ms"]
+    lines = [",".join(cols)]
+    contexts = []
+    for c in range(9):
+        contexts.append({"flavor": FLAVORS[c % len(FLAVORS)], "query": "q%d" % (c % 4 + 1), "sf": str(10 * (c % 3 + 1)),
+                         "input_mb": str(rnd.choice([800, 5000, 12000, 40000, 250000])), "table_kind": rnd.choice(["parquet", "orc"]),
+                         "skew": "%.2f" % rnd.random(), "partitions": str(rnd.choice([64, 200, 1000])),
+                         "tenant": rnd.choice(["ads", "Billing-EU", "ml_team"])})
+    run_id = 0
+    for ctx in contexts:
+        per_exec = rnd.choice([4, 8, 16])
+        for x in (2, 3, 4, 6, 8, 12):
+            run_id += 1
+            t = (20 + float(ctx["input_mb"]) / 400.0 / x + 3 * math.log(x) + 0.5 * x) * (1 + 0.03 * rnd.gauss(0, 1))
+            row = dict(ctx, run="r%d" % run_id, executors=str(x), cores=str(per_exec * x), wall_ms="%.0f" % (t * 1000))
+            lines.append(",".join(row[c] for c in cols))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return contexts
+
+
+# ---- rewriting files as other writers would --------------------------------------------------------
+
+def stamp(path):
+    """Writes a valid header over the first 512 bytes, as models/README.md says to from Python."""
+    with open(path, "rb") as f:
+        data = f.read()
+    h = xxhash.xxh64(data[512:]).hexdigest()
+    head = ("BELLAMY-MODEL 1 size=%d xxh64=%s\n" % (len(data), h)).encode().ljust(512, b"\0")
+    with open(path, "wb") as f:
+        f.write(head + data[512:])
+
+
+def copy_without_header(src, dst, edit=None):
+    """The file's models copied into a new HDF5 file without a user block (as 0.4.0 and older wrote),
+    then edit(h5 file) applied."""
+    def tree(a, b):   # by hand: Debian's h5py 3.7 with HDF5 1.10 crashes in Group.copy on these files
+        for k in a.attrs:
+            b.attrs.create(k, a.attrs[k], dtype=a.attrs.get_id(k).dtype)
+        for k, v in a.items():
+            if isinstance(v, h5py.Group):
+                tree(v, b.create_group(k, track_order=True))
+            else:
+                b.create_dataset(k, data=v[()], dtype=v.dtype)
+
+    with h5py.File(src, "r") as a, h5py.File(dst, "w", track_order=True) as b:
+        tree(a, b)
+        if edit:
+            edit(b)
+
+
+def as_format_1(f, minor):
+    """Turns a binary-encoded model file into format 1.<minor> (1.0: no attribute added after 1.0)."""
+    f.attrs["format_version"] = "1.%d" % minor
+    f.attrs["format_version_major"] = np.int64(1)
+    f.attrs["format_version_minor"] = np.int64(minor)
+    for g in f["models"].values():
+        for grp, attr in (("encoder", "numbers"), ("encoder", "cluster_totals"), ("training", "val_rows")):
+            if attr in g[grp].attrs:
+                del g[grp].attrs[attr]
+
+
+# ---- the parts of the specification that can be checked on their own -------------------------------
+
+def check_constants():
+    text = open(os.path.join(SRC, "src", "nn", "backend.h"), encoding="utf-8").read()
+    lam = float(re.search(r"#define BL_SELU_LAMBDA\s+([0-9.eE+-]+)", text).group(1))
+    alpha = float(re.search(r"#define BL_SELU_ALPHA\s+([0-9.eE+-]+)", text).group(1))
+    check(bm.SELU_LAMBDA == lam and bm.SELU_ALPHA == alpha, "SELU constants differ from src/nn/backend.h")
+    check([bytes(g) for g in bm.char_wb_ngrams(b"ab", 1, 3)] ==
+          [b" ", b"a", b"b", b" ", b" a", b"ab", b"b ", b" ab", b"ab "], "char_wb n-grams of 'ab'")
+    check([bytes(g) for g in bm.char_wb_ngrams(b"a", 1, 5)] ==
+          [b" ", b"a", b" ", b" a", b"a ", b" a "], "char_wb n-grams of a short word")
+    check(bm.hash_token("Public \u212aloud-\u0130X é".encode(), "abcdefghijklmnopqrstuvwxyz-") == b"publickloud-ix",
+          "hash token lower-casing and filtering")
+    check(list(bm.encode_binary(5, 6)) == [1, 0, 0, 1, 0, 1], "binarizer bits")
+    # the examples of models/README.md §P4
+    enc = {"vec_len": 40, "ngram_min": 1, "ngram_max": 3, "hash_seed": 0,
+           "vocabulary": "abcdefghijklmnopqrstuvwxyz0123456789.:,;_-+#@"}
+    want = np.zeros(40)
+    want[[1, 27]], want[[6, 7, 26]] = -1 / math.sqrt(5), 1 / math.sqrt(5)
+    check(np.allclose(bm.encode_text(b"Ab", enc), want, rtol=0, atol=1e-15), "the hasher's example 'Ab'")
+    t = bm.encode_thermometer(5000, 40)
+    check(list(t[:13]) == [1] * 13 and abs(t[13] - 0.288) < 1e-3 and not t[14:].any(), "the log example 5000")
+    check(list(bm.encode_thermometer(2, 5)) == [1, 1, math.log2(3) - 1, 0, 0], "log thermometer")
+    u = (math.log2(3) - 0.0) / (2.0 - 0.0) * 4      # 3.17: three ones, then the fraction
+    check(list(bm.encode_thermometer(2, 5, (0.0, 2.0))) == [1, 1, 1, 1, u - 3], "range thermometer")
+
+
+def check_encoders_against_inspect(data, schema):
+    """Every vector bellamy-train inspect prints for row 0 (6 significant digits) equals ours."""
+    r = run([TRAIN, "inspect", "--data", data, "--schema", schema, "--row", "0"])
+    check(r.returncode == 0, "bellamy-train inspect failed: %s" % r.stderr.decode())
+    enc = {"vec_len": 40, "ngram_min": 1, "ngram_max": 3, "hash_seed": 0, "vocabulary":
+           "abcdefghijklmnopqrstuvwxyz0123456789.:,;_-+#@"}
+    kinds = dict(re.findall(r"^property (\S+): \S+ (number|text)", r.stdout.decode(), re.M))
+    n = 0
+    for name, value, nums in re.findall(r'^(\S+) = "(.*)": (.*)$', r.stdout.decode(), re.M):
+        want = np.array([float(v) for v in nums.split()])
+        if kinds[name] == "text":
+            got = bm.encode_text(value.encode(), enc)
+        else:
+            got = bm.encode_binary(bm.parse_natural(value, 40), 40)
+        check(np.allclose(got, want, rtol=1e-5, atol=1e-6), "encoding of %s = %r differs from inspect" % (name, value))
+        n += 1
+    check(n >= 5, "inspect printed %d vectors" % n)
+
+
+# ---- the command line ------------------------------------------------------------------------------
+
+def cli(args, env=None):
+    r = run([sys.executable, READER] + args, env=env)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def check_cli(path, name, ctx):
+    sets = []
+    for k, v in ctx:
+        sets += ["--set", "%s=%s" % (k, v)]
+    rc, out, err = cli(["--model", path, "--name", name] + sets + ["--scale-out", "2..6"])
+    check(rc == 0, "CLI failed: %s" % err)
+    c = c_predictions(path, name, [([2, 3, 4, 5, 6], ctx)])[0]
+    got = [line.split("\t") for line in out.splitlines()]
+    check([g[0] for g in got] == ["2", "3", "4", "5", "6"], "CLI scale-out column: %s" % out)
+    check(c[0] == "ok" and all(rel(float(g[1]), q) <= TOL for g, q in zip(got, c[1])), "CLI runtimes differ: %s" % out)
+    rc, out, _ = cli(["--model", path, "--list"])
+    check(rc == 0 and name in out.split(), "--list")
+    for bad in (["--scale-out", "2..6"], ["--model", path, "--name", name, "--scale-out", "0"],
+                ["--model", path, "--name", name, "--scale-out", "2.5"],
+                ["--model", path, "--name", name, "--scale-out", "6..2"],
+                ["--model", path, "--name", name, "--set", "novalue", "--scale-out", "2"],
+                ["--model", path, "--bogus"]):
+        rc, _, err = cli(bad)
+        check(rc == 2 and err.count("\n") == 1, "usage error %s: exit %d, %r" % (bad, rc, err))
+    rc, _, err = cli(["--model", path, "--scale-out", "2"])
+    check(rc == 1 and "several models" in err and "--name" in err and err.count("\n") == 1,
+          "several models without --name: %d %r" % (rc, err))
+    rc, _, err = cli(["--model", path, "--name", "nope", "--scale-out", "2"])
+    check(rc == 1 and "no model 'nope'" in err, "missing model: %r" % err)
+    rc, _, err = cli(["--model", path, "--name", name, "--set", "bogus=1", "--scale-out", "2"])
+    check(rc == 1 and path in err and "unknown property 'bogus'" in err, "unknown property: %r" % err)
+    rc, _, err = cli(["--model", os.path.join(os.path.dirname(path), "absent.h5"), "--scale-out", "2"])
+    check(rc == 1 and "cannot open" in err, "absent file: %r" % err)
+
+
+def check_refusals(tmp, good, name, ctx):
+    """Damaged, foreign and newer files: both readers refuse, the Python one in one line naming the fix."""
+    data = open(good, "rb").read()
+
+    def variant(fname, blob):
+        p = os.path.join(tmp, fname)
+        with open(p, "wb") as f:
+            f.write(blob)
+        return p
+
+    # one byte of a weight changed (HDF5's own metadata left alone: HDF5 1.10 may crash on that)
+    with h5py.File(good, "r") as f:
+        at = f["models"][name]["weights"]["z.0.bias"].id.get_offset()
+    flipped = bytearray(data)
+    flipped[at + 5] ^= 0x10
+    p = variant("flipped.h5", bytes(flipped))
+    check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read a file with a bad checksum")
+    rc, _, err = cli(["--model", p, "--name", name, "--scale-out", "2"])
+    check(rc == 1 and "checksum does not match" in err and "--ignore-checksum" in err and err.count("\n") == 1,
+          "bad checksum: %d %r" % (rc, err))
+    c = c_predictions(p, name, [([2], ctx)], env={"BELLAMY_MODEL_IGNORE_CHECKSUM": "1"})
+    check(c[0][0] == "ok" and c[0][1] != c_predictions(good, name, [([2], ctx)])[0][1],
+          "libbellamy with the override: %s" % (c,))
+    for label, args, env in (("--ignore-checksum", ["--ignore-checksum"], None),
+                             ("BELLAMY_MODEL_IGNORE_CHECKSUM=1", [], {"BELLAMY_MODEL_IGNORE_CHECKSUM": "1"})):
+        rc, out, err = cli(["--model", p, "--name", name, "--scale-out", "2"] + args +
+                           sum((["--set", "%s=%s" % kv] for kv in ctx), []), env=env)
+        check(rc == 0 and "note:" in err and "checksum does not match" in err and
+              rel(float(out.split("\t")[1]), c[0][1][0]) <= TOL, "%s: %d %r %r" % (label, rc, out, err))
+    # the header's size disagrees: refused even with the override
+    p = variant("longer.h5", data + b"\0")
+    for ign in (False, True):
+        try:
+            bm.Model.load(p, name, ignore_checksum=ign)
+            check(False, "a file longer than its header says was read")
+        except bm.BellamyError as e:
+            check("its header says" in str(e), str(e))
+    check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read a file longer than its header")
+    # a header of a newer version, a zeroed header, a garbled header line
+    for fname, head, want, kind in (
+            ("v2header.h5", data[:512].replace(b"BELLAMY-MODEL 1 ", b"BELLAMY-MODEL 2 ", 1), "header version 2", "version"),
+            ("zeroed.h5", b"\0" * 512, "not a Bellamy model header", "format"),
+            ("garbled.h5", data[:512].replace(b"xxh64=", b"xxh64:", 1), "header line is unreadable", "format")):
+        p = variant(fname, head + data[512:])
+        try:
+            bm.Model.load(p, name)
+            check(False, "%s was read" % fname)
+        except bm.BellamyError as e:
+            check(want in str(e) and e.kind == kind, "%s: %s (%s)" % (fname, e, e.kind))
+        check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read %s" % fname)
+    # a newer major version and a foreign format, stamped so that only the version speaks
+    for fname, attrs, want in (("v3.h5", {"format_version": "3.0", "format_version_major": np.int64(3)}, "newer"),
+                               ("foreign.h5", {"format": "other-model"}, "not a Bellamy model file")):
+        p = os.path.join(tmp, fname)
+        shutil.copy(good, p)
+        with h5py.File(p, "r+") as f:
+            for k, v in attrs.items():
+                f.attrs[k] = v
+        stamp(p)
+        rc, _, err = cli(["--model", p, "--name", name, "--scale-out", "2"])
+        check(rc == 1 and want in err and err.count("\n") == 1, "%s: %d %r" % (fname, rc, err))
+        check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read %s" % fname)
+    # a non-finite weight, and a block of the wrong shape
+    def nan_bias(w):
+        w["z.0.bias"][0] = np.nan
+
+    def short_bias(w):
+        del w["f.2.bias"]
+        w.create_dataset("f.2.bias", data=np.zeros(7))
+
+    for fname, edit, want in (("nan.h5", nan_bias, "finite numbers expected"), ("shape.h5", short_bias, "has shape")):
+        p = os.path.join(tmp, fname)
+        shutil.copy(good, p)
+        with h5py.File(p, "r+") as f:
+            edit(f["models"][name]["weights"])
+        stamp(p)
+        rc, _, err = cli(["--model", p, "--name", name, "--scale-out", "2"])
+        check(rc == 1 and want in err, "%s: %d %r" % (fname, rc, err))
+        check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read %s" % fname)
+    # four scale-out features with a first layer to match: refused by the reader (§P2: f_in = 3)
+    p = os.path.join(tmp, "f_in.h5")
+    shutil.copy(good, p)
+    with h5py.File(p, "r+") as f:
+        g = f["models"][name]
+        g["network"].attrs["f_in"] = np.int64(4)
+        w = np.concatenate([g["weights"]["f.0.weight"][()], np.ones((g["weights"]["f.0.weight"].shape[0], 1))], axis=1)
+        del g["weights"]["f.0.weight"]
+        g["weights"].create_dataset("f.0.weight", data=w)
+    stamp(p)
+    rc, _, err = cli(["--model", p, "--name", name, "--scale-out", "2"])
+    check(rc == 1 and "network/f_in = 4" in err, "f_in.h5: %d %r" % (rc, err))
+
+
+# ---- the cases ---------------------------------------------------------------------------------------
+
+def synth_cases(path, name, rows):
+    props = model_props(path, name)
+    seen = []
+    for r in rows:
+        key = (r["machine_type"], r["iterations"], r["data_size_MB"])
+        if key not in seen:
+            seen.append(key)
+    cases = []
+    for i, (mt, it, size) in enumerate(seen[:4]):
+        row = next(r for r in rows if (r["machine_type"], r["iterations"], r["data_size_MB"]) == (mt, it, size))
+        x = float(row["instance_count"])
+        base = [("machine_type", mt), ("job_args", it), ("data_size_MB", size), ("data_characteristics", ""),
+                ("environment", "synthetic corpus")]
+        optional = [("job_type", "synth-spark"), ("memory", "%.0f" % (float(row["memory"]) / x)),
+                    ("slots", "%.0f" % (float(row["slots"]) / x))]
+        extra = []
+        if i == 0:
+            extra = [base[:2] + [("data_size_MB", "777777")] + base[3:] + optional,          # unseen size
+                     [("machine_type", "z9.metal")] + base[1:] + optional[:1],              # unseen type
+                     base + [("memory", "0x3E80"), ("slots", " 4")],                        # strtod forms
+                     base + [("memory", "1000000000")],                                     # total too large
+                     base + [("memory", "16000.5")],                                        # not natural
+                     base + [("slots", "-4")],
+                     base[:2] + [("data_size_MB", "2e3")] + base[3:],                       # exponent form
+                     base[:2] + [("data_size_MB", "12.5")] + base[3:],                      # refused
+                     base[:2] + [("data_size_MB", "0x10")] + base[3:],                      # refused
+                     base[1:],                                                              # essential missing
+                     base + [("bogus", "1")],
+                     base + [("job_args", "10")],                                           # given twice
+                     base[:1] + [("job_args", "b\udcff")] + base[2:]]                       # invalid UTF-8
+        cases += variants(base, optional, props, extra)
+        if i == 0:   # scale-outs the C API takes: halves (totals round half to even), tiny and huge
+            cases += [([0.5, 1.5, 2.5, 3.5, 1e-3], [kv for kv in base + [("memory", "3"), ("slots", "1")] if kv[0] in props]),
+                      ([1e-310], base), ([1e12], base)]
+    return cases
+
+
+def user_cases(path, name, contexts, essential_only=False):
+    props = model_props(path, name)
+    cases = []
+    for i, c in enumerate(contexts[:4]):
+        if essential_only:
+            base = [("machine_type", c["flavor"]), ("data_size_MB", c["input_mb"]), ("x_cores", "8")]
+            optional = []
+        else:
+            base = [("machine_type", c["flavor"]), ("job_args", "%s scale %s" % (c["query"], c["sf"])),
+                    ("data_size_MB", c["input_mb"]), ("data_characteristics", "%s %s" % (c["table_kind"], c["skew"])),
+                    ("environment", 'Private Cluster "YARN"'), ("x_partitions", c["partitions"])]
+            optional = [("memory", "32000"), ("slots", "8"), ("x_tenant", c["tenant"])]
+        extra = []
+        if i == 0:
+            extra = [[(k, v.upper() if k == "machine_type" else v) for k, v in base + optional],
+                     [(k, "\u212a" + v if k == "machine_type" else v) for k, v in base],
+                     [(k, "999999" if k == "data_size_MB" else v) for k, v in base],
+                     [(k, "%s" % (2 ** 39) if k == "data_size_MB" else v) for k, v in base]]   # too large
+        cases += variants(base, optional, props, extra)
+    return cases
+
+
+def main():
+    for exe in (TRAIN, CREF):
+        if not os.access(exe, os.X_OK):
+            raise SystemExit("%s is missing: build first (meson compile -C %s)" % (exe, BUILD))
+    check_constants()
+    tmp = tempfile.mkdtemp(prefix="bellamy-pyreader-")
+    try:
+        run_all(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("compared %d predictions of %d models in %d contexts: max relative difference %.3g (tolerance %g; %s); "
+          "%d contexts refused by both" % (stats["compared"], stats["models"], stats["contexts"], stats["max_rel"], TOL,
+                                           stats["worst"], stats["both_refused"]))
+    if failures:
+        print("%d failures" % len(failures))
+        return 1
+    return 0
+
+
+def run_all(tmp):
+    j = os.path.join
+    quick = ["--trials", "2", "--epochs", "12", "--grace", "6", "--threads", "1"]
+
+    # the synthetic corpus: every encoding, ensemble sizes 1–4, every target scaling, totals both ways
+    r = run([TRAIN, "synth", "--out-dir", tmp, "--contexts", "8", "--reps", "1"])
+    check(r.returncode == 0, "bellamy-train synth: %s" % r.stderr.decode())
+    _, rows = read_tsv(j(tmp, "synth.tsv"))
+    sdata, sschema, synth = j(tmp, "synth.tsv"), j(tmp, "synth.schema"), j(tmp, "synth.h5")
+    synth_models = {
+        "bin1_seconds": ["--members", "1", "--numbers", "binary", "--target-scale", "seconds"],
+        "bin3_mean": ["--members", "3", "--numbers", "binary", "--target-scale", "mean"],
+        "log3_mean": ["--members", "3", "--numbers", "log", "--target-scale", "mean"],
+        "range2_log": ["--members", "2", "--numbers", "range", "--target-scale", "log"],
+        "both4_log": ["--members", "4", "--numbers", "both", "--target-scale", "log"],
+        "both2_seconds_pm": ["--members", "2", "--numbers", "both", "--totals", "per-machine"],
+        "range1_pm_log": ["--members", "1", "--numbers", "range", "--totals", "per-machine", "--target-scale", "log"],
+    }
+    for name, opts in synth_models.items():
+        train(["pretrain", "--data", sdata, "--schema", sschema, "--out", synth, "--name", name, "--seed", "3"] + quick + opts)
+    for name in synth_models:
+        compare(synth, name, synth_cases(synth, name, rows), "synth/" + name)
+
+    # a fine-tuned model (3 runs of one context; a copy of the ensemble in another file)
+    held = j(tmp, "held.tsv")
+    header = open(sdata, encoding="utf-8").readline()
+    with open(held, "w", encoding="utf-8") as f:
+        f.write(header)
+        for line in open(sdata, encoding="utf-8").readlines()[1:4]:
+            f.write(line)
+    tuned = j(tmp, "tuned.h5")
+    train(["finetune", "--model", synth, "--name", "both4_log", "--data", held, "--out", tuned, "--max-epochs", "30"])
+    compare(tuned, None, synth_cases(tuned, None, rows), "fine-tuned both4_log")
+
+    # the user-shaped data set: other columns, every source kind, non-ASCII text, no optional property
+    udata, uschema, uess, user = j(tmp, "user.csv"), j(tmp, "user.schema"), j(tmp, "user_ess.schema"), j(tmp, "user.h5")
+    contexts = write_user_data(udata)
+    with open(uschema, "w", encoding="utf-8") as f:
+        f.write(USER_SCHEMA)
+    with open(uess, "w", encoding="utf-8") as f:
+        f.write(USER_SCHEMA_ESSENTIAL)
+    check_encoders_against_inspect(udata, uschema)
+    user_models = {
+        "both6": (uschema, ["--members", "6"]),
+        "range3_mean": (uschema, ["--members", "3", "--numbers", "range", "--target-scale", "mean"]),
+        "log2_pm_log": (uschema, ["--members", "2", "--numbers", "log", "--totals", "per-machine", "--target-scale", "log"]),
+        "ess_bin1": (uess, ["--members", "1", "--numbers", "binary"]),
+        "ess_both5_mean": (uess, ["--members", "5", "--target-scale", "mean"]),
+    }
+    for name, (schema, opts) in user_models.items():
+        train(["pretrain", "--data", udata, "--schema", schema, "--out", user, "--name", name, "--seed", "5"] + quick + opts)
+    for name, (schema, _) in user_models.items():
+        compare(user, name, user_cases(user, name, contexts, schema == uess), "user/" + name)
+
+    # the real C3O grep data, when it is there
+    data_dir = os.environ.get("BELLAMY_DATA") or os.path.join(SRC, "..", "shared", "datasets")
+    grep = j(data_dir, "c3o", "grep.tsv") if os.path.isdir(j(data_dir, "c3o")) else j(data_dir, "grep.tsv")
+    if os.path.isfile(grep):
+        g = j(tmp, "grep.h5")
+        train(["pretrain", "--data", grep, "--schema", j(SRC, "datasets", "c3o", "grep.schema"), "--out", g,
+               "--name", "grep", "--members", "2", "--trials", "1", "--epochs", "8", "--grace", "8", "--threads", "1"])
+        _, grows = read_tsv(grep)
+        base = [("machine_type", grows[0]["machine_type"]), ("job_args", "computer"),
+                ("data_size_MB", grows[0]["data_size_MB"]),
+                ("data_characteristics", "%s %s %s" % (grows[0]["line_length"], grows[0]["lines"], grows[0]["p_occurrence"])),
+                ("environment", "public cloud aws emr")]
+        n = float(grows[0]["instance_count"]) if "instance_count" in grows[0] else 1.0
+        optional = [("job_type", "grep-spark"), ("memory", "%.0f" % (float(grows[0]["memory"]) / n)),
+                    ("slots", "%.0f" % (float(grows[0]["slots"]) / n))]
+        compare(g, "grep", variants(base, optional, model_props(g, "grep"), []), "c3o/grep")
+    else:
+        print("no C3O data at %s: the grep model is left out" % data_dir)
+
+    # older writers: format 1.0 without a header, 1.1 with a header stamped from Python, no schema text
+    v10, v11, noschema = j(tmp, "v1_0.h5"), j(tmp, "v1_1.h5"), j(tmp, "noschema.h5")
+    single = j(tmp, "single.h5")
+    train(["pretrain", "--data", sdata, "--schema", sschema, "--out", single, "--name", "old"] + quick +
+          ["--members", "1", "--numbers", "binary"])
+    copy_without_header(single, v10, lambda f: as_format_1(f, 0))
+    check(open(v10, "rb").read(8) == bm.HDF5_SIGNATURE, "the 1.0 copy has no user block")
+    check(not bm.Model.load(v10).note and bm.check_header(open(v10, "rb").read(), v10) == (False, None),
+          "a file without a header reads unverified and says nothing")
+    compare(v10, None, synth_cases(v10, None, rows), "format 1.0, no header")
+    shutil.copy(synth, v11)
+    with h5py.File(v11, "r+") as f:
+        for name in [n for n in f["models"] if not n.startswith("bin")]:
+            del f["models"][name]
+        as_format_1(f, 1)
+    stamp(v11)
+    check(bm.check_header(open(v11, "rb").read(), v11) == (True, None), "the stamped 1.1 file verifies")
+    compare(v11, "bin3_mean", synth_cases(v11, "bin3_mean", rows), "format 1.1 ensemble, stamped")
+    shutil.copy(synth, noschema)
+    with h5py.File(noschema, "r+") as f:
+        f["models"]["both4_log"]["schema"].attrs["text"] = ""
+    stamp(noschema)
+    m = bm.Model.load(noschema, "both4_log")
+    check(not any(p.cluster_total for p in m.properties), "no schema text: no cluster totals")
+    compare(noschema, "both4_log", synth_cases(noschema, "both4_log", rows), "no stored schema")
+
+    base = synth_cases(synth, "bin1_seconds", rows)[0][1]
+    check_cli(synth, "bin1_seconds", base)
+    check_refusals(tmp, synth, "bin1_seconds", base)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
