@@ -242,10 +242,10 @@ def as_format_1(f, minor):
 # ---- the parts of the specification that can be checked on their own -------------------------------
 
 def check_constants():
-    text = open(os.path.join(SRC, "src", "nn", "backend.h"), encoding="utf-8").read()
+    text = open(os.path.join(SRC, "src", "nn", "act.h"), encoding="utf-8").read()
     lam = float(re.search(r"#define BL_SELU_LAMBDA\s+([0-9.eE+-]+)", text).group(1))
     alpha = float(re.search(r"#define BL_SELU_ALPHA\s+([0-9.eE+-]+)", text).group(1))
-    check(bm.SELU_LAMBDA == lam and bm.SELU_ALPHA == alpha, "SELU constants differ from src/nn/backend.h")
+    check(bm.SELU_LAMBDA == lam and bm.SELU_ALPHA == alpha, "SELU constants differ from src/nn/act.h")
     check([bytes(g) for g in bm.char_wb_ngrams(b"ab", 1, 3)] ==
           [b" ", b"a", b"b", b" ", b" a", b"ab", b"b ", b" ab", b"ab "], "char_wb n-grams of 'ab'")
     check([bytes(g) for g in bm.char_wb_ngrams(b"a", 1, 5)] ==
