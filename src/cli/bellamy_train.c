@@ -722,7 +722,8 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
         { "stamp", BL_OPT_FLAG, &stamp, NULL,
-          "when every model loads and the file has no checksum header (written before 0.4.1), rewrite it with one",
+          "when the file has no checksum header (written before 0.4.1) and every model loads, rewrite it with one "
+          "(vouching for its contents: stamp only a file you trust)",
           NULL, 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
@@ -746,7 +747,10 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
-    if (bl_modelfile_list(model, &names, &n, &err) != BL_OK) {
+    /* a file without a header loads only for whoever trusts it: --stamp (which then vouches for it)
+     * or BELLAMY_MODEL_ALLOW_UNSTAMPED=1; otherwise the load's own refusal names both */
+    const unsigned flags = header == 0 && stamp ? BL_MODELFILE_ALLOW_UNSTAMPED : 0;
+    if (bl_modelfile_list_ex(model, flags, &names, &n, &err) != BL_OK) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
@@ -757,7 +761,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         bl_model *m = NULL;
-        if (bl_model_load(model, names[i], &m, &err) != BL_OK) {
+        if (bl_model_load_ex(model, names[i], flags, &m, &err) != BL_OK) {
             printf("  %s: BAD: %s\n", names[i], err.message);
             bad++;
             continue;
