@@ -234,6 +234,13 @@ static const char *signal_name(int sig) {
     }
 }
 
+/* The reader died of sig: the file crashed HDF5, or the memory limit stopped it mid-way. */
+static bl_status crashed(bl_error *err, const char *label, int sig, uint64_t mem_bytes) {
+    return bl_seterr(err, BL_EFORMAT, "%s: the model-file reader crashed on this file (%s): the file is damaged or "
+                     "crafted, or reading it needs more than the reader's %llu MiB (BELLAMY_LOADER_MEMORY_MB)", label,
+                     signal_name(sig), (unsigned long long)(mem_bytes >> 20));
+}
+
 bl_status bl_mf_parse_isolated(const char *label, const unsigned char *img, size_t size, bl_mf_op op,
                                const char *name, bl_mf_result *out, bl_error *err) {
     memset(out, 0, sizeof *out);
@@ -315,8 +322,7 @@ bl_status bl_mf_parse_isolated(const char *label, const unsigned char *img, size
     else if (x.io_error)
         st = bl_seterr(err, BL_EIO, "%s: cannot talk to the model-file reader: %s", label, strerror(errno));
     else if (x.alen == 0 && known && WIFSIGNALED(status))
-        st = bl_seterr(err, BL_EFORMAT, "%s: the model-file reader crashed on this file (%s): the file is damaged "
-                       "or crafted", label, signal_name(WTERMSIG(status)));
+        st = crashed(err, label, WTERMSIG(status), rq.mem_bytes);
     else if (x.alen == 0 && known && WIFEXITED(status))
         st = bl_seterr(err, BL_EFORMAT, "%s: the model-file reader stopped without an answer (exit status %d): the "
                        "file is damaged or crafted, or %s is not libbellamy's reader", label, WEXITSTATUS(status),
@@ -329,8 +335,7 @@ bl_status bl_mf_parse_isolated(const char *label, const unsigned char *img, size
         st = bl_mf_wire_get_answer(x.ans, x.alen, op, name, label, out, &e);
         /* a cut-off answer from a reader that crashed mid-way says so */
         if (st == BL_EFORMAT && known && WIFSIGNALED(status) && strstr(e.message, "malformed answer"))
-            st = bl_seterr(err, BL_EFORMAT, "%s: the model-file reader crashed on this file (%s): the file is damaged "
-                           "or crafted", label, signal_name(WTERMSIG(status)));
+            st = crashed(err, label, WTERMSIG(status), rq.mem_bytes);
         else if (st != BL_OK && err)
             *err = e;
     }

@@ -77,15 +77,21 @@ static int write_full(int fd, const void *buf, size_t n) {
     return 0;
 }
 
-/* Writes an answer and ends the process. */
+/* Writes an answer and ends the process. An error answer (a message and no result) fits in a static
+ * buffer, so that it is written even when the memory limit leaves none. */
 static void answer(bl_status st, const char *msg, const bl_mf_result *res) {
-    bl_mf_buf b = {0};
-    if (bl_mf_wire_put_answer(&b, st, msg, res) != 0) {
-        free(b.p);
-        b = (bl_mf_buf){0};
-        bl_mf_wire_put_answer(&b, BL_ENOMEM, "out of memory writing the answer", NULL);
+    static unsigned char small[1024];
+    bl_mf_buf b = {0}, e = {small, 0, sizeof small, 0};
+    const bl_mf_buf *out = &b;
+    if (st != BL_OK || bl_mf_wire_put_answer(&b, st, msg, res) != 0) {
+        if (st == BL_OK) {
+            st = BL_ENOMEM;
+            msg = "out of memory writing the answer";
+        }
+        bl_mf_wire_put_answer(&e, st, msg, NULL);
+        out = &e;
     }
-    int rc = b.oom || write_full(1, b.p, b.len) != 0;
+    int rc = out->oom || write_full(1, out->p, out->len) != 0;
     _exit(rc ? 4 : 0);
 }
 

@@ -455,6 +455,8 @@ bl_status bl_mf_wire_get_answer(const unsigned char *buf, size_t len, bl_mf_op o
         else if (st == BL_ENOMEM)
             rs = bl_seterr(err, BL_EFORMAT, "%s: reading the file needs more memory than the model-file reader may "
                            "use (BELLAMY_LOADER_MEMORY_MB raises the limit): %s", label, msg);
+        else if (!strstr(msg, label)) /* every message names the file */
+            rs = bl_seterr(err, (bl_status)st, "%s: %s", label, msg);
         else
             rs = bl_seterr(err, (bl_status)st, "%s", msg);
         free(msg);
