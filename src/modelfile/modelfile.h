@@ -159,7 +159,8 @@ bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const 
 /* ---- model files ----------------------------------------------------------------------------------- */
 
 /* Adds rec to the file at path, or replaces the model of the same name (at the same position), and
- * keeps the file's other models. Creates the file when absent (mode 0666 less the umask; an existing
+ * keeps the file's other models (read as a load reads them: an existing file without a checksum
+ * header is refused unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1). Creates the file when absent (mode 0666 less the umask; an existing
  * file keeps its mode). Refuses (and leaves alone) a path that exists but is not a model file of a
  * supported version. Atomic, see above. */
 bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *err);
@@ -181,7 +182,8 @@ int bl_modelfile_verify(const char *path, bl_error *err);
 /* Writes the file again, every model re-read and re-written, with a fresh header (as a save does,
  * atomically). trust_edits = 0: a checksum that does not match is an error, as for a save;
  * 1: BELLAMY_MODEL_IGNORE_CHECKSUM=1 lets a file edited on purpose through, and it gets a header that
- * matches its edited contents. Gives a file written before 0.4.1 a header. */
+ * matches its edited contents. Gives a file written before 0.4.1 a header: calling it is vouching
+ * for such a file, so it needs neither BELLAMY_MODEL_ALLOW_UNSTAMPED nor a flag. */
 bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err);
 
 /* Names of the file's models, in the order they were first added. Free with bl_modelfile_names_free. */
