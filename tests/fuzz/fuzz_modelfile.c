@@ -27,6 +27,8 @@ static char g_path[PATH_MAX];
 static unsigned char *g_buf;
 static size_t g_cap;
 
+static void remove_file(void) { unlink(g_path); }
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     /* the reader built beside this target, unless told otherwise */
     static char reader[PATH_MAX];
@@ -49,6 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     setenv("BELLAMY_LOADER_TIMEOUT", "5", 0);
     const char *tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(g_path, sizeof g_path, "%s/fuzz_modelfile-%ld.h5", tmp, (long)getpid());
+    atexit(remove_file);
     return 0;
 }
 
