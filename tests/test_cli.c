@@ -391,6 +391,13 @@ START_TEST(test_multi_model_file) {
     /* --stamp gives a file without a header (as 0.4.0 wrote them; h5unjam strips the user block) one */
     if (access("/usr/bin/h5unjam", X_OK) == 0) {
         EXPECT(0, "h5unjam -i both.h5 -o legacy.h5 >/dev/null");
+        /* nothing vouches for it: refused everywhere, naming both remedies, until someone does */
+        EXPECT_ERR(1, "legacy.h5: no checksum header", "%s --model legacy.h5 --name ctx1 %s --scale-out 3", g_predict,
+                   g_sets);
+        EXPECT_ERR(1, "BELLAMY_MODEL_ALLOW_UNSTAMPED=1", "%s check --model legacy.h5", g_train);
+        ck_assert_msg(strstr(g_err, "check --model FILE --stamp"), "%s", g_err);
+        EXPECT(0, "BELLAMY_MODEL_ALLOW_UNSTAMPED=1 %s --model legacy.h5 --name ctx1 %s --scale-out 3", g_predict, g_sets);
+        ck_assert_msg(strstr(g_err, "note: legacy.h5 has no checksum header"), "%s", g_err);
         EXPECT(0, "%s check --model legacy.h5 --stamp", g_train);
         ck_assert_msg(strstr(g_out, "no checksum header") && strstr(g_out, "rewritten with a checksum header"), "%s",
                       g_out);

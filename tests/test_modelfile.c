@@ -682,9 +682,18 @@ START_TEST(test_foreign_and_mislabelled) {
     size_t dims[2] = {4, 2};
     ck_assert_int_eq(bl_modelfile_test_write_dataset(foreign, "/data/x", 2, dims, 'd', &e), BL_OK);
     ck_assert_int_eq(bl_modelfile_load(foreign, "grep", &back, &e), BL_EFORMAT);
-    ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
+    ck_assert_msg(strstr(e.message, "no checksum header") && strstr(e.message, "--stamp") &&
+                  strstr(e.message, "BELLAMY_MODEL_ALLOW_UNSTAMPED=1"), "%s", e.message); /* it has no header */
     ck_assert_ptr_nonnull(strstr(e.message, foreign));
     ck_assert_int_eq(bl_modelfile_save(foreign, r, &e), BL_EFORMAT);
+    /* read as a file without a header on request, it is still no model file */
+    ck_assert_int_eq(bl_modelfile_load_ex(foreign, "grep", BL_MODELFILE_ALLOW_UNSTAMPED, &back, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
+    ck_assert_ptr_nonnull(strstr(e.message, foreign));
+    setenv("BELLAMY_MODEL_ALLOW_UNSTAMPED", "1", 1);
+    ck_assert_int_eq(bl_modelfile_save(foreign, r, &e), BL_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
+    unsetenv("BELLAMY_MODEL_ALLOW_UNSTAMPED");
 
     /* another format name */
     const char *other = tpath("other.h5");

@@ -533,10 +533,8 @@ static bl_status parse_split_line(bl_eval *ev, const char *path, size_t line, ch
     return add_split(ev, field[0], ai, n, kind, train, test, err);
 }
 
-bl_status bl_eval_read_splits(bl_eval *ev, const char *path, bl_error *err) {
-    BL_CHECK_ARG(ev && path, err, "bl_eval_read_splits: NULL argument");
-    FILE *f = fopen(path, "r");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+/* The split file open as f (path names it in messages). */
+static bl_status read_splits_stream(bl_eval *ev, const char *path, FILE *f, bl_error *err) {
     char *buf = NULL;
     size_t cap = 0, line = 0;
     ssize_t len;
@@ -562,8 +560,26 @@ bl_status bl_eval_read_splits(bl_eval *ev, const char *path, bl_error *err) {
     if (st == BL_OK && !header) st = bl_seterr(err, BL_EFORMAT, "%s:%zu: empty split file (no header)", path, line + 1);
     if (st == BL_OK && ev->n_splits == 0) st = bl_seterr(err, BL_EFORMAT, "%s:%zu: no splits", path, line + 1);
     free(buf);
-    fclose(f);
     return st == BL_OK ? make_groups(ev, err) : st;
+}
+
+bl_status bl_eval_read_splits(bl_eval *ev, const char *path, bl_error *err) {
+    BL_CHECK_ARG(ev && path, err, "bl_eval_read_splits: NULL argument");
+    FILE *f = fopen(path, "r");
+    if (!f) return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+    bl_status st = read_splits_stream(ev, path, f, err);
+    fclose(f);
+    return st;
+}
+
+bl_status bl_eval_read_splits_mem(bl_eval *ev, const char *name, const char *text, size_t len, bl_error *err) {
+    BL_CHECK_ARG(ev && name && (text || len == 0), err, "bl_eval_read_splits_mem: NULL argument");
+    if (len == 0) return bl_seterr(err, BL_EFORMAT, "%s:1: empty split file (no header)", name);
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!f) return bl_seterr(err, BL_ENOMEM, "%s: cannot read from memory: %s", name, strerror(errno));
+    bl_status st = read_splits_stream(ev, name, f, err);
+    fclose(f);
+    return st;
 }
 
 /* ---- fit groups: splits with the same algorithm and training rows are fitted once -------------- */

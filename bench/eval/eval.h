@@ -126,6 +126,8 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
 bl_status bl_eval_draw_splits(bl_eval *ev, bl_error *err);
 /* Reads a split file (format in bench/README.md); every bad field is "FILE:LINE: message". */
 bl_status bl_eval_read_splits(bl_eval *ev, const char *path, bl_error *err);
+/* The same from text[0..len) in memory, named name in messages (for the fuzz target). */
+bl_status bl_eval_read_splits_mem(bl_eval *ev, const char *name, const char *text, size_t len, bl_error *err);
 bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *err);
 
 /* Pre-trains every fold model that some split needs (only when bellamy is among the methods). */

@@ -92,8 +92,22 @@ typedef struct bl_model_file bl_model_file;   /* an opened model file: the names
 typedef struct bl_predictor bl_predictor;     /* one model, ready to predict; immutable */
 
 /* Opens a model file and reads the list of its models. BL_EIO when it cannot be read, BL_EFORMAT
- * when it is not a Bellamy model file, BL_EVERSION when it was written by a newer major version. */
+ * when it is not a Bellamy model file, BL_EVERSION when it was written by a newer major version.
+ * Model files may come from anyone (models/README.md, "Threat model"): a file is checked against its
+ * checksum header before anything parses it, and HDF5 parses it only in a helper process
+ * (bellamy-model-reader, installed under libexec; BELLAMY_LOADER overrides its path), so a damaged or
+ * crafted file that crashes, hangs or exhausts HDF5 is BL_EFORMAT naming the file, never a crash of
+ * the caller. A file without a checksum header (written before 0.4.1 or by another program) is
+ * BL_EFORMAT naming the remedy, unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1 is set or the flag below is
+ * given. A missing helper is BL_EUNSUPPORTED naming where it was looked for. Every load does the same. */
 BL_API bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *err);
+
+/* Flags of bl_model_file_open_ex. */
+#define BL_LOAD_ALLOW_UNSTAMPED 1u /* load a file without a checksum header, unverified (its weights may
+                                      not be the ones written); for old files from a trusted source */
+
+/* bl_model_file_open with flags (0: the same); bl_model_file_load on the handle uses them too. */
+BL_API bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file **out, bl_error *err);
 BL_API void bl_model_file_free(bl_model_file *f);
 /* Number of models in the file, and the name of model i (NULL when i is out of range). */
 BL_API size_t bl_model_file_count(const bl_model_file *f);

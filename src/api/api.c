@@ -32,9 +32,10 @@
 #include "modelfile/modelfile.h"
 
 struct bl_model_file {
-    char   *path;
-    char  **names;   /* [n] */
-    size_t  n;
+    char    *path;
+    char   **names;   /* [n] */
+    size_t   n;
+    unsigned flags;   /* BL_LOAD_* */
 };
 
 struct bl_predictor {
@@ -60,6 +61,8 @@ struct bl_warnings {
     warning *w;
 };
 
+static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);
+
 static char *api_strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -70,9 +73,15 @@ static char *api_strdup(const char *s) {
 /* ---- model files ------------------------------------------------------------------------------- */
 
 bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *err) {
+    return bl_model_file_open_ex(path, 0, out, err);
+}
+
+bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_model_file_open: NULL out");
     *out = NULL;
     BL_CHECK_ARG(path && *path, err, "bl_model_file_open: no path");
+    BL_CHECK_ARG(!(flags & ~BL_LOAD_ALLOW_UNSTAMPED), err, "bl_model_file_open_ex: unknown flags 0x%x",
+                 flags & ~BL_LOAD_ALLOW_UNSTAMPED);
     bl_status cst = bl_cpu_kernels_check(err);
     if (cst != BL_OK) return cst;
     bl_model_file *f = calloc(1, sizeof *f);
@@ -80,7 +89,9 @@ bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *er
         free(f);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
-    bl_status st = bl_modelfile_list(path, &f->names, &f->n, err);
+    f->flags = flags;
+    _Static_assert(BL_LOAD_ALLOW_UNSTAMPED == BL_MODELFILE_ALLOW_UNSTAMPED, "one flag, one value");
+    bl_status st = bl_modelfile_list_ex(path, flags, &f->names, &f->n, err);
     if (st != BL_OK) {
         free(f->path);
         free(f);
@@ -105,7 +116,11 @@ const char *bl_model_file_name(const bl_model_file *f, size_t i) {
 
 bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predictor **out, bl_error *err) {
     BL_CHECK_ARG(f && out, err, "bl_model_file_load: NULL argument");
-    return bl_predictor_load(f->path, name, out, err);
+    *out = NULL;
+    bl_model *m = NULL;
+    bl_status st = bl_model_load_ex(f->path, name, f->flags, &m, err);
+    if (st != BL_OK) return st;
+    return predictor_wrap(m, out, err);
 }
 
 /* ---- predictors ---------------------------------------------------------------------------------- */

@@ -866,7 +866,8 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
         { "stamp", BL_OPT_FLAG, &stamp, NULL,
           "when every model loads and the file has no checksum header (written before 0.4.1), or one an edit made "
-          "on purpose no longer matches (with BELLAMY_MODEL_IGNORE_CHECKSUM=1), rewrite it with one",
+          "on purpose no longer matches (with BELLAMY_MODEL_IGNORE_CHECKSUM=1), rewrite it with one (vouching "
+          "for its contents: stamp only a file you trust)",
           NULL, 0, NULL, 0 },
         { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of text", NULL, 0, NULL, 0 },
     };
@@ -891,7 +892,10 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
-    if (bl_modelfile_list(model, &names, &n, &err) != BL_OK) {
+    /* a file without a header loads only for whoever trusts it: --stamp (which then vouches for it)
+     * or BELLAMY_MODEL_ALLOW_UNSTAMPED=1; otherwise the load's own refusal names both */
+    const unsigned flags = header == 0 && stamp ? BL_MODELFILE_ALLOW_UNSTAMPED : 0;
+    if (bl_modelfile_list_ex(model, flags, &names, &n, &err) != BL_OK) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
@@ -908,7 +912,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         bl_model *m = NULL;
-        const int ok = bl_model_load(model, names[i], &m, &err) == BL_OK;
+        const int ok = bl_model_load_ex(model, names[i], flags, &m, &err) == BL_OK;
         if (json) {
             printf("%s{\"name\":", i ? "," : "");
             bl_cli_json_str(names[i]);

@@ -38,11 +38,16 @@ int bl_cli_version(const char *prog) {
 }
 
 void bl_cli_note_unverified(const char *prog, const char *model_path) {
-    const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
-    if (!model_path || !ov || strcmp(ov, "1") != 0) return;
+    const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM"), *un = getenv("BELLAMY_MODEL_ALLOW_UNSTAMPED");
+    const int ignore = ov && strcmp(ov, "1") == 0, unstamped = un && strcmp(un, "1") == 0;
+    if (!model_path || (!ignore && !unstamped)) return;
     bl_error e = { 0 };
-    if (bl_modelfile_verify(model_path, &e) < 0)
+    const int header = bl_modelfile_verify(model_path, &e);
+    if (header < 0 && ignore)
         fprintf(stderr, "%s: note: %s; read anyway because BELLAMY_MODEL_IGNORE_CHECKSUM=1\n", prog, e.message);
+    else if (header == 0 && unstamped)
+        fprintf(stderr, "%s: note: %s has no checksum header; read unverified because "
+                        "BELLAMY_MODEL_ALLOW_UNSTAMPED=1\n", prog, model_path);
 }
 
 void bl_cli_error(const char *prog, const char *fmt, ...) {

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "modelfile/modelfile.h"
 #include "model/seen.h"
+#include "data/reader.h"
 
 static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
                                    "z_hidden", "n_essential", "n_optional"};
@@ -27,6 +28,29 @@ static bl_status finite_block(const char *model, const char *block, const double
             return bl_seterr(err, BL_EFORMAT, "model '%s': block '%s' holds %g at element %zu (finite numbers "
                              "expected)", model, block, x[i], i);
     return BL_OK;
+}
+
+/* s as it may appear in a one-line message: at most 60 bytes, control characters and bytes that are
+ * not UTF-8 as '?' (a string from a file may hold anything). */
+static const char *shown(const char *s, char *buf, size_t cap) {
+    size_t n = strlen(s);
+    if (n > cap - 4) n = cap - 4;
+    if (n > 60) n = 60;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) buf[i] = '?';
+    for (size_t bad; !bl_utf8_valid(buf, n, &bad);) buf[bad] = '?';
+    if (strlen(s) > n) strcat(buf, "...");
+    return buf;
+}
+
+/* The member index j of a block named "member<j>.<block>", or 0 for any other name. */
+static long member_of_block(const char *name) {
+    if (strncmp(name, "member", 6) != 0 || name[6] < '1' || name[6] > '9') return 0;
+    char *end;
+    long j = strtol(name + 6, &end, 10);
+    return *end == '.' ? j : 0;
 }
 
 static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) {
@@ -155,6 +179,16 @@ bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err) {
     return st;
 }
 
+/* A search's winner as a save writes it: dropout in [0, 1), a positive learning rate, a decay >= 0. */
+static bl_status hyper_check(const char *model, const char *where, double dropout, double lr, double wd,
+                             bl_error *err) {
+    if (!(dropout >= 0 && dropout < 1) || !(lr > 0 && lr < 1e6) || !(wd >= 0 && wd < 1e6))
+        return bl_seterr(err, BL_EFORMAT, "model '%s': %sdropout, learning_rate, weight_decay = %g, %g, %g (expected "
+                         "0 <= dropout < 1, learning_rate > 0, weight_decay >= 0, all finite)", model, where, dropout, lr,
+                         wd);
+    return BL_OK;
+}
+
 static bl_status get_int_range(const bl_modelrec *rec, const char *g, const char *n, int64_t lo, int64_t hi,
                                int64_t *v, bl_error *err) {
     bl_status st = bl_modelrec_get_int(rec, g, n, v, err);
@@ -165,7 +199,7 @@ static bl_status get_int_range(const bl_modelrec *rec, const char *g, const char
     return BL_OK;
 }
 
-static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *err) {
+bl_status bl_model_from_record(const bl_modelrec *rec, bl_model **out, bl_error *err) {
     *out = NULL;
     bl_status st;
     int64_t dims[9];
@@ -173,6 +207,10 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
         if ((st = get_int_range(rec, "network", DIM_NAMES[i], i < 7 ? 1 : 0,
                                 i < 7 ? BL_BNET_DIM_MAX : BL_BNET_PROPS_MAX, &dims[i], err)))
             return st;
+    /* the scale-out net reads the scaler's features: any other input width reads past them */
+    if (dims[0] != BL_SCALEOUT_NFEAT)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': network/f_in = %" PRId64 " (the scale-out features are %d)",
+                         rec->name, dims[0], BL_SCALEOUT_NFEAT);
     bl_encode_settings enc;
     bl_encode_settings_default(&enc);
     int64_t v;
@@ -185,11 +223,12 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if ((st = get_int_range(rec, "encoder", "hash_seed", 0, UINT32_MAX, &v, err))) return st;
     enc.hash_seed = (uint32_t)v;
     const char *hash;
+    char q[64];
     if (bl_modelrec_find_attr(rec, "encoder", "hash")) { /* absent in none of our files, but optional */
         if ((st = bl_modelrec_get_string(rec, "encoder", "hash", &hash, err))) return st;
         if (strcmp(hash, "xxh32") != 0)
             return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/hash '%s' (this library hashes with xxh32 only)",
-                             rec->name, hash);
+                             rec->name, shown(hash, q, sizeof q));
     }
     const char *vocab;
     if ((st = bl_modelrec_get_string(rec, "encoder", "vocabulary", &vocab, err))) return st;
@@ -201,14 +240,14 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
         if (strcmp(totals, "per_machine") == 0) enc.totals_per_machine = 1;
         else if (strcmp(totals, "total") != 0)
             return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/cluster_totals '%s' (expected total or per_machine)",
-                             rec->name, totals);
+                             rec->name, shown(totals, q, sizeof q));
     } /* absent: files written before the option, which encoded totals */
     const char *numbers;
     if (bl_modelrec_get_string(rec, "encoder", "numbers", &numbers, NULL) == BL_OK) {
         const int nb = bl_enc_numbers_parse(numbers);
         if (nb < 0)
             return bl_seterr(err, BL_EFORMAT, "model '%s': encoder/numbers '%s' (expected binary, log, range or both)",
-                             rec->name, numbers);
+                             rec->name, shown(numbers, q, sizeof q));
         enc.numbers = (uint32_t)nb;
     } /* absent: files written before the option, which binarized */
     if ((st = bl_encode_settings_check(&enc, err))) return bl_prefixerr(err, "model '%s': encoder", rec->name);
@@ -233,8 +272,9 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
         for (size_t j = 0; j < i && !dup; j++) dup = strcmp(names[i], names[j]) == 0;
         if (!bl_schema_known_property(names[i]) || dup) {
             free(props);
-            return bl_seterr(err, BL_EFORMAT, "model '%s': schema/names[%zu] = '%s' (%s)", rec->name, i, names[i],
-                             dup ? "named twice" : "not a property name: expected one of the schema's");
+            return bl_seterr(err, BL_EFORMAT, "model '%s': schema/names[%zu] = '%s' (%s)", rec->name, i,
+                             shown(names[i], q, sizeof q), dup ? "named twice" : "not a property name: expected one of "
+                             "the schema's");
         }
         props[i].name = (char *)names[i];
         props[i].essential = ess[i] != 0;
@@ -244,7 +284,7 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
         else {
             free(props);
             return bl_seterr(err, BL_EFORMAT, "model '%s': schema/kinds[%zu] = '%s' (expected number or text)",
-                             rec->name, i, kinds[i]);
+                             rec->name, i, shown(kinds[i], q, sizeof q));
         }
         if (i > 0 && props[i].essential && !props[i - 1].essential) {
             free(props);
@@ -329,7 +369,17 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
         const char *comb;
         if ((st = bl_modelrec_get_string(rec, "members", "combine", &comb, err))) goto fail;
         if (strcmp(comb, "median") != 0) {
-            st = bl_seterr(err, BL_EFORMAT, "model '%s': members/combine '%s' (expected median)", rec->name, comb);
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': members/combine '%s' (expected median)", rec->name,
+                           shown(comb, q, sizeof q));
+            goto fail;
+        }
+    }
+    /* blocks of a member past the count: a damaged or lost members group would drop networks silently */
+    for (size_t b = 0; b < rec->n_blocks; b++) {
+        long j = member_of_block(rec->blocks[b].name);
+        if (j >= count) {
+            st = bl_seterr(err, BL_EFORMAT, "model '%s': block '%s' belongs to member %ld, but the model has %" PRId64
+                           " member%s (members/count)", rec->name, rec->blocks[b].name, j, count, count == 1 ? "" : "s");
             goto fail;
         }
     }
@@ -394,7 +444,8 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     else if (strcmp(scaling, "mean") == 0) m->target_scaling = BL_TARGET_MEAN;
     else if (strcmp(scaling, "log") == 0) m->target_scaling = BL_TARGET_LOG;
     else {
-        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scaling '%s' (expected seconds, mean or log)", rec->name, scaling);
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': target/scaling '%s' (expected seconds, mean or log)", rec->name,
+                       shown(scaling, q, sizeof q));
         goto fail;
     }
     if ((st = bl_modelrec_get_double(rec, "target", "scale", &m->target_scale, err))) goto fail;
@@ -405,6 +456,13 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if ((st = bl_modelrec_get_double(rec, "hyperparameters", "dropout", &m->dropout, err))) goto fail;
     if ((st = bl_modelrec_get_double(rec, "hyperparameters", "learning_rate", &m->lr, err))) goto fail;
     if ((st = bl_modelrec_get_double(rec, "hyperparameters", "weight_decay", &m->weight_decay, err))) goto fail;
+    if ((st = hyper_check(rec->name, "hyperparameters/", m->dropout, m->lr, m->weight_decay, err))) goto fail;
+    for (int j = 1; j < m->n_members; j++) {
+        char what[48];
+        snprintf(what, sizeof what, "members/ (member %d) ", j);
+        const double *mm = m->member_meta + 4 * j;
+        if ((st = hyper_check(rec->name, what, mm[0], mm[1], mm[2], err))) goto fail;
+    }
     /* training metadata: informative; absent fields keep their defaults */
     const char *s;
     if (bl_modelrec_get_string(rec, "training", "data_hash", &s, NULL) == BL_OK)
@@ -418,6 +476,12 @@ static bl_status from_record(const bl_modelrec *rec, bl_model **out, bl_error *e
     if (bl_modelrec_get_int(rec, "training", "pretrained", &iv, NULL) == BL_OK) m->pretrained = iv != 0;
     m->val_rows = -1; /* absent: written before the attribute existed */
     if (bl_modelrec_get_int(rec, "training", "val_rows", &iv, NULL) == BL_OK) m->val_rows = iv;
+    if (m->rows < 0 || m->contexts < 0 || m->epochs < 0 || m->finetune_epochs < 0 || m->finetune_runs < 0 ||
+        m->val_rows < -1) {
+        st = bl_seterr(err, BL_EFORMAT, "model '%s': a training/ count is negative (rows, contexts, epochs, "
+                       "finetune_epochs, finetune_runs, val_rows)", rec->name);
+        goto fail;
+    }
     bl_modelrec_get_double(rec, "training", "best_val_loss", &m->best_val_loss, NULL);
     bl_modelrec_get_double(rec, "training", "best_train_loss", &m->best_train_loss, NULL);
     bl_modelrec_get_double(rec, "training", "finetune_mae", &m->finetune_mae, NULL);
@@ -431,14 +495,18 @@ fail:
     return st;
 }
 
-bl_status bl_model_load(const char *path, const char *name, bl_model **out, bl_error *err) {
+bl_status bl_model_load_ex(const char *path, const char *name, unsigned flags, bl_model **out, bl_error *err) {
     if (!path || !out) return bl_seterr(err, BL_EINVAL, "bl_model_load: NULL argument");
     *out = NULL;
     bl_modelrec *rec;
-    bl_status st = bl_modelfile_load(path, name, &rec, err);
+    bl_status st = bl_modelfile_load_ex(path, name, flags, &rec, err);
     if (st) return st;
-    st = from_record(rec, out, err);
+    st = bl_model_from_record(rec, out, err);
     bl_modelrec_free(rec);
     if (st) bl_prefixerr(err, "%s", path);
     return st;
+}
+
+bl_status bl_model_load(const char *path, const char *name, bl_model **out, bl_error *err) {
+    return bl_model_load_ex(path, name, 0, out, err);
 }

@@ -106,6 +106,14 @@ static bl_status h5fail(bl_error *err, bl_status st, const char *file, const cha
         (id) = -1;             \
     } while (0)
 
+/* The bounds of a parse of a file image (bl_mf_parse_image; under the lock). A file this size cannot
+ * hold more than image_cap bytes of values, links or attributes: whatever HDF5 reports beyond that
+ * (a dataset without storage, a count from a damaged header) is refused before it is allocated.
+ * 0: no bound (the library reading back an image it made itself). */
+static size_t g_image_cap;
+static size_t g_groups_left; /* groups a model may still have (links may share one group many times) */
+#define GROUPS_PER_MODEL_MAX 4096
+
 /* ---- name lists ------------------------------------------------------------------------------- */
 
 typedef struct namelist {
@@ -136,6 +144,7 @@ static int namelist_push(namelist *l, const char *s) {
 
 static herr_t link_name_cb(hid_t g, const char *name, const H5L_info_t *info, void *vctx) {
     namelist *l = vctx;
+    if (g_image_cap && l->n >= g_image_cap / 8) return -1; /* more links than the file has room for */
     if (namelist_push(l, name)) {
         l->oom = 1;
         return -1;
@@ -145,6 +154,7 @@ static herr_t link_name_cb(hid_t g, const char *name, const H5L_info_t *info, vo
 
 static herr_t attr_name_cb(hid_t loc, const char *name, const H5A_info_t *info, void *vctx) {
     namelist *l = vctx;
+    if (g_image_cap && l->n >= g_image_cap / 8) return -1;
     if (namelist_push(l, name)) {
         l->oom = 1;
         return -1;
@@ -281,6 +291,12 @@ static bl_status read_attr(hid_t loc, const char *aname, bl_mfattr *out, const c
     }
     out->count = count;
     H5T_class_t tc = H5Tget_class(ftype);
+    size_t esize = H5Tget_size(ftype), fbytes;
+    if (g_image_cap && (esize == 0 || bl_mul_size(count, esize, &fbytes) || fbytes > g_image_cap)) {
+        st = bl_seterr(err, BL_EFORMAT, "%s: attribute '%s' of %s claims more bytes than the file holds", file, aname,
+                       where);
+        goto cleanup;
+    }
     size_t nalloc = count ? count : 1;
     if (tc == H5T_INTEGER || tc == H5T_FLOAT) {
         /* integers of any width/sign read as int64, floats of any width as double (HDF5 converts) */
@@ -427,7 +443,9 @@ static bl_status check_root(hid_t fid, const char *path, bl_error *err) {
         return st;
     }
     bl_mf_attr_clear(&a);
-    if (H5Lexists(fid, "models", H5P_DEFAULT) <= 0)
+    H5L_info_t li;
+    if (H5Lexists(fid, "models", H5P_DEFAULT) <= 0 || H5Lget_info(fid, "models", &li, H5P_DEFAULT) < 0 ||
+        li.type != H5L_TYPE_HARD)
         return h5fail(err, BL_EFORMAT, path, "no group /models");
     return BL_OK;
 }
@@ -465,9 +483,10 @@ static int parse_u64(const char **p, uint64_t *v) {
 }
 
 /* Checks the header of a file read into memory. A file has one when its first bytes are the magic;
- * it has none when they are HDF5's signature (files of 0.4.0 and older, or of other programs), or
- * when HDF5's signature sits at byte 512 behind a user block of zeros. Anything else in front of a
- * signature at 512 is a damaged header — never a reason to skip the check. */
+ * it has none when they are HDF5's signature (files of 0.4.0 and older, or of other programs).
+ * Anything else in front of a signature at 512 is a damaged header — never a reason to skip the
+ * check. *has: 1 present and matching, 0 absent, -1 present (or damaged) but let through by
+ * BELLAMY_MODEL_IGNORE_CHECKSUM=1 (never when strict). */
 static bl_status header_check(const unsigned char *buf, size_t size, const char *path, int strict, int *has,
                               bl_error *err) {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
@@ -483,7 +502,10 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
         /* A user block without our magic: libbellamy never wrote one (before 0.4.1 files had none), so
          * it is a damaged header — zeroed or not — and never a reason to skip the check. (A file of
          * another program with a user block of its own reads with BELLAMY_MODEL_IGNORE_CHECKSUM=1.) */
-        if (override) return BL_OK;
+        if (override) {
+            *has = -1;
+            return BL_OK;
+        }
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its first %d bytes (the header) are not a Bellamy "
                          "model header", path, HDR_SIZE);
     }
@@ -513,7 +535,10 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
     /* An edit on purpose (an attribute added with h5py) changes the length as often as the bytes: the
      * override lets both through, and HDF5 then judges the contents. */
     if (want != size) {
-        if (override) return BL_OK;
+        if (override) { /* a header, overridden: not a file without one */
+            *has = -1;
+            return BL_OK;
+        }
         return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %" PRIu64
                          " (changed after it was written; %s)", path, size, want,
                          strict ? "to keep an edit made on purpose: BELLAMY_MODEL_IGNORE_CHECKSUM=1 bellamy-train "
@@ -521,7 +546,10 @@ static bl_status header_check(const unsigned char *buf, size_t size, const char 
                                 : "BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose");
     }
     if (XXH64(buf + HDR_SIZE, size - HDR_SIZE, 0) != h) {
-        if (override) return BL_OK;
+        if (override) {
+            *has = -1;
+            return BL_OK;
+        }
         return bl_seterr(err, BL_EFORMAT, "%s: damaged file: its checksum does not match its contents (changed "
                          "after it was written; %s)", path,
                          strict ? "to keep an edit made on purpose: BELLAMY_MODEL_IGNORE_CHECKSUM=1 bellamy-train "
@@ -595,12 +623,71 @@ int bl_modelfile_verify(const char *path, bl_error *err) {
     return st != BL_OK ? -1 : has;
 }
 
-/* strict: the checksum must match even with BELLAMY_MODEL_IGNORE_CHECKSUM set (saving must never give
- * a damaged file's models a fresh, valid checksum). */
-static int g_strict; /* set by rewrite() for the files it reads (unless told to trust edits); under bl_mf_lock */
-
-static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
+/* Opens a file image in memory with HDF5 and checks its root attributes; *fid >= 0 on success.
+ * Under the lock; only the reader process parses a file that came from the disk this way. */
+static bl_status open_image(const char *label, const unsigned char *img, size_t size, hid_t *fid, bl_error *err) {
     *fid = -1;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
+        H5Pset_file_image(fapl, (void *)img, size) < 0) { /* copies the image */
+        H5CLOSE(fapl, H5Pclose);
+        return h5fail(err, BL_EINTERNAL, label, "cannot make a property list");
+    }
+    /* The core driver refuses an image whose name exists on disk: HDF5 knows it by a name under
+     * /dev/null, which cannot exist and stays distinct per label. */
+    char *mem_name = malloc(strlen(label) + 16);
+    if (!mem_name) {
+        H5Pclose(fapl);
+        return bl_seterr(err, BL_ENOMEM, "%s: out of memory", label);
+    }
+    snprintf(mem_name, strlen(label) + 16, "/dev/null/%s", label);
+    hid_t f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
+    free(mem_name);
+    char inner[200];
+    h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
+    H5Pclose(fapl);
+    if (f < 0) {
+        if (!has_hdf5_signature(img, size)) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", label);
+        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated HDF5 file%s%s%s", label, inner[0] ? " (HDF5: " : "",
+                         inner, inner[0] ? ")" : "");
+    }
+    bl_status st = check_root(f, label, err);
+    if (st != BL_OK) {
+        H5Fclose(f);
+        return st;
+    }
+    *fid = f;
+    return BL_OK;
+}
+
+/* 1 when the environment says to load files without a checksum header. */
+static int env_allow_unstamped(void) {
+    const char *v = getenv("BELLAMY_MODEL_ALLOW_UNSTAMPED");
+    return v && strcmp(v, "1") == 0;
+}
+
+bl_status bl_mf_read_image(const char *label, const unsigned char *img, size_t size, bl_mf_op op, const char *name,
+                           unsigned flags, bl_mf_result *out, bl_error *err) {
+    memset(out, 0, sizeof *out);
+    int has = 0;
+    bl_status st = header_check(img, size, label, (flags & BL_MF_STRICT) != 0, &has, err);
+    if (st != BL_OK) return st;
+    if (size == 0) return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", label);
+    if (!has_hdf5_signature(img, size)) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", label);
+    /* Without a header nothing vouches for the bytes: a damaged or crafted file would load with other
+     * weights than were written. Whoever trusts the file says so once (--stamp) or per load. */
+    if (has == 0 && !(flags & BL_MF_ALLOW_UNSTAMPED) && !env_allow_unstamped())
+        return bl_seterr(err, BL_EFORMAT, "%s: no checksum header (written before libbellamy 0.4.1 or by another "
+                         "program), so its contents cannot be verified; if you trust the file, stamp it once with "
+                         "'bellamy-train check --model FILE --stamp', or load it unverified with "
+                         "BELLAMY_MODEL_ALLOW_UNSTAMPED=1", label);
+    return bl_mf_parse_isolated(label, img, size, op, name, out, err);
+}
+
+/* The file at path read whole and through bl_mf_read_image. */
+static bl_status read_file(const char *path, bl_mf_op op, const char *name, unsigned flags, bl_mf_result *out,
+                           bl_error *err) {
+    memset(out, 0, sizeof *out);
     struct stat sb;
     if (stat(path, &sb) != 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
     if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
@@ -611,50 +698,10 @@ static bl_status open_checked(const char *path, hid_t *fid, bl_error *err) {
     unsigned char *buf;
     size_t size;
     bl_status st = read_whole(path, &buf, &size, err);
-    int has;
-    if (st == BL_OK) st = header_check(buf, size, path, g_strict, &has, err);
-    if (st != BL_OK) {
-        free(buf);
-        return st;
-    }
-    if (size == 0) {
-        free(buf);
-        return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", path);
-    }
-    const int signature = has_hdf5_signature(buf, size);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
-        H5Pset_file_image(fapl, buf, size) < 0) { /* copies buf */
-        free(buf);
-        H5CLOSE(fapl, H5Pclose);
-        return h5fail(err, BL_EINTERNAL, path, "cannot make a property list");
-    }
+    if (st != BL_OK) return st;
+    st = bl_mf_read_image(path, buf, size, op, name, flags, out, err);
     free(buf);
-    /* The core driver refuses an image whose name exists on disk: HDF5 knows it by a name under
-     * /dev/null, which cannot exist and stays distinct per path. */
-    char *mem_name = malloc(strlen(path) + 16);
-    if (!mem_name) {
-        H5Pclose(fapl);
-        return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
-    }
-    snprintf(mem_name, strlen(path) + 16, "/dev/null/%s", path);
-    hid_t f = H5Fopen(mem_name, H5F_ACC_RDONLY, fapl);
-    free(mem_name);
-    char inner[200];
-    h5_inner(inner, sizeof inner); /* before H5Pclose, which would clear the error stack */
-    H5Pclose(fapl);
-    if (f < 0) {
-        if (!signature) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", path);
-        return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated HDF5 file%s%s%s", path, inner[0] ? " (HDF5: " : "",
-                         inner, inner[0] ? ")" : "");
-    }
-    st = check_root(f, path, err);
-    if (st != BL_OK) {
-        H5Fclose(f);
-        return st;
-    }
-    *fid = f;
-    return BL_OK;
+    return st;
 }
 
 /* Names of the models (hard-linked groups) under /models of an open, checked file. */
@@ -682,6 +729,11 @@ static bl_status list_models(hid_t fid, const char *path, namelist *out, bl_erro
         }
         int isgroup = H5Iget_type(o) == H5I_GROUP;
         H5Oclose(o);
+        if (isgroup && !bl_mf_valid_name(all.names[i])) {
+            st = bl_seterr(err, BL_EFORMAT, "%s: damaged file: /models holds a group whose name is not a model name",
+                           path);
+            goto cleanup;
+        }
         if (isgroup && namelist_push(out, all.names[i])) {
             st = bl_seterr(err, BL_ENOMEM, "out of memory");
             goto cleanup;
@@ -918,24 +970,21 @@ static bl_status check_image(void *image, size_t size, const char *path, const c
 
 /* The common body of save and remove: writes a new file holding the existing file's models, with
  * add written in place of (or after) the model of its name and the model called drop left out,
- * then renames it over path. Called with the lock held. */
-static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err);
-
-static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, int strict, bl_error *err) {
+ * then renames it over path. The existing file is read by the reader process (flags as for a load);
+ * HDF5 here only writes records and reads back the image it made. Called with g_save_lock held. */
+static bl_status rewrite(const char *path, const bl_modelrec *add, const char *drop, unsigned flags, bl_error *err) {
     bl_status st = BL_OK;
-    hid_t src = -1, dst = -1, src_models = -1, dst_models = -1, fcpl = -1, fapl = -1;
+    hid_t dst = -1, dst_models = -1, fcpl = -1, fapl = -1;
     wplists pl = {-1, -1, -1};
-    namelist names = {0};
+    bl_mf_result old = {0};
     char *tmp = NULL, *dir = NULL;
     unsigned char *image = NULL;
     /* file-static, not on this stack: should HDF5 keep the file after a failed close, it would call
      * img_free at exit (the struct is used only under bl_mf_lock) */
     static image_capture cap;
-    cap = (image_capture){NULL, 0, NULL, 0};
     H5FD_file_image_callbacks_t img_cb = {img_malloc, img_memcpy, img_realloc, img_free,
                                           img_udata_copy, img_udata_free, &cap};
-    g_strict = strict;
-    int fd = -1, tmp_live = 0;
+    int fd = -1, tmp_live = 0, locked = 0;
     const char *what = add ? add->name : drop;
 
     struct stat sb;
@@ -954,23 +1003,17 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     if (!exists && drop) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(ENOENT));
 
     /* An existing file must be a model file we understand: never clobber anything else. */
-    if (exists) {
-        if ((st = open_checked(path, &src, err)) != BL_OK) {
-            bl_prefixerr(err, "refusing to overwrite");
-            goto cleanup;
-        }
-        if ((st = list_models(src, path, &names, err)) != BL_OK) goto cleanup;
-        if ((src_models = H5Gopen2(src, "models", H5P_DEFAULT)) < 0) {
-            st = h5fail(err, BL_EFORMAT, path, "cannot open group /models");
-            goto cleanup;
-        }
+    if (exists && (st = read_file(path, BL_MF_OP_ALL, NULL, flags, &old, err)) != BL_OK) {
+        bl_prefixerr(err, "refusing to overwrite");
+        goto cleanup;
     }
     if (drop) {
         int found = 0;
-        for (size_t i = 0; i < names.n; i++) found |= strcmp(names.names[i], drop) == 0;
+        for (size_t i = 0; i < old.n_names; i++) found |= strcmp(old.names[i], drop) == 0;
         if (!found) {
+            namelist nl = {old.names, old.n_names, old.n_names, 0};
             char list[256];
-            join_names(&names, list, sizeof list);
+            join_names(&nl, list, sizeof list);
             st = bl_seterr(err, BL_ENOTFOUND, "%s: no model '%s' (models present: %s)", path, drop, list);
             goto cleanup;
         }
@@ -1001,6 +1044,9 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     tmp_live = 1;
     if (hook_fails(BL_MFPOINT_TEMP_CREATED)) goto injected;
 
+    bl_mf_lock();
+    locked = 1;
+    cap = (image_capture){NULL, 0, NULL, 0};
     if (plists_make(&pl) < 0 || (fcpl = H5Pcreate(H5P_FILE_CREATE)) < 0 || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
         H5Pset_userblock(fcpl, HDR_SIZE) < 0 ||
         H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
@@ -1028,22 +1074,18 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
      * major version is the largest any of its models needs (root attributes written after them). */
     int written = 0;
     int64_t major = add ? rec_major(add) : BL_MODELFILE_VERSION_MAJOR;
-    for (size_t i = 0; i < names.n; i++) {
-        const char *nm = names.names[i];
-        if (add && strcmp(nm, add->name) == 0) {
+    for (size_t i = 0; i < old.n_recs; i++) {
+        const bl_modelrec *other = old.recs[i];
+        if (add && strcmp(other->name, add->name) == 0) {
             if ((st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
             written = 1;
-        } else if (drop && strcmp(nm, drop) == 0) {
+        } else if (drop && strcmp(other->name, drop) == 0) {
             continue;
         } else {
-            /* Re-write the other model from its record rather than H5Ocopy: libhdf5 1.10.8 (Debian's)
-             * crashes copying groups whose string attributes are in dense storage (HDF5 issue 2414). */
-            bl_modelrec *other = NULL; /* from the file read and checked once, above */
-            if ((st = load_open(src, path, nm, &other, err)) != BL_OK) goto cleanup;
+            /* Re-written from its record rather than H5Ocopy: libhdf5 1.10.8 (Debian's) crashes
+             * copying groups whose string attributes are in dense storage (HDF5 issue 2414). */
             if (rec_major(other) > major) major = rec_major(other);
-            st = write_model(dst_models, other, &pl, path, err);
-            bl_modelrec_free(other);
-            if (st != BL_OK) goto cleanup;
+            if ((st = write_model(dst_models, other, &pl, path, err)) != BL_OK) goto cleanup;
         }
     }
     if (add && !written && (st = write_model(dst_models, add, &pl, path, err)) != BL_OK) goto cleanup;
@@ -1051,8 +1093,6 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     if (hook_fails(BL_MFPOINT_MODELS_WRITTEN)) goto injected;
 
     H5CLOSE(dst_models, H5Gclose);
-    H5CLOSE(src_models, H5Gclose);
-    H5CLOSE(src, H5Fclose);
     if (H5Fflush(dst, H5F_SCOPE_GLOBAL) < 0) {
         st = h5fail(err, BL_EINTERNAL, path, "cannot flush the new file in memory");
         goto cleanup;
@@ -1080,6 +1120,8 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     st = check_image(image, isize, path, mem_name, err);
     free(mem_name);
     if (st != BL_OK) goto cleanup;
+    bl_mf_unlock();
+    locked = 0;
     for (size_t done = 0; done < (size_t)isize;) {
         ssize_t w = write(fd, image + done, (size_t)isize - done);
         if (w < 0 && errno == EINTR) continue;
@@ -1120,20 +1162,21 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
 injected:
     st = bl_seterr(err, BL_EIO, "%s: injected failure while saving model '%s'", path, what);
 cleanup:
-    H5CLOSE(dst_models, H5Gclose);
-    H5CLOSE(src_models, H5Gclose);
-    H5CLOSE(dst, H5Fclose);
-    H5CLOSE(src, H5Fclose);
-    H5CLOSE(fcpl, H5Pclose);
-    H5CLOSE(fapl, H5Pclose);
-    plists_close(&pl);
+    if (locked || dst_models >= 0 || dst >= 0 || fcpl >= 0 || fapl >= 0 || pl.gcpl >= 0 || pl.lcpl >= 0 || pl.acpl >= 0) {
+        if (!locked) bl_mf_lock();
+        H5CLOSE(dst_models, H5Gclose);
+        H5CLOSE(dst, H5Fclose);
+        H5CLOSE(fcpl, H5Pclose);
+        H5CLOSE(fapl, H5Pclose);
+        plists_close(&pl);
+        free(cap.kept);
+        cap.kept = NULL;
+        bl_mf_unlock();
+    }
     if (fd >= 0) close(fd);
     if (tmp_live) unlink(tmp);
-    namelist_clear(&names);
+    bl_mf_result_clear(&old);
     free(image);
-    free(cap.kept);
-    cap.kept = NULL;
-    g_strict = 0;
     free(tmp);
     free(dir);
     return st;
@@ -1165,29 +1208,34 @@ static bl_status check_record(const bl_modelrec *rec, bl_error *err) {
     return BL_OK;
 }
 
+/* Saves, removes and rewrites run one at a time in a process, reading and replacing a file as one
+ * step (two threads saving into one file each keep the other's model); loads never wait for them. */
+static pthread_mutex_t g_save_lock = PTHREAD_MUTEX_INITIALIZER;
+
 bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *err) {
     BL_CHECK_ARG(path && *path, err, "save: path is empty");
     bl_status st = check_record(rec, err);
     if (st) return st;
-    bl_mf_lock();
-    st = rewrite(path, rec, NULL, 1, err);
-    bl_mf_unlock();
+    pthread_mutex_lock(&g_save_lock);
+    st = rewrite(path, rec, NULL, BL_MF_STRICT, err);
+    pthread_mutex_unlock(&g_save_lock);
     return st;
 }
 
 bl_status bl_modelfile_remove(const char *path, const char *name, bl_error *err) {
     BL_CHECK_ARG(path && *path && name, err, "remove: NULL argument");
-    bl_mf_lock();
-    bl_status st = rewrite(path, NULL, name, 1, err);
-    bl_mf_unlock();
+    pthread_mutex_lock(&g_save_lock);
+    bl_status st = rewrite(path, NULL, name, BL_MF_STRICT, err);
+    pthread_mutex_unlock(&g_save_lock);
     return st;
 }
 
 bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err) {
     BL_CHECK_ARG(path && *path, err, "rewrite: path is empty");
-    bl_mf_lock();
-    bl_status st = rewrite(path, NULL, NULL, !trust_edits, err);
-    bl_mf_unlock();
+    /* stamping is what a file without a header is refused for: asking for it is the trust */
+    pthread_mutex_lock(&g_save_lock);
+    bl_status st = rewrite(path, NULL, NULL, (trust_edits ? 0 : BL_MF_STRICT) | BL_MF_ALLOW_UNSTAMPED, err);
+    pthread_mutex_unlock(&g_save_lock);
     return st;
 }
 
@@ -1260,6 +1308,17 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
             st = h5fail(err, BL_EFORMAT, file, "dataset %s is not float64", where);
             goto cleanup;
         }
+        /* Plain storage only: a filter could inflate a small file (or run a plugin), external or
+         * virtual storage would read other files. libbellamy writes contiguous datasets. */
+        hid_t dcpl = H5Dget_create_plist(d);
+        H5D_layout_t lay = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
+        int nfilt = dcpl < 0 ? -1 : H5Pget_nfilters(dcpl), next = dcpl < 0 ? -1 : H5Pget_external_count(dcpl);
+        if (dcpl >= 0) H5Pclose(dcpl);
+        if ((lay != H5D_CONTIGUOUS && lay != H5D_COMPACT && lay != H5D_CHUNKED) || nfilt != 0 || next != 0) {
+            st = h5fail(err, BL_EFORMAT, file, "dataset %s is filtered, external or virtual (plain storage expected)",
+                        where);
+            goto cleanup;
+        }
         hsize_t dims[2] = {0, 1};
         int rank = (sp = H5Dget_space(d)) < 0 || H5Sget_simple_extent_type(sp) != H5S_SIMPLE
                        ? -1 : H5Sget_simple_extent_ndims(sp);
@@ -1270,7 +1329,8 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
         H5Sget_simple_extent_dims(sp, dims, NULL);
         size_t n;
         if (dims[0] == 0 || dims[1] == 0 || dims[0] > SIZE_MAX || dims[1] > SIZE_MAX ||
-            bl_mul_size((size_t)dims[0], (size_t)dims[1], &n) || n > ((size_t)1 << 52)) {
+            bl_mul_size((size_t)dims[0], (size_t)dims[1], &n) || n > ((size_t)1 << 52) ||
+            (g_image_cap && n > g_image_cap / 8)) { /* a dataset's values take room in the file */
             st = bl_seterr(err, BL_EFORMAT, "%s: dataset %s has an empty or too large shape", file, where);
             goto cleanup;
         }
@@ -1309,6 +1369,9 @@ static bl_status read_group(hid_t g, bl_modelrec *rec, const char *group, int de
     snprintf(where, sizeof where, "/models/%s%s%s", rec->name, *group ? "/" : "", group);
     if (depth > BL_MODELFILE_GROUP_DEPTH_MAX)
         return bl_seterr(err, BL_EFORMAT, "%s: group %s is nested too deeply", file, where);
+    if (g_groups_left == 0)
+        return bl_seterr(err, BL_EFORMAT, "%s: model '%s' has more than %d groups", file, rec->name, GROUPS_PER_MODEL_MAX);
+    g_groups_left--;
     bl_status st = read_attrs_of(g, rec, group, file, where, err);
     if (st) return st;
     namelist ln = {0};
@@ -1336,62 +1399,42 @@ static bl_status read_group(hid_t g, bl_modelrec *rec, const char *group, int de
     return st;
 }
 
-static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err);
-
-static bl_status load_locked(const char *path, const char *name, bl_modelrec **out, bl_error *err) {
-    hid_t f = -1;
-    bl_status st = open_checked(path, &f, err);
-    if (st) return st;
-    st = load_open(f, path, name, out, err);
-    H5CLOSE(f, H5Fclose);
-    return st;
+/* Opens a hard-linked group (never a soft or external link, which could lead to another file). */
+static hid_t open_hard_group(hid_t loc, const char *name) {
+    H5L_info_t li;
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0 || H5Lget_info(loc, name, &li, H5P_DEFAULT) < 0 ||
+        li.type != H5L_TYPE_HARD)
+        return -1;
+    return H5Gopen2(loc, name, H5P_DEFAULT);
 }
 
-/* One model of a file already open and checked (path for messages). */
-static bl_status load_open(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err) {
+/* Model `name` (one of list_models') of a file already open and checked (path for messages). */
+static bl_status load_one(hid_t f, const char *path, const char *name, bl_modelrec **out, bl_error *err) {
     hid_t g = -1, w = -1;
-    namelist names = {0};
     bl_modelrec *rec = NULL;
     bl_status st;
-    if ((st = list_models(f, path, &names, err)) != BL_OK) goto cleanup;
-    char list[256];
-    join_names(&names, list, sizeof list);
-    if (!name) {
-        if (names.n != 1) {
-            st = bl_seterr(err, names.n ? BL_EINVAL : BL_ENOTFOUND, "%s: %s; name the model to load (models present: %s)",
-                           path, names.n ? "the file holds several models" : "the file holds no model", list);
-            goto cleanup;
-        }
-        name = names.names[0];
-    } else {
-        int found = 0;
-        for (size_t i = 0; i < names.n; i++) found |= strcmp(names.names[i], name) == 0;
-        if (!found) {
-            st = bl_seterr(err, BL_ENOTFOUND, "%s: no model '%s' (models present: %s)", path, name, list);
-            goto cleanup;
-        }
-    }
     if ((st = bl_modelrec_new(name, &rec, err)) != BL_OK) {
         bl_prefixerr(err, "%s", path);
         st = st == BL_ENOMEM ? st : BL_EFORMAT;
         if (err) err->status = st;
         goto cleanup;
     }
-    if ((g = H5Gopen2(f, "models", H5P_DEFAULT)) < 0) {
+    if ((g = open_hard_group(f, "models")) < 0) {
         st = h5fail(err, BL_EFORMAT, path, "cannot open group /models");
         goto cleanup;
     }
-    hid_t m = H5Gopen2(g, name, H5P_DEFAULT);
+    hid_t m = open_hard_group(g, name);
     H5Gclose(g);
     g = m;
     if (g < 0) {
         st = h5fail(err, BL_EFORMAT, path, "cannot open group /models/%s", name);
         goto cleanup;
     }
-    if (H5Lexists(g, "weights", H5P_DEFAULT) <= 0 || (w = H5Gopen2(g, "weights", H5P_DEFAULT)) < 0) {
+    if ((w = open_hard_group(g, "weights")) < 0) {
         st = h5fail(err, BL_EFORMAT, path, "model '%s' has no group /models/%s/weights", name, name);
         goto cleanup;
     }
+    g_groups_left = GROUPS_PER_MODEL_MAX;
     if ((st = read_weights(w, rec, path, err)) != BL_OK) goto cleanup;
     if ((st = read_group(g, rec, "", 0, path, err)) != BL_OK) goto cleanup;
     *out = rec;
@@ -1400,35 +1443,94 @@ cleanup:
     bl_modelrec_free(rec);
     H5CLOSE(w, H5Gclose);
     H5CLOSE(g, H5Gclose);
-    namelist_clear(&names);
+    return st;
+}
+
+/* The op on a file open and checked: names, then the model(s) asked for. */
+static bl_status parse_open(hid_t f, const char *label, bl_mf_op op, const char *name, bl_mf_result *out,
+                            bl_error *err) {
+    namelist names = {0};
+    bl_status st = list_models(f, label, &names, err);
+    if (st != BL_OK) return st;
+    out->names = names.names;
+    out->n_names = names.n;
+    if (op == BL_MF_OP_LIST) return BL_OK;
+    char list[256];
+    join_names(&names, list, sizeof list);
+    if (op == BL_MF_OP_LOAD && !name) {
+        if (names.n != 1)
+            return bl_seterr(err, names.n ? BL_EINVAL : BL_ENOTFOUND, "%s: %s; name the model to load (models "
+                             "present: %s)", label, names.n ? "the file holds several models" : "the file holds no "
+                             "model", list);
+        name = names.names[0];
+    } else if (op == BL_MF_OP_LOAD) {
+        int found = 0;
+        for (size_t i = 0; i < names.n; i++) found |= strcmp(names.names[i], name) == 0;
+        if (!found) return bl_seterr(err, BL_ENOTFOUND, "%s: no model '%s' (models present: %s)", label, name, list);
+    }
+    const size_t want = op == BL_MF_OP_LOAD ? 1 : names.n;
+    if (!(out->recs = calloc(want ? want : 1, sizeof *out->recs))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < want; i++) {
+        if ((st = load_one(f, label, op == BL_MF_OP_LOAD ? name : names.names[i], &out->recs[i], err)) != BL_OK)
+            return st;
+        out->n_recs++;
+    }
+    return BL_OK;
+}
+
+bl_status bl_mf_parse_image(const char *label, const unsigned char *img, size_t size, bl_mf_op op, const char *name,
+                            bl_mf_result *out, bl_error *err) {
+    memset(out, 0, sizeof *out);
+    if (size == 0) return bl_seterr(err, BL_EFORMAT, "%s: empty file, not an HDF5 model file", label);
+    bl_mf_lock();
+    H5PLset_loading_state(0); /* a file names filters; HDF5 would look for plugins to run them */
+    g_image_cap = size;
+    hid_t f = -1;
+    bl_status st = open_image(label, img, size, &f, err);
+    if (st == BL_OK) st = parse_open(f, label, op, name, out, err);
+    H5CLOSE(f, H5Fclose);
+    g_image_cap = 0;
+    bl_mf_unlock();
+    if (st != BL_OK) bl_mf_result_clear(out);
+    return st;
+}
+
+bl_status bl_modelfile_load_ex(const char *path, const char *name, unsigned flags, bl_modelrec **out,
+                               bl_error *err) {
+    BL_CHECK_ARG(path && *path && out, err, "load: NULL argument");
+    *out = NULL;
+    bl_mf_result r;
+    bl_status st = read_file(path, BL_MF_OP_LOAD, name, flags & BL_MF_ALLOW_UNSTAMPED, &r, err);
+    if (st == BL_OK) {
+        *out = r.recs[0];
+        r.recs[0] = NULL;
+    }
+    bl_mf_result_clear(&r);
     return st;
 }
 
 bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err) {
-    BL_CHECK_ARG(path && *path && out, err, "load: NULL argument");
-    *out = NULL;
-    bl_mf_lock();
-    bl_status st = load_locked(path, name, out, err);
-    bl_mf_unlock();
+    return bl_modelfile_load_ex(path, name, 0, out, err);
+}
+
+bl_status bl_modelfile_list_ex(const char *path, unsigned flags, char ***names, size_t *n, bl_error *err) {
+    BL_CHECK_ARG(path && *path && names && n, err, "list: NULL argument");
+    *names = NULL;
+    *n = 0;
+    bl_mf_result r;
+    bl_status st = read_file(path, BL_MF_OP_LIST, NULL, flags & BL_MF_ALLOW_UNSTAMPED, &r, err);
+    if (st == BL_OK) {
+        *names = r.names;
+        *n = r.n_names;
+        r.names = NULL;
+        r.n_names = 0;
+    }
+    bl_mf_result_clear(&r);
     return st;
 }
 
 bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err) {
-    BL_CHECK_ARG(path && *path && names && n, err, "list: NULL argument");
-    *names = NULL;
-    *n = 0;
-    hid_t f = -1;
-    namelist l = {0};
-    bl_mf_lock();
-    bl_status st = open_checked(path, &f, err);
-    if (st == BL_OK) st = list_models(f, path, &l, err);
-    H5CLOSE(f, H5Fclose);
-    bl_mf_unlock();
-    if (st == BL_OK) {
-        *names = l.names;
-        *n = l.n;
-    }
-    return st;
+    return bl_modelfile_list_ex(path, 0, names, n, err);
 }
 
 void bl_modelfile_names_free(char **names, size_t n) {

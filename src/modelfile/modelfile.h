@@ -13,11 +13,13 @@
  *    models are copied into it, it is flushed and fsync'ed, then renamed over the target (and the
  *    folder fsync'ed). Any failure removes the temporary and leaves the previous file untouched.
  *  - float64 values come back bit-identical (stored as IEEE little-endian doubles).
- *  - reading checks the format name, the major version, every weight dataset's type and rank, and
- *    reports clear errors naming the file (and the object inside it).
+ *  - reading checks the header's checksum, then the format name, the major version, every weight
+ *    dataset's type and rank, and reports clear errors naming the file (and the object inside it).
+ *    HDF5 parses a file's bytes only in the model-file reader, a separate process (isolate.c,
+ *    reader_main.c): a file that crashes or hangs HDF5 is an error here, never a crash.
  *  - thread safety: Debian's libhdf5 is not built thread-safe, so every HDF5 call in this module runs
- *    under one process-wide mutex. An application that also calls HDF5 itself must not do so while
- *    another thread is inside bl_modelfile_*.
+ *    under one process-wide mutex (loads do not take it: their HDF5 runs in the reader). An
+ *    application that also calls HDF5 itself must not do so while another thread saves.
  *
  * What it does not do: lock the file against other processes (two processes saving to the same
  * file at once: the last rename wins and may drop a model the other added), or follow symbolic
@@ -160,14 +162,20 @@ bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const 
 /* ---- model files ----------------------------------------------------------------------------------- */
 
 /* Adds rec to the file at path, or replaces the model of the same name (at the same position), and
- * keeps the file's other models. Creates the file when absent (mode 0666 less the umask; an existing
+ * keeps the file's other models (read as a load reads them: an existing file without a checksum
+ * header is refused unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1). Creates the file when absent (mode 0666 less the umask; an existing
  * file keeps its mode). Refuses (and leaves alone) a path that exists but is not a model file of a
  * supported version. Atomic, see above. */
 bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *err);
 
 /* Loads the model called name; name NULL loads the file's only model (BL_EINVAL if it holds
- * several). A missing name is BL_ENOTFOUND and the message lists the models present. */
+ * several). A missing name is BL_ENOTFOUND and the message lists the models present. A file without
+ * a checksum header is BL_EFORMAT naming the remedy, unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1. */
 bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err);
+/* The same; flags BL_MODELFILE_ALLOW_UNSTAMPED loads a file without a header (unverified). */
+#define BL_MODELFILE_ALLOW_UNSTAMPED 1u
+bl_status bl_modelfile_load_ex(const char *path, const char *name, unsigned flags, bl_modelrec **out,
+                               bl_error *err);
 
 /* The file's checksum header (models/README.md), checked strictly (BELLAMY_MODEL_IGNORE_CHECKSUM does
  * not apply): 1 present and matching, 0 none (written before 0.4.1 or by another program), -1 damaged,
@@ -177,11 +185,13 @@ int bl_modelfile_verify(const char *path, bl_error *err);
 /* Writes the file again, every model re-read and re-written, with a fresh header (as a save does,
  * atomically). trust_edits = 0: a checksum that does not match is an error, as for a save;
  * 1: BELLAMY_MODEL_IGNORE_CHECKSUM=1 lets a file edited on purpose through, and it gets a header that
- * matches its edited contents. Gives a file written before 0.4.1 a header. */
+ * matches its edited contents. Gives a file written before 0.4.1 a header: calling it is vouching
+ * for such a file, so it needs neither BELLAMY_MODEL_ALLOW_UNSTAMPED nor a flag. */
 bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err);
 
 /* Names of the file's models, in the order they were first added. Free with bl_modelfile_names_free. */
 bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err);
+bl_status bl_modelfile_list_ex(const char *path, unsigned flags, char ***names, size_t *n, bl_error *err);
 void      bl_modelfile_names_free(char **names, size_t n);
 
 /* Removes one model (atomically, like save); BL_ENOTFOUND when absent. The file stays, possibly
