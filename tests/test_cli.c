@@ -553,7 +553,8 @@ START_TEST(test_user_contexts_and_warnings) {
     ck_assert_msg(strstr(g_out, "fine-tuned for: machine_type='m5.2xlarge'; job_args='q3'; data_size_MB='200'; "
                                 "environment='private yarn'; job_type='etl-spark'"), "%s", g_out);
     EXPECT(0, "%s --model user-tuned.h5 %s --scale-out 4..12 --json", g_predict, part);
-    ck_assert_msg(strstr(g_out, "\"fine_tuned_on_runs\":3,\"fine_tuned_now\":false,\"fine_tuned_context\":{"
+    ck_assert_msg(strstr(g_out, "\"fine_tuned_on_runs\":3,\"fine_tuned_now\":false,\"method\":{") &&
+                  strstr(g_out, "},\"fine_tuned_context\":{"
                                 "\"machine_type\":\"m5.2xlarge\",\"job_args\":\"q3\",\"data_size_MB\":200,"), "%s", g_out);
     EXPECT(0, "%s --model user-tuned.h5 %s --scale-out 2..16", g_predict, part);
     ck_assert_msg(strstr(g_err, "scale-outs 2..3 and 13..16 lie outside the range of the 3 runs it was fine-tuned on "
@@ -897,7 +898,7 @@ START_TEST(test_train_output_checked_first) {
     char path[4200];
     EXPECT(0, "cp model.h5 newer.h5 && cp model.h5 newer-orig.h5");
     snprintf(path, sizeof path, "%s/newer.h5", g_dir);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "3.0", 0, &err), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "4.0", 0, &err), BL_OK);
     EXPECT(0, "cp newer.h5 newer-orig.h5");
     EXPECT_ERR(1, "newer than this library", "%s %s --out newer.h5", g_train, pre);
     EXPECT(0, "cmp newer.h5 newer-orig.h5");

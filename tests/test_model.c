@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 #include "model/fcache.h"
+#include "baselines/baselines.h"
 #include "modelfile/modelfile.h"
 
 #include <hdf5.h>
@@ -392,6 +393,7 @@ START_TEST(finetune_leave_one_out_epoch_choice) {
     /* the held-out curve, from plain fine-tunings of exactly k epochs on the other runs */
     bl_finetune_opts x;
     bl_finetune_opts_default(&x);
+    x.guard = 0; /* the network's own held-out errors */
     double curve[E], lo = INFINITY;
     for (int k = 0; k < E; k++) {
         x.fixed_epochs = k;
@@ -828,6 +830,119 @@ START_TEST(cached_f_predicts_exactly_as_the_model) {
     ck_assert_int_eq(memcmp(got, want, n * sizeof(double)), 0);
     bl_fcache_free(c);
     bl_fcache_free(NULL);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+static void root_version(const char *path, char *out, size_t cap);
+
+/* The guard (guard.c): how far a fine-tuned model trusts its network against Ernest on its runs. */
+START_TEST(guard_weighs_network_against_ernest) {
+    bl_dataset *ds = synth_ds(31);
+    bl_model *m = quick_pretrain(ds, 1, 3);
+    bl_error e;
+    /* rows of context 0: 6 scale-outs × 3 repetitions, in that order */
+    const bl_context *cx = &ds->contexts[0];
+    size_t rows[5];
+    for (int i = 0; i < 5; i++) rows[i] = cx->rows[3 * (size_t)i];
+    double x[5], y[5];
+    for (int i = 0; i < 5; i++) x[i] = ds->scale_out[rows[i]], y[i] = ds->runtime_s[rows[i]];
+    bl_model *c;
+    ck_assert_int_eq(bl_model_clone(m, &c, &e), BL_OK);
+    bl_ernest em;
+    ck_assert_int_eq(bl_ernest_fit(x, y, 5, &em, &e), BL_OK);
+    /* held-out predictions: the network exact → the network alone; the network far off → Ernest alone */
+    double loo[5];
+    memcpy(loo, y, sizeof loo);
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+    ck_assert_double_eq(c->guard.ernest_w, 0.0);
+    ck_assert_int_eq(c->guard.method, BL_GUARD_NETWORK);
+    ck_assert_ptr_nonnull(strstr(c->guard.why, "leave-one-out over the 5 runs"));
+    for (int i = 0; i < 5; i++) loo[i] = 3.0 * y[i];
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+    ck_assert_double_eq(c->guard.ernest_w, 1.0);
+    ck_assert_int_eq(c->guard.method, BL_GUARD_ERNEST);
+    for (int k = 0; k < 4; k++) ck_assert_double_eq(c->guard.theta[k], em.theta[k]); /* fitted to all runs */
+    /* errors of opposite sign and equal size: the blend in the middle is best */
+    for (int i = 0; i < 5; i++) loo[i] = 2.0 * y[i] - bl_ernest_predict(&em, x[i]);
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+    ck_assert_int_eq(c->guard.method, BL_GUARD_BLEND);
+    /* predictions blend the two exactly */
+    double ctx[BL_BNET_DIM_MAX], with, alone, q = 7.0;
+    ck_assert_int_eq(bl_model_context_row(c, ds, rows[0], ctx, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(c, ctx, &q, 1, &with, &e), BL_OK);
+    const double w = c->guard.ernest_w;
+    bl_guard_reset(&c->guard);
+    ck_assert_int_eq(bl_model_predict(c, ctx, &q, 1, &alone, &e), BL_OK);
+    ck_assert_double_eq_tol(with, (1 - w) * alone + w * bl_ernest_predict(&em, q), 1e-12 * fabs(with));
+    /* no held-out predictions, or one scale-out: the network alone */
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, NULL, 0, &e), BL_OK);
+    ck_assert_double_eq(c->guard.ernest_w, 0.0);
+    size_t same[3] = {cx->rows[0], cx->rows[1], cx->rows[2]}; /* three repetitions of one scale-out */
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, same, 3, NULL, 0, &e), BL_OK);
+    ck_assert_double_eq(c->guard.ernest_w, 0.0);
+    ck_assert_ptr_nonnull(strstr(c->guard.why, "one scale-out"));
+    /* two scale-outs: a prior that predicts the runs' speed-up exactly earns (almost) full trust, one
+     * that predicts none (flat) less than linear scaling when the runs do scale */
+    size_t two[2] = {cx->rows[0], cx->rows[15]}; /* 2 and 12 machines */
+    double p[2], xs[2] = {ds->scale_out[two[0]], ds->scale_out[two[1]]};
+    ck_assert_int_eq(bl_model_context_row(m, ds, two[0], ctx, &e), BL_OK);
+    ck_assert_int_eq(bl_model_predict(m, ctx, xs, 2, p, &e), BL_OK);
+    bl_dataset *runs;
+    ck_assert_int_eq(bl_dataset_subset(ds, two, 2, &runs, &e), BL_OK);
+    runs->runtime_s[0] = 100.0 * p[0];
+    runs->runtime_s[1] = 100.0 * p[1]; /* exactly the prior's speed-up */
+    ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 2, NULL, 0, &e), BL_OK);
+    ck_assert_msg(c->guard.ernest_w < 0.01, "%g: %s", c->guard.ernest_w, c->guard.why);
+    ck_assert_ptr_nonnull(strstr(c->guard.why, "two scale-outs"));
+    runs->runtime_s[1] = runs->runtime_s[0] * p[0] / p[1] * xs[0] / xs[1] * p[1] / p[0]; /* linear scaling */
+    ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 2, NULL, 0, &e), BL_OK);
+    ck_assert_msg(c->guard.ernest_w > 0.9, "%g: %s", c->guard.ernest_w, c->guard.why);
+    bl_dataset_free(runs);
+    /* fine-tuning decides it, and a clone keeps it; with the guard off the network stays alone */
+    bl_finetune_opts fo;
+    bl_finetune_opts_default(&fo);
+    bl_model *t, *t2, *t0;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 5, &fo, &t, &e), BL_OK);
+    ck_assert_ptr_nonnull(strstr(t->guard.why, "leave-one-out over the 5 runs"));
+    ck_assert_int_eq(bl_model_clone(t, &t2, &e), BL_OK);
+    ck_assert_double_eq(t2->guard.ernest_w, t->guard.ernest_w);
+    fo.guard = 0;
+    ck_assert_int_eq(bl_finetune(m, ds, rows, 5, &fo, &t0, &e), BL_OK);
+    ck_assert_double_eq(t0->guard.ernest_w, 0.0);
+    ck_assert_str_eq(t0->guard.why, "");
+    /* fine-tuning a blended model starts again from its network */
+    fo.guard = 1;
+    bl_model *t3;
+    ck_assert_int_eq(bl_finetune(t, ds, rows, 3, &fo, &t3, &e), BL_OK);
+    ck_assert_ptr_nonnull(strstr(t3->guard.why, "leave-one-out over the 3 runs"));
+    /* the guard travels in the file: reloaded predictions are bit for bit the same, and a blending
+     * model's file is format 3.0 (older libraries refuse it instead of predicting with the network alone) */
+    char path[4200], ver[64];
+    for (int k = 0; k < 2; k++) {
+        bl_model *src = k ? t0 : c, *back;
+        snprintf(path, sizeof path, "%s/guard%d.h5", bl_test_tmpdir(), k);
+        if (!k) { /* c: a blend decided above from a middle-weight loo */
+            for (int i = 0; i < 5; i++) loo[i] = 2.0 * y[i] - bl_ernest_predict(&em, x[i]);
+            ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+            ck_assert_int_eq(c->guard.method, BL_GUARD_BLEND);
+        }
+        ck_assert_msg(bl_model_save(src, path, &e) == BL_OK, "%s", e.message);
+        ck_assert_msg(bl_model_load(path, NULL, &back, &e) == BL_OK, "%s", e.message);
+        ck_assert_double_eq(back->guard.ernest_w, src->guard.ernest_w);
+        ck_assert_str_eq(back->guard.why, src->guard.why);
+        double pa[3], pb[3], qs[3] = {2, 9, 40};
+        ck_assert_int_eq(bl_model_context_row(src, ds, rows[0], ctx, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(src, ctx, qs, 3, pa, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(back, ctx, qs, 3, pb, &e), BL_OK);
+        ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
+        root_version(path, ver, sizeof ver);
+        if (ver[0]) ck_assert_str_eq(ver, k ? "1.3" : "3.0");
+        bl_model_free(back);
+    }
+    bl_model_free(t), bl_model_free(t2), bl_model_free(t0), bl_model_free(t3);
+    bl_model_free(c);
     bl_model_free(m);
     bl_dataset_free(ds);
 }
@@ -1951,6 +2066,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, ensemble_members_predict_their_median);
     tcase_add_test(tm, cached_f_predicts_exactly_as_the_model);
+    tcase_add_test(tm, guard_weighs_network_against_ernest);
     tcase_add_test(tm, progress_counts_each_epoch_once);
     tcase_add_test(tm, damaged_ensemble_files_are_errors);
     tcase_add_test(tm, damaged_model_values_are_errors);

@@ -714,9 +714,9 @@ START_TEST(test_foreign_and_mislabelled) {
     ck_assert_msg(bl_modelfile_load(ver, "grep", &back, &e) == BL_OK, "%s", e.message);
     bl_modelrec_free(back);
     back = NULL;
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "3.0", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "4.0", 0, &e), BL_OK);
     ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EVERSION);
-    ck_assert_ptr_nonnull(strstr(e.message, "3.0"));
+    ck_assert_ptr_nonnull(strstr(e.message, "4.0"));
     ck_assert_ptr_nonnull(strstr(e.message, "newer"));
     ck_assert_ptr_nonnull(strstr(e.message, ver));
     ck_assert_int_eq(bl_modelfile_save(ver, r, &e), BL_EVERSION); /* never downgrades a newer file */

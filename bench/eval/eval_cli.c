@@ -182,7 +182,7 @@ int bl_eval_main(int argc, char **argv) {
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1, ft_cv_epochs = 500, ft_fixed = -1;
-    const char *ft_stop = NULL;
+    const char *ft_stop = NULL, *ft_guard = NULL;
     int refit = 0, per_machine = 0;
     long ensemble = 1, members = 0;
     const char *ens_agg = "mean";
@@ -218,6 +218,7 @@ int bl_eval_main(int argc, char **argv) {
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL, "network target: runtime in seconds, divided by the mean runtime, or ln(runtime / geometric mean)", "model default", 0, "seconds|mean|log", 0 },
         { "ft-weight-decay", BL_OPT_DOUBLE, &ft_wd, "WD", "fine-tuning: Adam weight decay, 0..1 (< 0: the pre-trained model's)", "0", 0, NULL, 0 },
         { "ft-lr-max", BL_OPT_DOUBLE, &ft_lr_max, "LR", "fine-tuning: peak learning rate of the schedule (0 < LR <= 1)", "model default (0.01)", 0, NULL, 0 },
+        { "ft-guard", BL_OPT_CHOICE, &ft_guard, NULL, "fine-tuning: weigh the tuned network against Ernest fitted to the runs (on) or the network alone (off)", "model default (on)", 0, "on|off", 0 },
         { "ft-stop", BL_OPT_CHOICE, &ft_stop, NULL, "fine-tuning: with n >= 3 runs, the epoch count chosen by cross-validation over the runs (cv), or the MAE rule for every n (mae)", "model default (cv)", 0, "cv|mae", 0 },
         { "ft-fixed-epochs", BL_OPT_INT, &ft_fixed, "N", "fine-tuning: exactly N epochs for every n, keeping the last state (no stopping rule, no cross-validation)", NULL, 0, NULL, 0 },
         { "ft-cv-epochs", BL_OPT_INT, &ft_cv_epochs, "N", "fine-tuning: epochs the cross-validation considers (1..1000000)", "model default (500)", 0, NULL, 0 },
@@ -338,6 +339,7 @@ int bl_eval_main(int argc, char **argv) {
         o.ft.stop_rel = stop_rel;
     }
     if (ft_stop) o.ft.stop_cv = strcmp(ft_stop, "cv") == 0;
+    if (ft_guard) o.ft.guard = strcmp(ft_guard, "on") == 0;
     if (SEEN("ft-fixed-epochs")) {
         if (ft_fixed < 0 || ft_fixed > o.ft.max_epochs) {
             bl_cli_error(prog, "--ft-fixed-epochs %ld: must be 0..%ld (at most --ft-epochs)", ft_fixed, o.ft.max_epochs);

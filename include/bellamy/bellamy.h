@@ -216,6 +216,16 @@ typedef struct bl_model_ranges {
 
 BL_API bl_status bl_predictor_ranges(const bl_predictor *p, bl_model_ranges *out);
 
+/* How the predictor's runtimes come about. A pre-trained network alone knows the runtime curves of
+ * the environment it was trained in; after fine-tuning, the runs decide how far to trust it against
+ * Ernest's four-parameter scaling law fitted to the same runs (leave-one-out over the runs with three
+ * or more scale-outs; with two, how well the pre-trained model predicted the runs' speed-up): a
+ * prediction is (1 − w)·network + w·Ernest. *method: "network" (w = 0), "blend" or "ernest" (w = 1);
+ * *ernest_weight: w; *why: one line saying how the runs decided it ("" for a model never fine-tuned).
+ * Any out pointer may be NULL; the strings live as long as the predictor. BL_EINVAL for a NULL p. */
+BL_API bl_status bl_predictor_method(const bl_predictor *p, const char **method, double *ernest_weight,
+                                     const char **why);
+
 /* What a warning is about. */
 typedef enum bl_warning_kind {
     BL_WARN_SCALE_OUT = 1,     /* scale-outs outside the range the model was pre-trained or fine-tuned on */

@@ -293,6 +293,16 @@ bl_status bl_predictor_finetune_context(const bl_predictor *p, size_t i, const c
     return BL_OK;
 }
 
+bl_status bl_predictor_method(const bl_predictor *p, const char **method, double *ernest_weight, const char **why) {
+    if (!p) return BL_EINVAL;
+    static const char *const names[] = {"network", "blend", "ernest"};
+    const bl_guard *g = &p->m->guard;
+    if (method) *method = names[g->method >= 0 && g->method <= 2 ? g->method : 0];
+    if (ernest_weight) *ernest_weight = g->ernest_w;
+    if (why) *why = g->why;
+    return BL_OK;
+}
+
 /* The pre-training scale-outs: recorded, or (files before 0.5) the scaler's bounds of the feature x. */
 static void pretrain_scale_outs(const bl_model *m, double *lo, double *hi) {
     if (m->seen.known) {

@@ -357,6 +357,13 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < bl_warnings_count(warns); i++)
         fprintf(stderr, "%s: warning: %s\n", PROG, bl_warnings_message(warns, i));
+    const char *meth = "network", *why = "";
+    double ew = 0;
+    bl_predictor_method(p, &meth, &ew, &why);
+    if (strcmp(meth, "network") != 0) /* not the fine-tuned network alone: say what and why */
+        fprintf(stderr, "%s: note: runtimes are %s: %s\n", PROG,
+                strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" : "a blend of the network and Ernest",
+                why);
     if (json) {
         printf("{\"model\":");
         json_str(bl_predictor_name(p));
@@ -397,6 +404,13 @@ int main(int argc, char **argv) {
         bl_model_info mi;
         bl_predictor_info(p, &mi);
         printf("},\"fine_tuned_on_runs\":%lld,\"fine_tuned_now\":%s", mi.finetune_runs, tuned ? "true" : "false");
+        printf(",\"method\":{\"name\":");
+        json_str(meth);
+        printf(",\"ernest_weight\":");
+        json_num(ew);
+        printf(",\"why\":");
+        json_str(why);
+        putchar('}');
         const char *fv;
         if (bl_predictor_finetune_context(p, 0, &fv) == BL_OK) {
             printf(",\"fine_tuned_context\":{");

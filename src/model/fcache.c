@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "encode/encode.h"
+#include "model/model_internal.h"
 
 #define CHUNK 64
 #define N_CHUNKS (BL_FCACHE_MAX / CHUNK)
@@ -71,11 +72,13 @@ static int cached_at(double x, int *row) {
     return i / CHUNK;
 }
 
-static void to_seconds(const bl_model *m, double *out, size_t n) {
+static void to_seconds(const bl_model *m, const double *x, double *out, size_t n) {
     if (m->target_scaling == BL_TARGET_LOG)
         for (size_t i = 0; i < n; i++) out[i] = m->target_scale * exp(out[i]);
     else
         for (size_t i = 0; i < n; i++) out[i] *= m->target_scale;
+    if (m->guard.ernest_w > 0)
+        for (size_t i = 0; i < n; i++) out[i] = bl_guard_apply(&m->guard, x[i], out[i]);
 }
 
 bl_status bl_model_predict_cached(const bl_model *m, bl_fcache *c, const double *ctx, const double *x, size_t n,
@@ -121,7 +124,7 @@ bl_status bl_model_predict_cached(const bl_model *m, bl_fcache *c, const double 
             }
         }
         bl_bnet_predict_median_f(nets, m->n_members, ctx, F, nb, out + i0);
-        to_seconds(m, out + i0, nb);
+        to_seconds(m, x + i0, out + i0, nb);
         i0 += nb;
     }
     return BL_OK;

@@ -30,6 +30,7 @@
 
 #include "baselines/baselines.h"
 #include "common/error.h"
+#include "modelfile/modelfile.h"
 
 void bl_guard_reset(bl_guard *g) { memset(g, 0, sizeof *g); }
 
@@ -157,4 +158,38 @@ out:
     free(ye);
     free(eloo);
     return st;
+}
+
+/* ---- in the model file: group "guard" (models/README.md) ---- */
+
+bl_status bl_guard_save(const bl_guard *g, bl_modelrec *rec, bl_error *err) {
+    if (!g->why[0] && !(g->ernest_w > 0)) return BL_OK; /* never decided: the network alone, as before 0.5 */
+    bl_status st = bl_modelrec_add_double(rec, "guard", "ernest_weight", g->ernest_w, err);
+    if (!st) st = bl_modelrec_add_doubles(rec, "guard", "ernest_theta", g->theta, 4, err);
+    if (!st) st = bl_modelrec_add_string(rec, "guard", "why", g->why, err);
+    return st;
+}
+
+bl_status bl_guard_load(bl_guard *g, const bl_modelrec *rec, bl_error *err) {
+    bl_guard_reset(g);
+    if (!bl_modelrec_find_attr(rec, "guard", "ernest_weight")) return BL_OK; /* the network alone */
+    const double *th;
+    const char *why;
+    size_t n;
+    bl_status st;
+    if ((st = bl_modelrec_get_double(rec, "guard", "ernest_weight", &g->ernest_w, err)) ||
+        (st = bl_modelrec_get_doubles(rec, "guard", "ernest_theta", &th, &n, err)) ||
+        (st = bl_modelrec_get_string(rec, "guard", "why", &why, err)))
+        return st;
+    if (!(g->ernest_w >= 0 && g->ernest_w <= 1) || n != 4)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': guard/ernest_weight must lie in [0, 1] and guard/ernest_theta "
+                         "hold 4 values", rec->name);
+    for (int k = 0; k < 4; k++)
+        if (!(th[k] >= 0 && th[k] <= 1e300))
+            return bl_seterr(err, BL_EFORMAT, "model '%s': guard/ernest_theta[%d] = %g (Ernest's terms are finite "
+                             "and >= 0)", rec->name, k, th[k]);
+    memcpy(g->theta, th, sizeof g->theta);
+    snprintf(g->why, sizeof g->why, "%s", why);
+    set_method(g);
+    return BL_OK;
 }

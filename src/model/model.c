@@ -49,6 +49,7 @@ void bl_finetune_opts_default(bl_finetune_opts *o) {
     o->weight_decay = 0.0; /* measured better than the pre-training's decay (bench/README.md) */
     o->unfreeze_f = 1;
     o->seed = 1;
+    o->guard = 1;
 }
 
 static char *xstrdup(const char *s) {
@@ -228,6 +229,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     c->best_val_loss = m->best_val_loss;
     c->best_train_loss = m->best_train_loss;
     c->finetune_mae = m->finetune_mae;
+    c->guard = m->guard;
     memcpy(c->created, m->created, sizeof c->created);
     c->pretrained = m->pretrained;
     if (m->n_members > 1) { /* the other members, through a view of each as a one-network model */
@@ -574,7 +576,8 @@ static double ft_mae(const bl_model *c, const double *pred, const bl_bview *v, c
 }
 
 static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long fixed, const ft_held *held,
-                          size_t nh, double *curve, long *epochs_out, double *mae_out, bl_error *err) {
+                          size_t nh, double *curve, double *held_pred, long *epochs_out, double *mae_out,
+                          bl_error *err) {
     bl_model *c = fc->c;
     const bl_finetune_opts *o = fc->o;
     bl_bnet *net = bl_model_member(c, mi);
@@ -605,6 +608,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
                 bl_bnet_context_term(net, held[i].ess, held[i].opt, held[i].n_opt, ctx);
                 bl_bnet_predict_scaled(net, ctx, held[i].feat, 1, &y);
                 e += fabs(ft_seconds(c, y) - held[i].runtime_s) / held[i].runtime_s;
+                if (held_pred) held_pred[(size_t)epoch * nh + i] = ft_seconds(c, y);
             }
             curve[epoch] = e / (double)nh;
         }
@@ -637,13 +641,22 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
     return BL_OK;
 }
 
+/* Runs of fold h (those with index ≡ h mod folds) and where its block starts in a [fold][E][held]
+ * buffer: Σ of the earlier folds' sizes. */
+static size_t fold_size(size_t k, size_t folds, size_t h) { return (k - h + folds - 1) / folds; }
+static size_t fold_start(size_t k, size_t folds, size_t h) {
+    size_t s = 0;
+    for (size_t j = 0; j < h; j++) s += fold_size(k, folds, j);
+    return s;
+}
+
 /* Cross-validation over the k runs (leave-one-out, or o->cv_folds folds of every cv_folds-th run
  * when there are more runs): for each fold, fine-tune member mi on the other runs for E steps (the
  * full-k schedule), recording the held-out runs' mean relative error after every step; *epochs
  * receives the step count with the lowest mean over the folds (the first on ties). The member's
  * parameters are restored afterwards. */
 static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t k, long E, long *epochs,
-                                  bl_error *err) {
+                                  double *loo, bl_error *err) {
     bl_model *c = fc->c;
     const bl_bnet *net = bl_model_member(c, mi);
     bl_params *P = &bl_model_member(c, mi)->P;
@@ -657,7 +670,8 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
            *sum = calloc((size_t)E, sizeof *sum), *codes = malloc(k * (np ? np : 1) * C * sizeof *codes);
     size_t *fit = malloc(k * sizeof *fit);
     ft_held *all = malloc(k * sizeof *all), *held = malloc(k * sizeof *held);
-    if (!orig || !curve || !sum || !codes || !fit || !all || !held) {
+    double *hp = loo ? malloc((size_t)E * k * sizeof *hp) : NULL; /* [fold][E][held] */
+    if (!orig || !curve || !sum || !codes || !fit || !all || !held || (loo && !hp)) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto out;
     }
@@ -689,7 +703,7 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
         }
         long ep;
         double mae;
-        st = ft_train(fc, mi, fit, nf, E, held, nh, curve, &ep, &mae, err);
+        st = ft_train(fc, mi, fit, nf, E, held, nh, curve, hp ? hp + (size_t)E * fold_start(k, folds, h) : NULL, &ep, &mae, err);
         for (long e = 0; e < E && !st; e++) sum[e] += curve[e];
         memcpy(P->param, orig, P->n * sizeof *orig);
     }
@@ -698,8 +712,15 @@ static bl_status ft_choose_epochs(ft_ctx *fc, int mi, const size_t *idx, size_t 
         for (long e = 1; e < E; e++)
             if (sum[e] < sum[best_e]) best_e = e;
         *epochs = best_e;
+        /* each run's held-out prediction after best_e steps: the fold that held it, trained that long */
+        for (size_t h = 0; hp && h < folds; h++) {
+            const size_t nh = fold_size(k, folds, h);
+            const double *base = hp + (size_t)E * fold_start(k, folds, h) + (size_t)best_e * nh;
+            for (size_t q = 0; q < nh; q++) loo[h + q * folds] = base[q];
+        }
     }
 out:
+    free(hp);
     free(orig);
     free(curve);
     free(sum);
@@ -708,6 +729,39 @@ out:
     free(all);
     free(held);
     return st;
+}
+
+/* The network's held-out predictions when fine-tuning ran no cross-validation (another stopping rule or
+ * a fixed length): per fold, the same fine-tuning on the other runs (the network alone), predicting the
+ * fold's runs. *loo [n] is malloc'd. */
+static bl_status guard_refits(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
+                              const bl_finetune_opts *o, size_t folds, double **loo, bl_error *err) {
+    bl_finetune_opts o2 = *o;
+    o2.guard = 0;
+    double *p = malloc(n * sizeof *p);
+    size_t *fit = malloc(n * sizeof *fit);
+    bl_status st = p && fit ? BL_OK : bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t h = 0; h < folds && !st; h++) {
+        size_t nf = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % folds != h) fit[nf++] = rows ? rows[i] : i;
+        bl_model *sub = NULL;
+        st = bl_finetune(m, runs, fit, nf, &o2, &sub, err);
+        for (size_t i = h; i < n && !st; i += folds) {
+            const size_t r = rows ? rows[i] : i;
+            double ctx[BL_BNET_DIM_MAX];
+            st = bl_model_context_row(sub, runs, r, ctx, err);
+            if (!st) st = bl_model_predict(sub, ctx, &runs->scale_out[r], 1, &p[i], err);
+        }
+        bl_model_free(sub);
+    }
+    free(fit);
+    if (st) {
+        free(p);
+        return st;
+    }
+    *loo = p;
+    return BL_OK;
 }
 
 bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
@@ -732,8 +786,10 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     memset(&vb_odd, 0, sizeof vb_odd);
     bl_bwork *w = NULL;
     double *best = NULL;
+    double *member_loo = NULL, *net_loo = NULL; /* [n_members][n], [n]: held-out predictions (the guard) */
     bl_status st = bl_model_clone(m, &c, err);
     if (st) return st;
+    bl_guard_reset(&c->guard); /* the network alone while it is tuned; decided at the end */
     if ((st = bl_vbuf_build(c, runs, rows, n, &vb, err))) goto done;
     const int two = c->n_members > 1 && bl_model_member_numbers(c, 1) != bl_model_member_numbers(c, 0);
     if (two && (st = bl_vbuf_build_member(c, 1, runs, rows, n, &vb_odd, err))) goto done;
@@ -756,6 +812,14 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         goto done;
     }
     for (size_t i = 0; i < n; i++) all[i] = i;
+    const int cv = o->fixed_epochs < 0 && o->stop_cv && n >= 3;
+    const size_t folds = n < (size_t)o->cv_folds ? n : (size_t)o->cv_folds;
+    if (o->guard && cv && !(member_loo = malloc((size_t)c->n_members * n * sizeof *member_loo))) {
+        free(all);
+        free(pred);
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
     long epochs_max = 0;
     double best_mae = INFINITY;
     ft_ctx fc = {c, runs, rows, &vb, w, o, best, pred, threshold, -1, 0};
@@ -766,11 +830,13 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         else if (c->pretrained && o->unfreeze_f == 2) fc.unfreeze_at = 0;
         else fc.unfreeze_at = -1;
         long fixed = o->fixed_epochs, ep = 0;
-        if (fixed < 0 && o->stop_cv && n >= 3) { /* the epoch count by cross-validation (each fold ≥ 2 runs) */
+        if (cv) { /* the epoch count by cross-validation (each fold ≥ 2 runs) */
             long E = o->cv_epochs < o->max_epochs ? o->cv_epochs : o->max_epochs;
-            if ((st = ft_choose_epochs(&fc, mi, all, n, E, &fixed, err))) break;
+            if ((st = ft_choose_epochs(&fc, mi, all, n, E, &fixed, member_loo ? member_loo + (size_t)mi * n : NULL,
+                                       err)))
+                break;
         }
-        if ((st = ft_train(&fc, mi, all, n, fixed, NULL, 0, NULL, &ep, &best_mae, err))) break;
+        if ((st = ft_train(&fc, mi, all, n, fixed, NULL, 0, NULL, NULL, &ep, &best_mae, err))) break;
         if (ep > epochs_max) epochs_max = ep;
     }
     free(all);
@@ -793,10 +859,35 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     c->finetune_runs = (int64_t)n;
     c->finetune_mae = best_mae;
     if ((st = bl_model_tuned_record(c, runs, rows, n, err))) goto done;
+    if (o->guard) {
+        if (member_loo) { /* the ensemble's held-out prediction: its members' median, as it predicts */
+            if (!(net_loo = malloc(n * sizeof *net_loo))) {
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto done;
+            }
+            for (size_t i = 0; i < n; i++) {
+                double v[BL_MODEL_MEMBERS_MAX];
+                const int K = c->n_members;
+                for (int k = 0; k < K; k++) v[k] = member_loo[(size_t)k * n + i];
+                for (int a = 1; a < K; a++)
+                    for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+                        const double t = v[b];
+                        v[b] = v[b - 1];
+                        v[b - 1] = t;
+                    }
+                net_loo[i] = K % 2 ? v[K / 2] : 0.5 * (v[K / 2 - 1] + v[K / 2]);
+            }
+        } else if (n >= 3 && (st = guard_refits(m, runs, rows, n, o, folds, &net_loo, err))) {
+            goto done;
+        }
+        if ((st = bl_guard_decide(c, m, runs, rows, n, net_loo, net_loo ? folds : 0, err))) goto done;
+    }
     bl_model_stamp_now(c);
     *out = c;
     c = NULL;
 done:
+    free(member_loo);
+    free(net_loo);
     free(best);
     bl_bwork_free(w);
     bl_vbuf_free(&vb);
@@ -904,6 +995,8 @@ bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x
             for (size_t i = 0; i < k; i++) out[i0 + i] = m->target_scale * exp(out[i0 + i]);
         else
             for (size_t i = 0; i < k; i++) out[i0 + i] *= m->target_scale;
+        if (m->guard.ernest_w > 0)
+            for (size_t i = 0; i < k; i++) out[i0 + i] = bl_guard_apply(&m->guard, x[i0 + i], out[i0 + i]);
     }
     return BL_OK;
 }

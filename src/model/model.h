@@ -51,6 +51,18 @@ typedef struct bl_model_prop {
 
 #define BL_MODEL_MEMBERS_MAX 16
 
+/* How far a fine-tuned model trusts its network (guard.c): a prediction is
+ *   (1 − ernest_w) · network(x) + ernest_w · (θ0 + θ1/x + θ2·ln x + θ3·x)
+ * with Ernest's θ fitted on the fine-tuning runs. ernest_w is 0 (the network alone) until a
+ * fine-tuning decides otherwise. */
+enum bl_guard_method { BL_GUARD_NETWORK = 0, BL_GUARD_BLEND = 1, BL_GUARD_ERNEST = 2 };
+typedef struct bl_guard {
+    double ernest_w;                  /* 0..1 */
+    double theta[4];                  /* Ernest's θ0..θ3 in seconds */
+    int    method;                    /* bl_guard_method, from ernest_w */
+    char   why[384];                  /* how the weight was found ("" for the network alone by default) */
+} bl_guard;
+
 /* What the pre-training rows held, so that a request can be compared with it (model/seen.h; file
  * group `seen`, format 1.3). Per property (network order) the values with their row counts, most
  * frequent first, at most BL_SEEN_VALUES_MAX of them; a cluster total's values are per machine
@@ -117,6 +129,7 @@ typedef struct bl_model {
                                          `epochs` alone) */
     bl_model_seen  seen;              /* what the pre-training rows held */
     bl_model_tuned tuned;             /* what the last fine-tuning's runs held */
+    bl_guard       guard;             /* how the last fine-tuning weighs the network against Ernest */
 } bl_model;
 
 /* Progress of a running pre-training, for a CLI to display. Called from worker threads, serialised
@@ -194,6 +207,8 @@ typedef struct bl_finetune_opts {
     int    unfreeze_f;        /* 0: f stays frozen; 1: unfreeze f after ⌊7.5·2ⁿ⌋ epochs when n > 1
                                  (the paper, default); 2: f trains from the first epoch */
     uint64_t seed;            /* for a fresh model's initialisation (default 1) */
+    int    guard;             /* 1 (default): weigh the tuned network against Ernest fitted to the runs
+                                 (bl_guard, guard.c); 0: the network alone */
 } bl_finetune_opts;
 
 void bl_pretrain_opts_default(bl_pretrain_opts *o);

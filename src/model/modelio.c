@@ -123,7 +123,10 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     }
     /* a reader that ignored encoder/numbers would binarize a log or range model's requests: make its
      * file one that such a reader refuses (modelfile.h) */
-    if (!st && m->enc.numbers != BL_ENC_NUMBERS_BINARY) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, 2, err);
+    /* and one that ignored guard/ would predict with the network alone where the model blends in Ernest */
+    int64_t major = m->enc.numbers != BL_ENC_NUMBERS_BINARY ? 2 : 1;
+    if (m->guard.ernest_w > 0) major = 3;
+    if (!st && major > 1) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, major, err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -161,6 +164,7 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     if (!st) st = bl_modelrec_add_string(rec, "training", "created", m->created, err);
     if (!st) st = bl_modelrec_add_string(rec, "training", "library_version", BL_VERSION, err);
     if (!st) st = bl_model_records_save(m, rec, err);
+    if (!st) st = bl_guard_save(&m->guard, rec, err);
     if (st) {
         bl_modelrec_free(rec);
         return st;
@@ -488,6 +492,7 @@ bl_status bl_model_from_record(const bl_modelrec *rec, bl_model **out, bl_error 
     if (bl_modelrec_get_string(rec, "training", "created", &s, NULL) == BL_OK)
         snprintf(m->created, sizeof m->created, "%s", s);
     if ((st = bl_model_records_load(m, rec, err))) goto fail;
+    if ((st = bl_guard_load(&m->guard, rec, err))) goto fail;
     *out = m;
     return BL_OK;
 fail:

@@ -829,7 +829,9 @@ static int64_t rec_major(const bl_modelrec *r) {
  * its parts as integers, library_version. */
 static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file, int64_t major, bl_error *err) {
     char ver[32];
-    const int64_t minor = major == BL_MODELFILE_VERSION_MAJOR ? BL_MODELFILE_VERSION_MINOR : BL_MODELFILE_VERSION_MINOR_2;
+    const int64_t minor = major == BL_MODELFILE_VERSION_MAJOR ? BL_MODELFILE_VERSION_MINOR
+                          : major == 2                         ? BL_MODELFILE_VERSION_MINOR_2
+                                                               : BL_MODELFILE_VERSION_MINOR_3;
     snprintf(ver, sizeof ver, "%lld.%lld", (long long)major, (long long)minor);
     char *sfmt = (char *)BL_MODELFILE_FORMAT, *sver = ver, *slib = (char *)BL_VERSION;
     const bl_mfattr attrs[] = {

@@ -40,7 +40,7 @@
  * and refuses a newer major version with BL_EVERSION. */
 #define BL_MODELFILE_FORMAT        "bellamy-model"
 #define BL_MODELFILE_VERSION_MAJOR 1  /* what a file is written as, unless a model needs more: */
-#define BL_MODELFILE_VERSION_MAJOR_MAX 2 /* the newest major this library reads and writes. A model
+#define BL_MODELFILE_VERSION_MAJOR_MAX 3 /* the newest major this library reads and writes. A model
                                             record with the model-group attribute
                                             `format_major_required` = 2 (a model whose inputs mean
                                             something older readers would misread, e.g. numbers
@@ -53,6 +53,9 @@
                                         1.3: seen/, finetune/, members/epochs */
 #define BL_MODELFILE_VERSION_MINOR_2 1 /* the minor written with major 2: 2.1 is 1.3's layout plus the
                                           major-2 rule (2.0 was 1.2's) */
+#define BL_MODELFILE_VERSION_MINOR_3 0 /* the minor written with major 3: 3.0 is 2.1's layout plus guard/,
+                                          which a model needs when it blends Ernest into its predictions
+                                          (format_major_required = 3) */
 
 /* Longest accepted model, block, attribute or group-path name (bytes, without the NUL). */
 #define BL_MODELFILE_NAME_MAX 255
