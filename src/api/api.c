@@ -561,6 +561,13 @@ static void tput(tbuf *b, const char *fmt, ...) {
     }
 }
 
+/* Appends s as one double-quoted schema token, with the schema parser's two escapes (\" and \\). */
+static void tput_quoted(tbuf *b, const char *s) {
+    tput(b, "\"");
+    for (; *s; s++) tput(b, "%s%c", *s == '"' || *s == '\\' ? "\\" : "", *s);
+    tput(b, "\"");
+}
+
 bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
                                 const double *scale_outs, const double *runtimes_s, size_t n_runs,
                                 const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
@@ -600,12 +607,16 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     bl_schema *sc = NULL;
     bl_dataset *ds = NULL;
     bl_model *tuned = NULL;
+    /* Property names are quoted (a schema allows blanks, '#' and quotes in them) and the columns are
+     * named p0, p1, ...: a name as a header column would lose blanks at its ends or split at a tab. */
     tput(&sch, "bellamy-schema 1\nscale_out bl_scale_out\nruntime bl_runtime_s s\n");
     tput(&tab, "bl_scale_out\tbl_runtime_s");
     for (size_t i = 0; i < r.n; i++) {
-        tput(&sch, "property %s %s %s column %s\n", m->props[i].name, m->props[i].essential ? "essential" : "optional",
-             m->props[i].kind == BL_PROP_NUMBER ? "number" : "text", m->props[i].name);
-        tput(&tab, "\t%s", m->props[i].name);
+        tput(&sch, "property ");
+        tput_quoted(&sch, m->props[i].name);
+        tput(&sch, " %s %s column p%zu\n", m->props[i].essential ? "essential" : "optional",
+             m->props[i].kind == BL_PROP_NUMBER ? "number" : "text", i);
+        tput(&tab, "\tp%zu", i);
     }
     tput(&tab, "\n");
     for (size_t k = 0; k < n_runs; k++) {
