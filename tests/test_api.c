@@ -264,6 +264,39 @@ START_TEST(test_context_errors) {
 }
 END_TEST
 
+/* A model whose log-runtime output overflows exp() predicts an infinite runtime: bl_predict refuses it
+ * as it refuses a NaN (it used to hand it out as a runtime), bl_choose_scale_out leaves it out. */
+START_TEST(test_predict_refuses_infinite_runtimes) {
+    bl_error err;
+    bl_model *m = NULL;
+    ck_assert_msg(bl_model_load(g_model, "synth", &m, &err) == BL_OK, "%s", err.message);
+    m->target_scaling = BL_TARGET_LOG;
+    for (int k = 0; k < m->n_members; k++) { /* exp(1e4) overflows, in every member of the median */
+        bl_bnet *net = bl_model_member(m, k);
+        int b = bl_params_find(&net->P, "z.2.bias");
+        ck_assert_int_ge(b, 0);
+        net->P.param[net->P.views[b].offset] = 1e4;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/overflow.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(m, path, &err) == BL_OK, "%s", err.message);
+    bl_model_free(m);
+    bl_predictor *p = NULL;
+    ck_assert_msg(bl_predictor_load(path, "synth", &p, &err) == BL_OK, "%s", err.message);
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    const double x[2] = {2, 4};
+    double t[2];
+    ck_assert_int_eq(bl_predict(p, ctx, n, x, 2, t, &err), BL_ERANGE);
+    ck_assert_msg(strstr(err.message, "scale-out 2: the model's prediction is infinite"), "%s", err.message);
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 2, 3, t, &err), BL_ERANGE); /* t holds 2 */
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, n, x, 2, NULL, &ch, &err), BL_ERANGE);
+    bl_predictor_free(p);
+}
+END_TEST
+
 START_TEST(test_choose) {
     bl_error err;
     bl_choice c;
@@ -864,6 +897,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_props);
     tcase_add_test(tc, test_predict_matches_internal);
     tcase_add_test(tc, test_context_errors);
+    tcase_add_test(tc, test_predict_refuses_infinite_runtimes);
     tcase_add_test(tc, test_choose);
     tcase_add_test(tc, test_choose_scale_out);
     tcase_add_test(tc, test_finetune_arrays);

@@ -326,7 +326,7 @@ bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value 
     return st;
 }
 
-/* bl_predict; nan_ok: a NaN prediction stays in runtimes_s (bl_choose_scale_out leaves it out) */
+/* bl_predict; nan_ok: a NaN or infinite prediction stays in runtimes_s (bl_choose_scale_out leaves it out) */
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                               size_t n, double *runtimes_s, int nan_ok, bl_error *err);
 
@@ -360,12 +360,14 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
         }
     }
     resolved_free(&r);
-    /* a NaN would pass for a runtime further on: scale-outs so far outside the model's range that its
-     * arithmetic overflows (e.g. 1e-310, whose 1/x is infinite) are an error here */
+    /* a NaN or an infinity would pass for a runtime further on: scale-outs so far outside the model's
+     * range that its arithmetic overflows (e.g. 1e-310, whose 1/x is infinite; a log-runtime output
+     * past exp()'s range) are an error here */
     for (size_t i = 0; i < n && st == BL_OK && !nan_ok; i++)
-        if (isnan(runtimes_s[i]))
-            st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is not a number (the scale-out is "
-                           "too far outside the range it was trained on)", scale_outs[i]);
+        if (!isfinite(runtimes_s[i]))
+            st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is %s (the scale-out is too far "
+                           "outside the range it was trained on)", scale_outs[i],
+                           isnan(runtimes_s[i]) ? "not a number" : "infinite");
     return st;
 }
 
@@ -494,7 +496,7 @@ bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, s
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
     double *t = malloc(n * sizeof *t);
     if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, err); /* bl_choose leaves NaNs out */
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, err); /* bl_choose leaves them out */
     if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
     free(t);
     return st;
