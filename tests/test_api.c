@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "bellamy/bellamy.h"
@@ -286,6 +287,39 @@ START_TEST(test_context_errors) {
 }
 END_TEST
 
+/* A model whose log-runtime output overflows exp() predicts an infinite runtime: bl_predict refuses it
+ * as it refuses a NaN (it used to hand it out as a runtime), bl_choose_scale_out leaves it out. */
+START_TEST(test_predict_refuses_infinite_runtimes) {
+    bl_error err;
+    bl_model *m = NULL;
+    ck_assert_msg(bl_model_load(g_model, "synth", &m, &err) == BL_OK, "%s", err.message);
+    m->target_scaling = BL_TARGET_LOG;
+    for (int k = 0; k < m->n_members; k++) { /* exp(1e4) overflows, in every member of the median */
+        bl_bnet *net = bl_model_member(m, k);
+        int b = bl_params_find(&net->P, "z.2.bias");
+        ck_assert_int_ge(b, 0);
+        net->P.param[net->P.views[b].offset] = 1e4;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/overflow.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(m, path, &err) == BL_OK, "%s", err.message);
+    bl_model_free(m);
+    bl_predictor *p = NULL;
+    ck_assert_msg(bl_predictor_load(path, "synth", &p, &err) == BL_OK, "%s", err.message);
+    bl_prop_value ctx[16];
+    char bufs[16][64];
+    size_t n = row_context(0, ctx, bufs);
+    const double x[2] = {2, 4};
+    double t[2];
+    ck_assert_int_eq(bl_predict(p, ctx, n, x, 2, t, &err), BL_ERANGE);
+    ck_assert_msg(strstr(err.message, "scale-out 2: the model's prediction is infinite"), "%s", err.message);
+    ck_assert_int_eq(bl_predict_range(p, ctx, n, 2, 3, t, &err), BL_ERANGE); /* t holds 2 */
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, n, x, 2, NULL, &ch, &err), BL_ERANGE);
+    bl_predictor_free(p);
+}
+END_TEST
+
 START_TEST(test_choose) {
     bl_error err;
     bl_choice c;
@@ -464,6 +498,76 @@ START_TEST(test_finetune_arrays) {
     ck_assert_ptr_null(z);
     bl_predictor_free(q);
     bl_predictor_free(p);
+}
+END_TEST
+
+/* Property names may hold blanks (also at the end), '#', quotes and backslashes, quoted in a schema.
+ * Fine-tuning on values writes a schema and a table of its own; it once named the properties unquoted
+ * there (and used them as column names), so the first such name made it fail. It must equal
+ * fine-tuning on the same runs read from a file. */
+START_TEST(test_finetune_values_odd_property_names) {
+    char dir[4200], schema[4300], data[4300], runs[4300], model[4300];
+    snprintf(dir, sizeof dir, "%s/odd-names", bl_test_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(schema, sizeof schema, "%s/odd.schema", dir);
+    snprintf(data, sizeof data, "%s/odd.tsv", dir);
+    snprintf(runs, sizeof runs, "%s/runs.tsv", dir);
+    snprintf(model, sizeof model, "%s/odd.h5", dir);
+    FILE *f = fopen(schema, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("scale_out x\nruntime t s\n"
+          "property \"x_with space\" essential text column m\n"
+          "property \"x_a#b \\\"q\\\" \\\\\" essential number column n\n"
+          "property \"x_trail \" optional text column o\n", f);
+    fclose(f);
+    static const char head[] = "x\tt\tm\tn\to\n";
+    f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(head, f);
+    for (int c = 0; c < 3; c++)
+        for (int x = 1; x <= 8; x *= 2) fprintf(f, "%d\t%g\tm%d\t%d\tz\n", x, 20.0 + 40.0 * (c + 1) / x, c, 10 * c);
+    fclose(f);
+    f = fopen(runs, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "%s2\t55\tnew one\t7\tw\n4\t31\tnew one\t7\tw\n8\t19.5\tnew one\t7\tw\n", head);
+    fclose(f);
+
+    bl_error err;
+    bl_dataset *ds = NULL;
+    ck_assert_msg(bl_dataset_load(data, schema, 0, NULL, &ds, &err) == BL_OK, "%s", err.message);
+    char *text = NULL;
+    size_t len = 0;
+    f = fopen(schema, "r");
+    ck_assert_int_eq(getdelim(&text, &len, '\0', f) > 0, 1);
+    fclose(f);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.members = 1;
+    o.trials = 1;
+    o.epochs = 3;
+    o.grace = 3;
+    bl_model *m = NULL;
+    ck_assert_msg(bl_pretrain(ds, text, &o, &m, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_model_save(m, model, &err) == BL_OK, "%s", err.message);
+    bl_predictor *p = NULL, *a = NULL, *b = NULL;
+    ck_assert_msg(bl_predictor_load(model, NULL, &p, &err) == BL_OK, "%s", err.message);
+    const bl_prop_value ctx[3] = {{"x_with space", "new one"}, {"x_a#b \"q\" \\", "7"}, {"x_trail ", "w"}};
+    const double xs[3] = {2, 4, 8}, ts[3] = {55, 31, 19.5};
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 10;
+    ck_assert_msg(bl_predictor_finetune(p, ctx, 3, xs, ts, 3, &to, &a, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_predictor_finetune_file(p, runs, NULL, &to, &b, &err) == BL_OK, "%s", err.message);
+    double ya, yb, x3 = 3;
+    ck_assert_int_eq(bl_predict(a, ctx, 3, &x3, 1, &ya, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(b, ctx, 3, &x3, 1, &yb, &err), BL_OK);
+    ck_assert_msg(memcmp(&ya, &yb, sizeof ya) == 0, "%.17g on values, %.17g from the file", ya, yb);
+    bl_predictor_free(a);
+    bl_predictor_free(b);
+    bl_predictor_free(p);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+    free(text);
 }
 END_TEST
 
@@ -1130,9 +1234,11 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_props);
     tcase_add_test(tc, test_predict_matches_internal);
     tcase_add_test(tc, test_context_errors);
+    tcase_add_test(tc, test_predict_refuses_infinite_runtimes);
     tcase_add_test(tc, test_choose);
     tcase_add_test(tc, test_choose_scale_out);
     tcase_add_test(tc, test_finetune_arrays);
+    tcase_add_test(tc, test_finetune_values_odd_property_names);
     tcase_add_test(tc, test_finetune_file_and_save);
     tcase_add_test(tc, test_load_runs_contexts);
     tcase_add_test(tc, test_runs_schema_must_match);

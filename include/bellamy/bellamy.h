@@ -163,7 +163,8 @@ BL_API bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info);
 BL_API bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                             bl_error *err);
 
-/* Predicted runtimes in seconds: runtimes_s[i] for scale_outs[i], i < n (each scale-out finite, > 0). */
+/* Predicted runtimes in seconds: runtimes_s[i] for scale_outs[i], i < n (each scale-out finite, > 0).
+ * BL_ERANGE when a prediction is not a finite number (a scale-out far outside the model's range). */
 BL_API bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                             const double *scale_outs, size_t n, double *runtimes_s, bl_error *err);
 

@@ -742,8 +742,8 @@ bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value 
     return bl_predictor_review(p, ctx, n_ctx, NULL, 0, NULL, err);
 }
 
-/* bl_predict; nan_ok: a NaN prediction stays in runtimes_s (bl_choose_scale_out leaves it out);
- * w: the warnings about the request (may be NULL) */
+/* bl_predict; nan_ok: a NaN or infinite prediction stays in runtimes_s (bl_choose_scale_out leaves it
+ * out); w: the warnings about the request (may be NULL) */
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                               size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, bl_error *err);
 
@@ -785,12 +785,14 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
     if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_scale_outs(p, scale_outs, n, w) != BL_OK))
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
     resolved_free(&r);
-    /* a NaN would pass for a runtime further on: scale-outs so far outside the model's range that its
-     * arithmetic overflows (e.g. 1e-310, whose 1/x is infinite) are an error here */
+    /* a NaN or an infinity would pass for a runtime further on: scale-outs so far outside the model's
+     * range that its arithmetic overflows (e.g. 1e-310, whose 1/x is infinite; a log-runtime output
+     * past exp()'s range) are an error here */
     for (size_t i = 0; i < n && st == BL_OK && !nan_ok; i++)
-        if (isnan(runtimes_s[i]))
-            st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is not a number (the scale-out is "
-                           "too far outside the range it was trained on)", scale_outs[i]);
+        if (!isfinite(runtimes_s[i]))
+            st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is %s (the scale-out is too far "
+                           "outside the range it was trained on)", scale_outs[i],
+                           isnan(runtimes_s[i]) ? "not a number" : "infinite");
     if (st != BL_OK) warnings_clear(w);
     return st;
 }
@@ -927,7 +929,7 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
     double *t = malloc(n * sizeof *t);
     if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, err); /* bl_choose leaves NaNs out */
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, err); /* bl_choose leaves them out */
     if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
     if (st != BL_OK) warnings_clear(w);
     free(t);
@@ -995,6 +997,13 @@ static void tput(tbuf *b, const char *fmt, ...) {
     }
 }
 
+/* Appends s as one double-quoted schema token, with the schema parser's two escapes (\" and \\). */
+static void tput_quoted(tbuf *b, const char *s) {
+    tput(b, "\"");
+    for (; *s; s++) tput(b, "%s%c", *s == '"' || *s == '\\' ? "\\" : "", *s);
+    tput(b, "\"");
+}
+
 bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *ctx, size_t n_ctx,
                                 const double *scale_outs, const double *runtimes_s, size_t n_runs,
                                 const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
@@ -1034,12 +1043,16 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     bl_schema *sc = NULL;
     bl_dataset *ds = NULL;
     bl_model *tuned = NULL;
+    /* Property names are quoted (a schema allows blanks, '#' and quotes in them) and the columns are
+     * named p0, p1, ...: a name as a header column would lose blanks at its ends or split at a tab. */
     tput(&sch, "bellamy-schema 1\nscale_out bl_scale_out\nruntime bl_runtime_s s\n");
     tput(&tab, "bl_scale_out\tbl_runtime_s");
     for (size_t i = 0; i < r.n; i++) {
-        tput(&sch, "property %s %s %s column %s\n", m->props[i].name, m->props[i].essential ? "essential" : "optional",
-             m->props[i].kind == BL_PROP_NUMBER ? "number" : "text", m->props[i].name);
-        tput(&tab, "\t%s", m->props[i].name);
+        tput(&sch, "property ");
+        tput_quoted(&sch, m->props[i].name);
+        tput(&sch, " %s %s column p%zu\n", m->props[i].essential ? "essential" : "optional",
+             m->props[i].kind == BL_PROP_NUMBER ? "number" : "text", i);
+        tput(&tab, "\tp%zu", i);
     }
     tput(&tab, "\n");
     for (size_t k = 0; k < n_runs; k++) {
