@@ -839,103 +839,116 @@ static void root_version(const char *path, char *out, size_t cap);
 
 /* The guard (guard.c): how far a fine-tuned model trusts its network against Ernest on its runs. */
 START_TEST(guard_weighs_network_against_ernest) {
-    bl_dataset *ds = synth_ds(31);
+    bl_dataset *ds = synth_ds(31); /* pre-training: scale-outs 2..12 */
     bl_model *m = quick_pretrain(ds, 1, 3);
     bl_error e;
-    /* rows of context 0: 6 scale-outs × 3 repetitions, in that order */
-    const bl_context *cx = &ds->contexts[0];
-    size_t rows[5];
-    for (int i = 0; i < 5; i++) rows[i] = cx->rows[3 * (size_t)i];
+    /* runs of another environment: a plateau past 16 machines, on 4..60 machines, 20 times longer */
+    bl_synth_config sc;
+    bl_synth_config_default(&sc);
+    sc.n_contexts = 2;
+    sc.reps = 1;
+    sc.shape = BL_SYNTH_PLATEAU;
+    sc.time_scale = 20;
+    sc.n_scale_outs = 6;
+    const double xs6[6] = {4, 8, 16, 24, 40, 60};
+    memcpy(sc.scale_outs, xs6, sizeof xs6);
+    bl_synth_corpus *corp;
+    bl_dataset *far;
+    ck_assert_int_eq(bl_synth_generate(&sc, &corp, &e), BL_OK);
+    ck_assert_int_eq(bl_synth_dataset(corp, NULL, &far, &e), BL_OK);
+    bl_synth_free(corp);
+    size_t rows[5] = {0, 1, 2, 3, 4}; /* context 0 at 4, 8, 16, 24, 40 machines */
     double x[5], y[5];
-    for (int i = 0; i < 5; i++) x[i] = ds->scale_out[rows[i]], y[i] = ds->runtime_s[rows[i]];
+    for (int i = 0; i < 5; i++) x[i] = far->scale_out[rows[i]], y[i] = far->runtime_s[rows[i]];
     bl_model *c;
     ck_assert_int_eq(bl_model_clone(m, &c, &e), BL_OK);
     bl_ernest em;
     ck_assert_int_eq(bl_ernest_fit(x, y, 5, &em, &e), BL_OK);
-    /* held-out predictions: the network exact → the network alone; the network far off → Ernest alone */
+    /* runs inside the pre-training scale-outs: the network alone, whatever its held-out errors */
+    const bl_context *cx = &ds->contexts[0];
+    size_t in[5];
     double loo[5];
-    memcpy(loo, y, sizeof loo);
-    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+    for (int i = 0; i < 5; i++) in[i] = cx->rows[3 * (size_t)i], loo[i] = 3.0 * ds->runtime_s[in[i]];
+    ck_assert_int_eq(bl_guard_decide(c, m, ds, in, 5, loo, 5, &e), BL_OK);
     ck_assert_double_eq(c->guard.ernest_w, 0.0);
-    ck_assert_int_eq(c->guard.method, BL_GUARD_NETWORK);
-    ck_assert_ptr_nonnull(strstr(c->guard.why, "leave-one-out over the 5 runs"));
+    ck_assert_msg(strstr(c->guard.why, "lie inside the scale-outs it was pre-trained on (2..12)"), "%s", c->guard.why);
+    /* outside: the held-out predictions far off → Ernest alone; exact → the shape decides (below 1) */
     for (int i = 0; i < 5; i++) loo[i] = 3.0 * y[i];
-    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
+    ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, loo, 5, &e), BL_OK);
     ck_assert_double_eq(c->guard.ernest_w, 1.0);
     ck_assert_int_eq(c->guard.method, BL_GUARD_ERNEST);
+    ck_assert_msg(strstr(c->guard.why, "reach outside") && strstr(c->guard.why, "left out one at a time"), "%s",
+                  c->guard.why);
     for (int k = 0; k < 4; k++) ck_assert_double_eq(c->guard.theta[k], em.theta[k]); /* fitted to all runs */
-    /* errors of opposite sign and equal size: the blend in the middle is best */
-    for (int i = 0; i < 5; i++) loo[i] = 2.0 * y[i] - bl_ernest_predict(&em, x[i]);
-    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
-    ck_assert_int_eq(c->guard.method, BL_GUARD_BLEND);
+    memcpy(loo, y, sizeof loo);
+    ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, loo, 5, &e), BL_OK);
+    const double w_shape = c->guard.ernest_w; /* the held-out blend chose the network: the shape alone */
+    ck_assert_msg(w_shape > 0 && w_shape < 1, "%g: %s", w_shape, c->guard.why);
+    ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, NULL, 0, &e), BL_OK); /* no held-out predictions */
+    ck_assert_double_eq(c->guard.ernest_w, w_shape);
     /* predictions blend the two exactly */
-    double ctx[BL_BNET_DIM_MAX], with, alone, q = 7.0;
-    ck_assert_int_eq(bl_model_context_row(c, ds, rows[0], ctx, &e), BL_OK);
+    double ctx[BL_BNET_DIM_MAX], with, alone, q = 30.0;
+    ck_assert_int_eq(bl_model_context_row(c, far, rows[0], ctx, &e), BL_OK);
     ck_assert_int_eq(bl_model_predict(c, ctx, &q, 1, &with, &e), BL_OK);
-    const double w = c->guard.ernest_w;
+    bl_guard g = c->guard;
     bl_guard_reset(&c->guard);
     ck_assert_int_eq(bl_model_predict(c, ctx, &q, 1, &alone, &e), BL_OK);
-    ck_assert_double_eq_tol(with, (1 - w) * alone + w * bl_ernest_predict(&em, q), 1e-12 * fabs(with));
-    /* no held-out predictions, or one scale-out: the network alone */
-    ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, NULL, 0, &e), BL_OK);
-    ck_assert_double_eq(c->guard.ernest_w, 0.0);
-    size_t same[3] = {cx->rows[0], cx->rows[1], cx->rows[2]}; /* three repetitions of one scale-out */
-    ck_assert_int_eq(bl_guard_decide(c, m, ds, same, 3, NULL, 0, &e), BL_OK);
-    ck_assert_double_eq(c->guard.ernest_w, 0.0);
-    ck_assert_ptr_nonnull(strstr(c->guard.why, "one scale-out"));
-    /* two scale-outs: a prior that predicts the runs' speed-up exactly earns (almost) full trust, one
-     * that predicts none (flat) less than linear scaling when the runs do scale */
-    size_t two[2] = {cx->rows[0], cx->rows[15]}; /* 2 and 12 machines */
-    double p[2], xs[2] = {ds->scale_out[two[0]], ds->scale_out[two[1]]};
-    ck_assert_int_eq(bl_model_context_row(m, ds, two[0], ctx, &e), BL_OK);
-    ck_assert_int_eq(bl_model_predict(m, ctx, xs, 2, p, &e), BL_OK);
+    ck_assert_double_eq_tol(with, (1 - g.ernest_w) * alone + g.ernest_w * bl_ernest_predict(&em, q), 1e-12 * fabs(with));
+    /* the shape: runs that follow the pre-trained curve exactly (scaled) leave the network (almost) alone */
     bl_dataset *runs;
-    ck_assert_int_eq(bl_dataset_subset(ds, two, 2, &runs, &e), BL_OK);
-    runs->runtime_s[0] = 100.0 * p[0];
-    runs->runtime_s[1] = 100.0 * p[1]; /* exactly the prior's speed-up */
-    ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 2, NULL, 0, &e), BL_OK);
-    ck_assert_msg(c->guard.ernest_w < 0.01, "%g: %s", c->guard.ernest_w, c->guard.why);
-    ck_assert_ptr_nonnull(strstr(c->guard.why, "two scale-outs"));
-    runs->runtime_s[1] = runs->runtime_s[0] * p[0] / p[1] * xs[0] / xs[1] * p[1] / p[0]; /* linear scaling */
-    ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 2, NULL, 0, &e), BL_OK);
-    ck_assert_msg(c->guard.ernest_w > 0.9, "%g: %s", c->guard.ernest_w, c->guard.why);
+    ck_assert_int_eq(bl_dataset_subset(far, rows, 5, &runs, &e), BL_OK);
+    double p[5];
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(bl_model_context_row(m, runs, (size_t)i, ctx, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(m, ctx, &x[i], 1, &p[i], &e), BL_OK);
+    }
+    for (int i = 0; i < 5; i++) runs->runtime_s[i] = 20.0 * p[i];
+    ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 5, NULL, 0, &e), BL_OK);
+    ck_assert_msg(c->guard.ernest_w < 0.05, "%g: %s", c->guard.ernest_w, c->guard.why);
+    /* one scale-out: the network alone */
+    size_t same[1] = {0};
+    ck_assert_int_eq(bl_guard_decide(c, m, far, same, 1, NULL, 0, &e), BL_OK);
+    ck_assert_ptr_nonnull(strstr(c->guard.why, "one scale-out"));
+    /* rescaling: runs 20 times what the model predicts scale its output by 20 before fine-tuning */
+    bl_model *r;
+    ck_assert_int_eq(bl_model_clone(m, &r, &e), BL_OK);
+    ck_assert_int_eq(bl_guard_rescale(r, m, runs, NULL, 5, &e), BL_OK);
+    ck_assert_double_eq_tol(r->target_scale, 20.0 * m->target_scale, 1e-9 * m->target_scale);
+    bl_model_free(r);
     bl_dataset_free(runs);
-    /* fine-tuning decides it, and a clone keeps it; with the guard off the network stays alone */
+    /* fine-tuning decides it, a clone keeps it, the guard off keeps the network alone */
     bl_finetune_opts fo;
     bl_finetune_opts_default(&fo);
     bl_model *t, *t2, *t0;
-    ck_assert_int_eq(bl_finetune(m, ds, rows, 5, &fo, &t, &e), BL_OK);
-    ck_assert_ptr_nonnull(strstr(t->guard.why, "leave-one-out over the 5 runs"));
+    ck_assert_int_eq(bl_finetune(m, far, rows, 5, &fo, &t, &e), BL_OK);
+    ck_assert_msg(strstr(t->guard.why, "left out one at a time, the network misses the 5 runs"), "%s", t->guard.why);
+    ck_assert_msg(t->guard.ernest_w > 0, "%s", t->guard.why); /* a plateau the network never saw */
     ck_assert_int_eq(bl_model_clone(t, &t2, &e), BL_OK);
     ck_assert_double_eq(t2->guard.ernest_w, t->guard.ernest_w);
     fo.guard = 0;
-    ck_assert_int_eq(bl_finetune(m, ds, rows, 5, &fo, &t0, &e), BL_OK);
+    ck_assert_int_eq(bl_finetune(m, far, rows, 5, &fo, &t0, &e), BL_OK);
     ck_assert_double_eq(t0->guard.ernest_w, 0.0);
     ck_assert_str_eq(t0->guard.why, "");
+    ck_assert_double_eq(t0->target_scale, m->target_scale); /* and no rescaling */
     /* fine-tuning a blended model starts again from its network */
     fo.guard = 1;
     bl_model *t3;
-    ck_assert_int_eq(bl_finetune(t, ds, rows, 3, &fo, &t3, &e), BL_OK);
-    ck_assert_ptr_nonnull(strstr(t3->guard.why, "leave-one-out over the 3 runs"));
+    ck_assert_int_eq(bl_finetune(t, far, rows, 3, &fo, &t3, &e), BL_OK);
+    ck_assert_msg(strstr(t3->guard.why, "the 3 runs"), "%s", t3->guard.why);
     /* the guard travels in the file: reloaded predictions are bit for bit the same, and a blending
      * model's file is format 3.0 (older libraries refuse it instead of predicting with the network alone) */
     char path[4200], ver[64];
     for (int k = 0; k < 2; k++) {
-        bl_model *src = k ? t0 : c, *back;
+        bl_model *src = k ? t0 : t, *back;
         snprintf(path, sizeof path, "%s/guard%d.h5", bl_test_tmpdir(), k);
-        if (!k) { /* c: a blend decided above from a middle-weight loo */
-            for (int i = 0; i < 5; i++) loo[i] = 2.0 * y[i] - bl_ernest_predict(&em, x[i]);
-            ck_assert_int_eq(bl_guard_decide(c, m, ds, rows, 5, loo, 5, &e), BL_OK);
-            ck_assert_int_eq(c->guard.method, BL_GUARD_BLEND);
-        }
         ck_assert_msg(bl_model_save(src, path, &e) == BL_OK, "%s", e.message);
         ck_assert_msg(bl_model_load(path, NULL, &back, &e) == BL_OK, "%s", e.message);
         ck_assert_double_eq(back->guard.ernest_w, src->guard.ernest_w);
         ck_assert_str_eq(back->guard.why, src->guard.why);
-        double pa[3], pb[3], qs[3] = {2, 9, 40};
-        ck_assert_int_eq(bl_model_context_row(src, ds, rows[0], ctx, &e), BL_OK);
-        ck_assert_int_eq(bl_model_predict(src, ctx, qs, 3, pa, &e), BL_OK);
-        ck_assert_int_eq(bl_model_predict(back, ctx, qs, 3, pb, &e), BL_OK);
+        double pa[3], pb[3], qq[3] = {2, 9, 40};
+        ck_assert_int_eq(bl_model_context_row(src, far, rows[0], ctx, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(src, ctx, qq, 3, pa, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(back, ctx, qq, 3, pb, &e), BL_OK);
         ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
         root_version(path, ver, sizeof ver);
         if (ver[0]) ck_assert_str_eq(ver, k ? "1.3" : "3.0");
@@ -944,6 +957,7 @@ START_TEST(guard_weighs_network_against_ernest) {
     bl_model_free(t), bl_model_free(t2), bl_model_free(t0), bl_model_free(t3);
     bl_model_free(c);
     bl_model_free(m);
+    bl_dataset_free(far);
     bl_dataset_free(ds);
 }
 END_TEST

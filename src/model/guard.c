@@ -1,24 +1,29 @@
 /* guard.c — after fine-tuning on a context's runs, how far the model trusts its network against a
  * four-parameter Ernest fit of the same runs (model.h: bl_guard).
  *
- * A pre-trained network knows the shape of runtime curves in the environment it was trained in; in
- * another (another cluster, framework or scale-out range) its shape can be wrong where a few runs
- * cannot correct it, and then the simplest scaling law fitted to those runs predicts better. So the
- * runs themselves decide, as Bell decides between its candidates:
- *   - three or more distinct scale-outs: the network's and Ernest's leave-one-out predictions of the
- *     runs (the network's come from fine-tuning's own cross-validation, each held-out run predicted
- *     by members trained without it) are stacked: the weight w ∈ {0, 0.05, …, 1} of the blend
- *     w·network + (1 − w)·Ernest with the lowest leave-one-out mean relative error (ties: the
- *     larger w);
- *   - two distinct scale-outs: no fit can be checked on a held-out run, but the pre-trained model's
- *     shape can: the speed-up the runs show between the two scale-outs is compared with the speed-up
- *     the model predicted before fine-tuning (e_model) and with linear scaling's (e_linear, a law that
- *     knows nothing of the job). w = e_linear / (e_model + e_linear): the network counts fully when
- *     its prior explains the runs' speed-up exactly, half when it explains it as badly as linear
- *     scaling, and less when worse;
- *   - one scale-out: the network alone (Ernest fitted to one scale-out has no shape).
- * In the pre-training's environment the network's leave-one-out error is far below Ernest's and its
- * prior predicts the speed-up, so w stays at or near 1 there.
+ * A pre-trained network knows the shape of runtime curves where it was trained: the contexts of its
+ * environment and, above all, the scale-outs of its pre-training rows, outside which its scaled
+ * features are extrapolations (a model pre-trained on 2..12 machines predicts a nearly flat curve at
+ * 40). So:
+ *   - runs inside the pre-training scale-out range: the network alone (its own domain, where it
+ *     predicts far better than a scaling law fitted to a few runs);
+ *   - runs reaching outside it: Ernest's weight w_E comes from the runs themselves, as the larger of
+ *       shape    how badly the pre-trained model's curve, scaled to fit, explains the runs compared
+ *                with the closer of two laws that know nothing of the job, no scaling (t = c) and
+ *                linear scaling (t = c/x): e_model / (e_model + e_law), each the mean absolute
+ *                deviation of log(runtime / curve) around its mean over the runs; 0 when the model's
+ *                shape is the runs', ½ when it is no better than the closer law, towards 1 when worse;
+ *       held-out (three or more scale-outs) the network's and Ernest's leave-one-out predictions of the
+ *                runs (the network's from fine-tuning's own cross-validation, each run predicted by
+ *                members trained without it) stacked: the weight in {0, 0.05, …, 1} of the blend with
+ *                the lowest leave-one-out error (ties: the network);
+ *     either alone errs with few runs (three held-out runs are noise; the shape cannot see a wrong
+ *     curvature between the runs), and a prior proven wrong by either should yield;
+ *   - one scale-out among the runs: the network alone (Ernest fitted to one scale-out has no shape).
+ * A prediction is (1 − w_E)·network + w_E·Ernest(θ), θ fitted to all the runs. Before such runs are
+ * fine-tuned on, the output scale is set so that the pre-trained curve passes through their geometric
+ * mean (bl_guard_rescale): a job twenty times longer than any pre-training row is then a question of
+ * shape, not of an output the network cannot reach in a few hundred steps.
  * Not here: the fine-tuning itself (model.c), Ernest's fit (baselines/).
  */
 #include "model/model_internal.h"
@@ -46,29 +51,62 @@ static void set_method(bl_guard *g) {
 
 static double rel(double p, double y) { return fabs(p - y) / y; }
 
+/* The pre-training rows' scale-outs: recorded (format 1.3), else the scaler's bounds of feature x. */
+static void pretrain_range(const bl_model *m, double *lo, double *hi) {
+    if (m->seen.known) {
+        *lo = m->seen.scale_out_min;
+        *hi = m->seen.scale_out_max;
+    } else {
+        *lo = m->scaler.lo[2];
+        *hi = m->scaler.hi[2];
+    }
+}
+
+/* Mean absolute deviation of log(y / c) around its mean over n runs; INFINITY when c is not positive. */
+static double log_dev(const double *y, const double *c, size_t n) {
+    double mean = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(c[i] > 0) || !isfinite(c[i])) return INFINITY;
+        mean += log(y[i] / c[i]);
+    }
+    mean /= (double)n;
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d += fabs(log(y[i] / c[i]) - mean);
+    return d / (double)n;
+}
+
 bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
                           const double *net_loo, size_t folds, bl_error *err) {
     bl_guard *g = &c->guard;
     bl_guard_reset(g);
     if (n == 0) return BL_OK;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *p = malloc(n * sizeof *p);
     double *xe = malloc(n * sizeof *xe), *ye = malloc(n * sizeof *ye), *eloo = malloc(n * sizeof *eloo);
     bl_status st = BL_OK;
-    if (!x || !y || !xe || !ye || !eloo) {
+    if (!x || !y || !p || !xe || !ye || !eloo) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto out;
     }
     size_t distinct = 0;
+    double lo, hi, xmin = INFINITY, xmax = 0;
+    pretrain_range(prior, &lo, &hi);
     for (size_t i = 0; i < n; i++) {
         const size_t r = rows ? rows[i] : i;
         x[i] = runs->scale_out[r];
         y[i] = runs->runtime_s[r];
+        xmin = fmin(xmin, x[i]);
+        xmax = fmax(xmax, x[i]);
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= x[j] == x[i];
         distinct += !seen;
     }
     if (distinct < 2) {
         snprintf(g->why, sizeof g->why, "the network alone: the runs hold one scale-out, which shows no scaling");
+        goto out;
+    }
+    if (xmin >= lo && xmax <= hi) {
+        snprintf(g->why, sizeof g->why, "the network alone: the runs (%g..%g machines) lie inside the scale-outs it "
+                 "was pre-trained on (%g..%g)", xmin, xmax, lo, hi);
         goto out;
     }
     bl_ernest em;
@@ -78,86 +116,94 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
         goto out;
     }
     memcpy(g->theta, em.theta, sizeof g->theta);
-    if (distinct == 2) {
-        /* the two scale-outs' mean runtimes, against the prior's prediction of them */
-        double xa = x[0], xb = 0, sa = 0, sb = 0;
-        size_t na = 0, nb = 0;
-        for (size_t i = 0; i < n; i++)
-            if (x[i] != xa) xb = x[i];
-        if (xb < xa) {
-            const double t = xa;
-            xa = xb;
-            xb = t;
+    /* the shape: the pre-trained model's curve (before this fine-tuning) against linear scaling's */
+    double ctx[BL_BNET_DIM_MAX];
+    for (size_t i = 0; i < n; i++) /* each run in its own row's context (cluster totals grow with x) */
+        if ((st = bl_model_context_row(prior, runs, rows ? rows[i] : i, ctx, err)) ||
+            (st = bl_model_predict(prior, ctx, &x[i], 1, &p[i], err)))
+            goto out;
+    const double e_model = log_dev(y, p, n);
+    for (size_t i = 0; i < n; i++) xe[i] = 1.0 / x[i];
+    const double e_lin = log_dev(y, xe, n);
+    for (size_t i = 0; i < n; i++) xe[i] = 1.0;
+    const double e_const = log_dev(y, xe, n), e_ref = fmin(e_lin, e_const);
+    const double w_shape = isinf(e_model) ? 1.0 : fmax(e_model, 1e-3) / (fmax(e_model, 1e-3) + fmax(e_ref, 1e-3));
+    char shape_text[200];
+    snprintf(shape_text, sizeof shape_text, "the pre-trained model's curve misses the runs' shape by %.1f %%, %s by "
+             "%.1f %%", 100.0 * (exp(e_model) - 1), e_lin <= e_const ? "linear scaling" : "no scaling",
+             100.0 * (exp(e_ref) - 1));
+    double w_held = -1; /* none */
+    char held_text[200] = "";
+    if (distinct >= 3 && net_loo && folds >= 2) {
+        /* Ernest's held-out predictions over the same folds as the network's */
+        for (size_t h = 0; h < folds; h++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i % folds != h) xe[m] = x[i], ye[m] = y[i], m++;
+            bl_ernest ef;
+            const int ok = bl_ernest_fit(xe, ye, (int)m, &ef, NULL) == BL_OK;
+            for (size_t i = h; i < n; i += folds) eloo[i] = ok ? bl_ernest_predict(&ef, x[i]) : NAN;
         }
-        for (size_t i = 0; i < n; i++) {
-            if (x[i] == xa) sa += y[i], na++;
-            else sb += y[i], nb++;
-        }
-        const double ma = sa / (double)na, mb = sb / (double)nb, xs[2] = {xa, xb};
-        double ctx[BL_BNET_DIM_MAX], p[2] = {NAN, NAN};
-        st = bl_model_context_row(prior, runs, rows ? rows[0] : 0, ctx, err);
-        if (!st) st = bl_model_predict(prior, ctx, xs, 2, p, err);
-        if (st) goto out;
-        const double obs = mb / ma;
-        const double e_model = p[0] > 0 && p[1] > 0 && isfinite(p[0]) && isfinite(p[1])
-                                   ? fabs(obs / (p[1] / p[0]) - 1.0) : INFINITY;
-        const double e_lin = fabs(obs * xb / xa - 1.0);
-        const double em_f = fmax(e_model, 1e-3), el_f = fmax(e_lin, 1e-3);
-        g->ernest_w = isinf(em_f) ? 1.0 : em_f / (em_f + el_f);
-        snprintf(g->why, sizeof g->why,
-                 "two scale-outs: the runs' speed-up from %g to %g machines (%.3g×) is missed by %.1f %% by the "
-                 "pre-trained model's prediction and by %.1f %% by linear scaling, so the network counts %.2f and "
-                 "Ernest (fitted to the runs) %.2f",
-                 xa, xb, ma / mb, 100.0 * e_model, 100.0 * e_lin, 1.0 - g->ernest_w, g->ernest_w);
-        goto out;
-    }
-    if (!net_loo || folds < 2) {
-        snprintf(g->why, sizeof g->why, "the network alone: no held-out predictions to weigh it by");
-        goto out;
-    }
-    /* Ernest's held-out predictions over the same folds as the network's */
-    for (size_t h = 0; h < folds; h++) {
-        size_t m = 0;
+        double best = INFINITY, err_net = 0, err_ern = 0;
+        int best_k = 20;
+        size_t used = 0;
         for (size_t i = 0; i < n; i++)
-            if (i % folds != h) xe[m] = x[i], ye[m] = y[i], m++;
-        bl_ernest ef;
-        const int ok = bl_ernest_fit(xe, ye, (int)m, &ef, NULL) == BL_OK;
-        for (size_t i = h; i < n; i += folds) eloo[i] = ok ? bl_ernest_predict(&ef, x[i]) : NAN;
-    }
-    double best = INFINITY, err_net = 0, err_ern = 0;
-    int best_k = 20;
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(net_loo[i]) && isfinite(eloo[i])) {
-            err_net += rel(net_loo[i], y[i]);
-            err_ern += rel(eloo[i], y[i]);
-            used++;
+            if (isfinite(net_loo[i]) && isfinite(eloo[i])) {
+                err_net += rel(net_loo[i], y[i]);
+                err_ern += rel(eloo[i], y[i]);
+                used++;
+            }
+        for (int k = 20; k >= 0 && used; k--) { /* from the network alone down: ties keep the network */
+            const double w = k / 20.0;
+            double s = 0;
+            for (size_t i = 0; i < n; i++)
+                if (isfinite(net_loo[i]) && isfinite(eloo[i])) s += rel(w * net_loo[i] + (1.0 - w) * eloo[i], y[i]);
+            if (!isfinite(best) || s < best * (1.0 - 1e-12)) best = s, best_k = k;
         }
-    if (used == 0) {
-        snprintf(g->why, sizeof g->why, "the network alone: no run had held-out predictions of both");
-        goto out;
+        if (used) {
+            w_held = 1.0 - best_k / 20.0;
+            snprintf(held_text, sizeof held_text, "; left out one at a time, the network misses the %zu runs by %.1f %%, "
+                     "Ernest by %.1f %%, their best blend (Ernest %.2f) by %.1f %%", used,
+                     100.0 * err_net / (double)used, 100.0 * err_ern / (double)used, w_held, 100.0 * best / (double)used);
+        }
     }
-    for (int k = 20; k >= 0; k--) { /* from the network alone down: ties keep the network */
-        const double w = k / 20.0;
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(net_loo[i]) && isfinite(eloo[i])) s += rel(w * net_loo[i] + (1.0 - w) * eloo[i], y[i]);
-        if (!isfinite(best) || s < best * (1.0 - 1e-12)) best = s, best_k = k;
-    }
-    g->ernest_w = 1.0 - best_k / 20.0;
-    snprintf(g->why, sizeof g->why,
-             "leave-one-out over the %zu runs: the network misses by %.1f %%, Ernest (fitted to the other runs) by "
-             "%.1f %%, the blend of network %.2f and Ernest %.2f by %.1f %%",
-             used, 100.0 * err_net / (double)used, 100.0 * err_ern / (double)used, best_k / 20.0, g->ernest_w,
-             100.0 * best / (double)used);
+    g->ernest_w = fmax(w_shape, w_held);
+    snprintf(g->why, sizeof g->why, "the runs (%g..%g machines) reach outside the scale-outs it was pre-trained on "
+             "(%g..%g), so they weigh it against Ernest fitted to them: %s%s; Ernest %.2f, the network %.2f",
+             xmin, xmax, lo, hi, shape_text, held_text, g->ernest_w, 1.0 - g->ernest_w);
 out:
     set_method(g);
     free(x);
     free(y);
+    free(p);
     free(xe);
     free(ye);
     free(eloo);
     return st;
+}
+
+bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
+                           bl_error *err) {
+    double lo, hi, ctx[BL_BNET_DIM_MAX], sum = 0;
+    pretrain_range(prior, &lo, &hi);
+    int outside = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double x = runs->scale_out[rows ? rows[i] : i];
+        outside |= x < lo || x > hi;
+    }
+    if (!outside || !(c->target_scale > 0)) return BL_OK;
+    for (size_t i = 0; i < n; i++) {
+        const size_t r = rows ? rows[i] : i;
+        double p;
+        bl_status st = bl_model_context_row(prior, runs, r, ctx, err);
+        if (!st) st = bl_model_predict(prior, ctx, &runs->scale_out[r], 1, &p, err);
+        if (st) return st;
+        if (!(p > 0) || !isfinite(p)) return BL_OK; /* no curve to scale: leave the scale */
+        sum += log(runs->runtime_s[r] / p);
+    }
+    const double f = exp(sum / (double)n);
+    if (isfinite(f) && f > 0 && isfinite(c->target_scale * f) && c->target_scale * f > 0) c->target_scale *= f;
+    return BL_OK;
 }
 
 /* ---- in the model file: group "guard" (models/README.md) ---- */

@@ -790,6 +790,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     bl_status st = bl_model_clone(m, &c, err);
     if (st) return st;
     bl_guard_reset(&c->guard); /* the network alone while it is tuned; decided at the end */
+    if (o->guard && (st = bl_guard_rescale(c, m, runs, rows, n, err))) goto done;
     if ((st = bl_vbuf_build(c, runs, rows, n, &vb, err))) goto done;
     const int two = c->n_members > 1 && bl_model_member_numbers(c, 1) != bl_model_member_numbers(c, 0);
     if (two && (st = bl_vbuf_build_member(c, 1, runs, rows, n, &vb_odd, err))) goto done;

@@ -60,7 +60,7 @@ typedef struct bl_guard {
     double ernest_w;                  /* 0..1 */
     double theta[4];                  /* Ernest's θ0..θ3 in seconds */
     int    method;                    /* bl_guard_method, from ernest_w */
-    char   why[384];                  /* how the weight was found ("" for the network alone by default) */
+    char   why[768];                  /* how the weight was found ("" for the network alone by default) */
 } bl_guard;
 
 /* What the pre-training rows held, so that a request can be compared with it (model/seen.h; file

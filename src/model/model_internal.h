@@ -59,6 +59,11 @@ double bl_guard_apply(const bl_guard *g, double x, double net);
  * in fold i % folds), or NULL. */
 bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
                           const double *net_loo, size_t folds, bl_error *err);
+/* Before fine-tuning c (a copy of prior) on runs that reach outside the pre-training scale-outs: the
+ * output scale set so that prior's curve, scaled, passes through the runs' geometric mean (a job of
+ * another runtime scale is then a matter of shape, which fine-tuning can learn from a few runs). */
+bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
+                           bl_error *err);
 /* The guard in a model record (group "guard"), and back; a record without one is the network alone. */
 struct bl_modelrec;
 bl_status bl_guard_save(const bl_guard *g, struct bl_modelrec *rec, bl_error *err);
