@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """bellamy_model.py — the reference reader of Bellamy model files.
 
-Loads any model file libbellamy writes (format 1.x and 2.0) and predicts the runtime of a job for a
-context, every encoder included, following models/README.md ("Predicting from a model file") step by
-step; the section numbers in the comments (§P1 …) are that specification's. Needs numpy, h5py and
-xxhash (Debian: python3-numpy python3-h5py python3-xxhash).
+Loads any model file libbellamy writes (formats 1.x, 2.x and 3.x) and predicts the runtime of a job
+for a context, every encoder included, properties the model fills and the guard's blend with Ernest
+too, following models/README.md ("Predicting from a model file") step by step; the section numbers in
+the comments (§P1 …) are that specification's. Needs numpy, h5py and xxhash (Debian: python3-numpy
+python3-h5py python3-xxhash).
 
     python3 python/bellamy_model.py --model F [--name N] --set PROP=VALUE ... --scale-out A..B
 
@@ -38,7 +39,7 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 HEADER_SIZE = 512
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 FORMAT_NAME = "bellamy-model"
-MAJOR_MIN, MAJOR_MAX = 1, 2            # the format majors this reader knows
+MAJOR_MIN, MAJOR_MAX = 1, 3            # the format majors this reader knows
 DIM_MAX, PROPS_MAX, MEMBERS_MAX = 256, 256, 16
 CODE_MAX = 16                          # libbellamy's limit on the code size (bl_model_context)
 KNOWN_PROPERTIES = ("machine_type", "job_type", "job_args", "data_size_MB", "data_characteristics",
@@ -89,8 +90,9 @@ def _digits(block, p):
 
 
 def check_header(data, path, ignore_checksum=False):
-    """§P1.1: checks the 512-byte header; returns (has_header, note). note says why a file is read
-    unverified (ignore_checksum let a mismatch through); raises BellamyError for a damaged header."""
+    """§P1.1: checks the 512-byte header; returns (has_header, note): (True, None) a header that
+    matches, (False, None) none, (False, note) a damaged one that ignore_checksum let through (note
+    says what is wrong); raises BellamyError for a damaged header otherwise."""
     family = b"BELLAMY-MODEL "
     if not data.startswith(family):
         if data[:8] == HDF5_SIGNATURE:
@@ -122,29 +124,59 @@ def check_header(data, path, ignore_checksum=False):
     m = re.compile(rb" xxh64=([0-9a-f]{16})\n").match(block, p)
     if not m or any(block[m.end():]):
         raise unreadable
+    # an edit on purpose (an attribute added with h5py) changes the length as often as the bytes: the
+    # override lets both through, and the file then has a header, overridden (not none: §P1.1)
     if want != len(data):
-        raise BellamyError("%s: damaged or truncated file: %d bytes, its header says %d" % (path, len(data), want))
-    if xxhash.xxh64_intdigest(data[HEADER_SIZE:], seed=0) != int(m.group(1), 16):
+        msg = "%s: damaged or truncated file: %d bytes, its header says %d (changed after it was written" % (
+            path, len(data), want)
+    elif xxhash.xxh64_intdigest(data[HEADER_SIZE:], seed=0) != int(m.group(1), 16):
         msg = "%s: damaged file: its checksum does not match its contents (changed after it was written" % path
-        if ignore_checksum:
-            return False, msg + ")"
-        raise BellamyError(msg + "; --ignore-checksum or BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited "
-                           "on purpose)")
-    return True, None
+    else:
+        return True, None
+    if ignore_checksum:
+        return False, msg + ")"
+    raise BellamyError(msg + "; --ignore-checksum or BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose)")
 
 
 def _override_from_env():
     return os.environ.get("BELLAMY_MODEL_IGNORE_CHECKSUM") == "1"
 
 
-def _open_h5(path, ignore_checksum):
-    """Reads, checks and opens the verified bytes (never the file again); returns (h5 file, note)."""
+def _unstamped_from_env():
+    return os.environ.get("BELLAMY_MODEL_ALLOW_UNSTAMPED") == "1"
+
+
+def has_hdf5_signature(data):
+    """HDF5's signature where HDF5 looks for it: byte 0, 512, 1024, 2048, … (libbellamy's test too)."""
+    off = 0
+    while off + 8 <= len(data):
+        if data[off:off + 8] == HDF5_SIGNATURE:
+            return True
+        off = off * 2 if off else HEADER_SIZE
+    return False
+
+
+def _open_h5(path, ignore_checksum, allow_unstamped=None):
+    """Reads, checks and opens the verified bytes (never the file again); returns (h5 file, note,
+    unstamped): note says why a damaged header was let through, unstamped that the file has no header
+    and was read because allow_unstamped (None: BELLAMY_MODEL_ALLOW_UNSTAMPED=1) let it."""
     if ignore_checksum is None:
         ignore_checksum = _override_from_env()
+    if allow_unstamped is None:
+        allow_unstamped = _unstamped_from_env()
     data = _read_file(path)
-    _, note = check_header(data, path, ignore_checksum)
+    has, note = check_header(data, path, ignore_checksum)
     if not data:
         raise BellamyError("%s: empty file, not an HDF5 model file" % path)
+    if not has_hdf5_signature(data):
+        raise BellamyError("%s: not an HDF5 file" % path)
+    # §P1.1: no header, nothing vouches for the bytes (a header let through by the override is not "none")
+    unstamped = not has and note is None
+    if unstamped and not allow_unstamped:
+        raise BellamyError("%s: no checksum header (written before libbellamy 0.4.1 or by another program), so its "
+                           "contents cannot be verified; if you trust the file, stamp it once with 'bellamy-train "
+                           "check --model FILE --stamp', or load it unverified with BELLAMY_MODEL_ALLOW_UNSTAMPED=1 "
+                           "(or --allow-unstamped)" % path)
     try:
         f = h5py.File(io.BytesIO(data), "r")
     except (OSError, ValueError) as e:
@@ -154,7 +186,7 @@ def _open_h5(path, ignore_checksum):
     except BaseException:
         f.close()
         raise
-    return f, note
+    return f, note, unstamped
 
 
 def _check_root(f, path):
@@ -180,9 +212,9 @@ def _check_root(f, path):
         raise BellamyError("%s: no group /models" % path)
 
 
-def list_models(path, ignore_checksum=None):
+def list_models(path, ignore_checksum=None, allow_unstamped=None):
     """The names of the models in a file, in the file's order."""
-    f, _ = _open_h5(path, ignore_checksum)
+    f, _, _ = _open_h5(path, ignore_checksum, allow_unstamped)
     with f:
         return list(f["models"].keys())
 
@@ -368,7 +400,7 @@ def _utf8_bytes(value):
     return b
 
 
-# ---- §P3 cluster totals from the stored schema ---------------------------------------------------
+# ---- §P3 cluster totals and constants from the stored schema --------------------------------------
 
 class _SchemaError(Exception):
     pass
@@ -416,12 +448,19 @@ def _known_property(name):
 
 
 def stored_schema_totals(text, name="schema stored in the model"):
-    """§P3.2: the names of the properties that are cluster totals under a schema text (a per_machine
-    source, or a column listed on a cluster_totals line). Parsed as libbellamy parses a stored schema
-    (every line checked, the columns' roles not); raises _SchemaError naming SCHEMA:LINE:COLUMN."""
+    """§P3.2: the names of the properties that are cluster totals under a schema text."""
+    return stored_schema(text, name)[0]
+
+
+def stored_schema(text, name="schema stored in the model"):
+    """§P3.2 and §P3.5: (the names of the properties that are cluster totals under a schema text — a
+    per_machine source, or a column listed on a cluster_totals line —, {name: value} of the properties
+    whose source is const or per_machine, the value token as written). Parsed as libbellamy parses a
+    stored schema (every line checked, the columns' roles not); raises _SchemaError naming
+    SCHEMA:LINE:COLUMN."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    props, totals = {}, []          # name -> (essential, source, columns)
+    props, totals = {}, []          # name -> (essential, source, columns, const or per_machine value)
     seen_scale = seen_runtime = seen_any = False
     lines = text.split("\n")
     for lineno, line in enumerate(lines, 1):
@@ -459,7 +498,7 @@ def stored_schema_totals(text, name="schema stored in the model"):
             if src in ("column", "join"):
                 if not args or (src == "column" and len(args) > 1) or not all(args):
                     raise _SchemaError("%s: %s: bad column names" % (where, src))
-                cols = args
+                cols, value = args, None
             elif src in ("const", "per_machine"):
                 if len(args) != 1 or (src == "per_machine" and kind != "number"):
                     raise _SchemaError("%s: %s takes one value (per_machine: of a number property)" % (where, src))
@@ -468,22 +507,27 @@ def stored_schema_totals(text, name="schema stored in the model"):
                         parse_natural(args[0], 64)
                     except ValueError as e:
                         raise _SchemaError("%s: %s" % (where, e))
-                cols = []
+                try:
+                    _utf8_bytes(args[0])
+                except ValueError:
+                    raise _SchemaError("%s: invalid UTF-8 in value" % where)
+                cols, value = [], args[0]
             elif src == "template":
                 if len(args) != 1:
                     raise _SchemaError("%s: template takes one (quoted) text" % where)
-                cols = _template_columns(args[0], where)
+                cols, value = _template_columns(args[0], where), None
             else:
                 raise _SchemaError("%s: unknown source '%s'" % (where, src))
-            props[pname] = (ess == "essential", src, cols)
+            props[pname] = (ess == "essential", src, cols, value)
         else:
             raise _SchemaError("%s: unknown directive '%s'" % (where, d))
     if not seen_scale or not seen_runtime:
         raise _SchemaError("%s: no %s line" % (name, "scale_out" if not seen_scale else "runtime"))
-    if not any(essential for essential, _, _ in props.values()):
+    if not any(pr[0] for pr in props.values()):
         raise _SchemaError("%s: no essential property (a context needs at least one)" % name)
-    return {pname for pname, (_, src, cols) in props.items()
-            if src == "per_machine" or any(c in totals for c in cols)}
+    total_names = {pname for pname, (_, src, cols, _) in props.items()
+                   if src == "per_machine" or any(c in totals for c in cols)}
+    return total_names, {pname: value for pname, (_, _, _, value) in props.items() if value is not None}
 
 
 def _template_columns(tpl, where):
@@ -654,33 +698,143 @@ def _members(rec, dims, blocks):
     return members
 
 
+def _seen(rec, n_props):
+    """§P2: the group seen (format 1.3; None before), checked as libbellamy checks it. A dict with
+    values [(property index, value)], distinct, per_machine, number_min, number_max."""
+    if rec.find("seen", "rows") is None:
+        return None
+    rows = rec.get("seen", "rows", "int64")
+    so = [rec.get("seen", a, "double") for a in ("scale_out_min", "scale_out_max", "runtime_min_s", "runtime_max_s")]
+    prop = rec.get("seen", "value_prop", "int64 array")
+    values = rec.get("seen", "values", "string array")
+    counts = rec.get("seen", "counts", "int64 array")
+    per_prop = [rec.get("seen", a, k) for a, k in (("distinct", "int64 array"), ("per_machine", "int64 array"),
+                                                   ("number_min", "double array"), ("number_max", "double array"))]
+
+    def positive_range(lo, hi):
+        return math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi
+
+    if rows < 1 or not positive_range(so[0], so[1]) or not positive_range(so[2], so[3]):
+        raise rec.fail("seen/rows, scale_out_min/max or runtime_min_s/max_s out of range (rows >= 1, "
+                       "0 < min <= max expected)")
+    if not len(prop) == len(values) == len(counts):
+        raise rec.fail("seen/value_prop, values and counts differ in length")
+    if any(len(a) != n_props for a in per_prop):
+        raise rec.fail("seen/distinct, per_machine, number_min and number_max must hold one value per property "
+                       "(schema/names)")
+    for k in range(len(prop)):
+        if not 0 <= prop[k] < n_props or (k and prop[k] < prop[k - 1]) or counts[k] < 1:
+            raise rec.fail("seen/value_prop must list property indices in order, seen/counts positive counts")
+    distinct, per_machine, nmin, nmax = per_prop
+    if any(d < 0 for d in distinct) or any(v not in (0, 1) for v in per_machine):
+        raise rec.fail("seen/distinct must be >= 0 and seen/per_machine 0 or 1")
+    return {"values": list(zip(prop, values)), "distinct": distinct, "per_machine": per_machine,
+            "number_min": [float(v) for v in nmin], "number_max": [float(v) for v in nmax]}
+
+
+def _check_finetune(rec, n_props, members):
+    """§P2: the group finetune and members/epochs (format 1.3): informative, but refused when
+    malformed, as libbellamy refuses them."""
+    if members > 1 and rec.find("members", "epochs") is not None:
+        if len(rec.get("members", "epochs", "int64 array")) != members:
+            raise rec.fail("members/epochs must hold one value per member")
+    if rec.find("finetune", "runs") is None:
+        return
+    runs = rec.get("finetune", "runs", "int64")
+    contexts = rec.get("finetune", "contexts", "int64")
+    r = [rec.get("finetune", a, "double") for a in ("scale_out_min", "scale_out_max", "runtime_min_s", "runtime_max_s")]
+    ctx = rec.get("finetune", "context", "string array")
+    ok = all(math.isfinite(v) for v in r) and 0 < r[0] <= r[1] and 0 < r[2] <= r[3]
+    if runs < 1 or contexts < 1 or not ok:
+        raise rec.fail("finetune/runs, contexts, scale_out_min/max or runtime_min_s/max_s out of range")
+    if len(ctx) != n_props:
+        raise rec.fail("finetune/context must hold one value per property (schema/names)")
+
+
+GUARD_METHODS = ("network", "blend", "ernest")
+
+
+def _guard(rec):
+    """§P2/§P8: the group guard — (ernest_weight w, ernest_theta θ0..θ3, why); (0, zeros, "") when the
+    model has none (the network alone)."""
+    if rec.find("guard", "ernest_weight") is None:
+        return 0.0, [0.0] * 4, ""
+    w = rec.get("guard", "ernest_weight", "double")
+    theta = rec.get("guard", "ernest_theta", "double array")
+    why = rec.get("guard", "why", "string")
+    if not 0 <= w <= 1 or len(theta) != 4:
+        raise rec.fail("guard/ernest_weight must lie in [0, 1] and guard/ernest_theta hold 4 values")
+    for k in range(4):
+        if not 0 <= theta[k] <= 1e300:
+            raise rec.fail("guard/ernest_theta[%d] = %g (Ernest's terms are finite and >= 0)" % (k, theta[k]))
+    return float(w), [float(t) for t in theta], why
+
+
+def _seen_values(seen, i):
+    """The values seen of property i, the most frequent first ([] without a seen group)."""
+    return [v for p, v in seen["values"] if p == i] if seen else []
+
+
+def _seen_only_value(seen, i):
+    """§P3.5: the value every pre-training row had for property i (one entry, distinct = 1), or None."""
+    vals = _seen_values(seen, i)
+    return vals[0] if len(vals) == 1 and seen["distinct"][i] == 1 else None
+
+
+def _put(buf, cap, text):
+    """Appends text (UTF-8) to the bytearray buf as libbellamy's messages do in a buffer of cap bytes:
+    what does not fit is cut, its last three bytes then '...'."""
+    if len(buf) + 1 >= cap:
+        return
+    b = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+    if len(b) >= cap - len(buf):
+        buf.extend(b[:cap - 1 - len(buf)])
+        if cap > 4:
+            buf[cap - 4:cap - 1] = b"..."
+    else:
+        buf.extend(b)
+
+
+def _cut(text, n):
+    """C's %.Ns: the first n bytes of text's UTF-8."""
+    return (text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text))[:n]
+
+
 def _selu(x):
     """§P5: λx for x > 0, λα(eˣ − 1) otherwise."""
     return np.where(x > 0.0, SELU_LAMBDA * x, (SELU_LAMBDA * SELU_ALPHA) * np.expm1(np.minimum(x, 0.0)))
 
 
 class Property:
-    """One property of a model: name, essential (else optional), number (else text), cluster_total."""
+    """One property of a model: name, essential (else optional), number (else text), cluster_total,
+    default (the value the model fills in when a context leaves the property out, or None) and
+    default_from ('schema': a const or per_machine source of the stored schema; 'seen': the one value
+    every pre-training row had; None)."""
 
-    def __init__(self, name, essential, number, cluster_total=False):
+    def __init__(self, name, essential, number, cluster_total=False, default=None, default_from=None):
         self.name, self.essential, self.number, self.cluster_total = name, essential, number, cluster_total
+        self.default, self.default_from = default, default_from
 
     def __repr__(self):
-        return "Property(%r, essential=%r, number=%r, cluster_total=%r)" % (
-            self.name, self.essential, self.number, self.cluster_total)
+        return "Property(%r, essential=%r, number=%r, cluster_total=%r, default=%r, default_from=%r)" % (
+            self.name, self.essential, self.number, self.cluster_total, self.default, self.default_from)
 
 
 class Model:
     """A model read from a file; predict() is all it does. Attributes: path, name, properties,
     members (a list of dicts of numpy blocks), dims, enc (encoder settings), scaler_lo/hi,
-    target_scaling, target_scale, number_bounds (numbers = range), schema_text, note (None, or why
-    the file was read unverified)."""
+    target_scaling, target_scale, number_bounds (numbers = range), schema_text, seen (the group seen
+    as a dict, or None), method ('network', 'blend' or 'ernest'), ernest_weight, ernest_theta,
+    method_why (the guard's reason, "" without one), note (None, or why the file was read
+    unverified), unstamped (the file has no checksum header and was read because that was allowed)."""
 
     @classmethod
-    def load(cls, path, name=None, ignore_checksum=None):
+    def load(cls, path, name=None, ignore_checksum=None, allow_unstamped=None):
         """Reads model `name` of the file (None: the file's only model). ignore_checksum None follows
-        BELLAMY_MODEL_IGNORE_CHECKSUM=1 like libbellamy; True reads a file whose checksum mismatches."""
-        f, note = _open_h5(path, ignore_checksum)
+        BELLAMY_MODEL_IGNORE_CHECKSUM=1 like libbellamy; True reads a file whose checksum mismatches.
+        allow_unstamped None follows BELLAMY_MODEL_ALLOW_UNSTAMPED=1; True reads a file without a
+        checksum header (refused otherwise)."""
+        f, note, unstamped = _open_h5(path, ignore_checksum, allow_unstamped)
         with f:
             models = list(f["models"].keys())
             present = ", ".join("'%s'" % n for n in models) if models else "none"
@@ -696,7 +850,7 @@ class Model:
             if not isinstance(g, h5py.Group):
                 raise BellamyError("%s: /models/%s is not a group" % (path, name))
             m = cls()
-            m.path, m.name, m.note = path, name, note
+            m.path, m.name, m.note, m.unstamped = path, name, note, unstamped
             m._read(_Record(path, name, g))
             return m
 
@@ -734,28 +888,39 @@ class Model:
             raise rec.fail("target/scale must be a positive number")
         for hp in ("dropout", "learning_rate", "weight_decay"):   # unused here, required all the same
             rec.get("hyperparameters", hp, "double")
+        seen = _seen(rec, len(props))
+        _check_finetune(rec, len(props), len(members))
+        w, theta, why = _guard(rec)
 
-        if schema_text:                   # §P3.2: cluster totals, from the stored schema
+        if schema_text:                   # §P3.2, §P3.5: cluster totals and constants, from the stored schema
             try:
-                total_names = stored_schema_totals(schema_text)
+                total_names, constants = stored_schema(schema_text)
             except _SchemaError as e:
                 raise rec.fail(str(e))
             for p in props:
                 p.cluster_total = p.number and p.name in total_names
+                if p.name in constants:
+                    p.default, p.default_from = constants[p.name], "schema"
+        for i, p in enumerate(props):     # §P3.5: an optional property every pre-training row had one value of
+            only = _seen_only_value(seen, i)
+            if p.default is None and not p.essential and only is not None:
+                p.default, p.default_from = only, "seen"
 
         self.dims, self.enc, self.properties, self.members = dims, enc, props, members
         self.scaler_lo, self.scaler_hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
         self.target_scaling, self.target_scale = scaling, float(scale)
         self.schema_text = schema_text
+        self.seen = seen
+        self.ernest_weight, self.ernest_theta, self.method_why = w, theta, why
+        self.method = GUARD_METHODS[0 if w <= 0 else 2 if w >= 1 else 1]
 
     # ---- §P3 the context ----------------------------------------------------------------------
 
     def _resolve(self, context):
-        """Checks the (name, value) pairs; returns (values by property index or None, per-machine
-        values of cluster totals that grow with the scale-out)."""
+        """Checks the (name, value) pairs and completes them (§P3); returns (values by property index or
+        None, per-machine values of cluster totals that grow with the scale-out)."""
         pairs = list(context.items()) if isinstance(context, dict) else list(context)
         vals = [None] * len(self.properties)
-        per_machine = {}
         index = {p.name: i for i, p in enumerate(self.properties)}
         for j, (pn, value) in enumerate(pairs):
             if not pn:
@@ -769,19 +934,61 @@ class Model:
             if vals[k] is not None:
                 raise BellamyError("property '%s' is given twice" % pn, "invalid")
             vals[k] = value
-            if self.properties[k].cluster_total:      # §P3.3: given per machine
-                d = _strtod_whole(value) if isinstance(value, str) else None
-                too_large = d is not None and d >= 9007199254740992.0
-                if value == "" or d is None or not d >= 0 or too_large or d != math.floor(d):
-                    raise BellamyError("property '%s' is a number per machine: '%.40s' is %s" % (
-                        pn, value, "too large (below 2^53 expected)" if too_large else "not a natural number"),
-                        "format")
-                if not self.enc["totals_per_machine"]:
-                    per_machine[k] = d
-        for i, p in enumerate(self.properties):
-            if vals[i] is None and p.essential:
-                raise BellamyError("essential property '%s' is missing" % p.name, "invalid")
+        missing = []
+        for i, p in enumerate(self.properties):   # §P3.5: left out, filled from what the model knows
+            if vals[i] is None:
+                if p.default is not None:
+                    vals[i] = p.default
+                elif p.essential:
+                    missing.append(i)
+        if missing:
+            raise BellamyError(self._missing_message(missing), "invalid")
+        per_machine = {}
+        for k, p in enumerate(self.properties):   # §P3.3: cluster totals, given or filled, are per machine
+            value = vals[k]
+            if not p.cluster_total or value is None:
+                continue
+            d = _strtod_whole(value) if isinstance(value, str) else None
+            too_large = d is not None and d >= 9007199254740992.0
+            if value == "" or d is None or not d >= 0 or too_large or d != math.floor(d):
+                raise BellamyError("property '%s' is a number per machine: '%s' is %s" % (
+                    p.name, _cut(value, 40).decode("utf-8", "replace"),
+                    "too large (below 2^53 expected)" if too_large else "not a natural number"), "format")
+            if not self.enc["totals_per_machine"]:
+                per_machine[k] = d
         return vals, per_machine
+
+    def _seen_brief(self, i, most, cap):
+        """What property i's pre-training rows held, as libbellamy words it in a message (bytes):
+        "50..200" (a number's range; " per machine" for a cluster total) or "'a', 'b', ... (N values)";
+        b"" without a seen group."""
+        buf, seen = bytearray(), self.seen
+        if not seen:
+            return bytes(buf)
+        lo, hi = seen["number_min"][i], seen["number_max"][i]
+        if self.properties[i].number and math.isfinite(lo):
+            _put(buf, cap, "%.17g" % lo if lo == hi else "%.17g..%.17g" % (lo, hi))
+            if seen["per_machine"][i]:
+                _put(buf, cap, " per machine")
+            return bytes(buf)
+        for k, v in enumerate(_seen_values(seen, i)[:most]):
+            _put(buf, cap, (b", " if k else b"") + b"'" + _cut(v, 40) + b"'")
+        if seen["distinct"][i] > most:
+            _put(buf, cap, ", ... (%d values)" % seen["distinct"][i])
+        return bytes(buf)
+
+    def _missing_message(self, missing):
+        """libbellamy's one message naming every essential property a context leaves out (§P3.1)."""
+        cap, buf = 512, bytearray()
+        one = len(missing) == 1
+        _put(buf, cap, "essential property " if one else "%d essential properties are missing: " % len(missing))
+        for n, i in enumerate(missing):
+            _put(buf, cap, (b", " if n else b"") + b"'" + _cut(self.properties[i].name, 60) + b"'" +
+                 (b" is missing" if one else b""))
+            brief = self._seen_brief(i, 2, 160)
+            if brief:
+                _put(buf, cap, b" (seen in training: " + brief + b")")
+        return bytes(buf).decode("utf-8", "replace")
 
     def member_numbers(self, mi):
         """§P4.6: the number encoding member mi reads: enc numbers, or with 'both' binary for even
@@ -841,8 +1048,8 @@ class Model:
         return terms
 
     def _outputs(self, terms, x):
-        """§P5.3–§P7: runtimes in seconds at scale-outs x (numpy array) for context terms."""
-        with np.errstate(all="ignore"):   # a scale-out far outside the training range: inf or NaN (§P8)
+        """§P5.3–§P8: runtimes in seconds at scale-outs x (numpy array) for context terms."""
+        with np.errstate(all="ignore"):   # a scale-out far outside the training range: inf or NaN (§P9)
             return self._outputs_raw(terms, x)
 
     def _outputs_raw(self, terms, x):
@@ -863,13 +1070,21 @@ class Model:
         med = srt[K // 2] if K % 2 else 0.5 * (srt[K // 2 - 1] + srt[K // 2])
         med = np.where(np.isnan(y).any(axis=0), np.nan, med)
         if self.target_scaling == "log":
-            return self.target_scale * np.exp(med)
-        return med * self.target_scale
+            t = self.target_scale * np.exp(med)
+        else:
+            t = med * self.target_scale
+        w = self.ernest_weight
+        if w > 0:                                 # §P8: the guard's blend, after the target scaling
+            th = self.ernest_theta
+            e = np.array([th[0] + th[1] / xi + th[2] * math.log(xi) + th[3] * xi for xi in x])
+            t = (1.0 - w) * t + w * e
+        return t
 
     def predict(self, context, scale_outs):
         """Runtimes in seconds (a list of floats) at each scale-out for a context: a dict or (name,
-        value) pairs of text values; essential properties required, optional ones as available,
-        cluster totals given per machine. Raises BellamyError (its message says what to change)."""
+        value) pairs of text values; essential properties required unless the model fills them (a
+        property's default), optional ones as available, cluster totals given per machine. Raises
+        BellamyError (its message says what to change)."""
         x = [float(v) for v in scale_outs]
         for v in x:
             if not math.isfinite(v) or not v > 0:
@@ -891,10 +1106,11 @@ class Model:
                     raise BellamyError("at scale-out %g (cluster totals are the per-machine values × %g): %s"
                                        % (xi, xi, e), e.kind)
                 out[i] = self._outputs(terms, np.array([xi]))[0]
-        for xi, t in zip(x, out):
-            if math.isnan(t):
-                raise BellamyError("scale-out %g: the model's prediction is not a number (the scale-out is too "
-                                   "far outside the range it was trained on)" % xi, "range")
+        for xi, t in zip(x, out):              # §P9: NaN and infinity are not runtimes
+            if not math.isfinite(t):
+                what = "not a number" if math.isnan(t) else "infinite"
+                raise BellamyError("scale-out %g: the model's prediction is %s (the scale-out is too far outside "
+                                   "the range it was trained on)" % (xi, what), "range")
         return [float(t) for t in out]
 
 
@@ -905,22 +1121,24 @@ class _Usage(Exception):
 
 
 USAGE = ("usage: bellamy_model.py --model MODEL.h5 [--name NAME] --set PROP=VALUE ... --scale-out A..B|N|N,M,...\n"
-         "                        [--ignore-checksum]\n"
+         "                        [--ignore-checksum] [--allow-unstamped]\n"
          "       bellamy_model.py --model MODEL.h5 --list\n"
          "       bellamy_model.py --help")
 
 HELP = USAGE + """
 
 Predicts a job's runtime at each scale-out from a Bellamy model file, as libbellamy does
-(models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s" lines.
+(models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s" lines;
+a model whose fine-tuning blends Ernest into its predictions says so on stderr.
 
 options:
   --model MODEL.h5      model file (required)
   --name NAME           model inside the file (default: the file's only model)
-  --set PROP=VALUE      a property of the job's context; every essential one is needed (cluster totals
-                        per machine); repeat for each property
+  --set PROP=VALUE      a property of the job's context; every essential one is needed unless the model
+                        fills it (cluster totals per machine); repeat for each property
   --scale-out SPEC      whole numbers of machines: a range A..B, one value N, or a list N,M,...
   --ignore-checksum     read a file whose checksum header does not match (also BELLAMY_MODEL_IGNORE_CHECKSUM=1)
+  --allow-unstamped     read a file without a checksum header (also BELLAMY_MODEL_ALLOW_UNSTAMPED=1)
   --list                print the names of the file's models, one a line
   --help                show this help and exit
 exit status: 0 ok, 1 failure, 2 usage error"""
@@ -935,7 +1153,7 @@ def _parse_args(argv):
             opts["help"] = True
             i += 1
             continue
-        if a in ("--ignore-checksum", "--list"):
+        if a in ("--ignore-checksum", "--allow-unstamped", "--list"):
             opts[a[2:]] = True
             i += 1
             continue
@@ -1002,7 +1220,7 @@ def main(argv=None):
             raise _Usage("--model is required (see --help)")
         if opts.get("list"):
             if opts["set"] or "scale-out" in opts or "name" in opts:
-                raise _Usage("--list takes only --model (and --ignore-checksum)")
+                raise _Usage("--list takes only --model (and --ignore-checksum, --allow-unstamped)")
         elif "scale-out" not in opts:
             raise _Usage("--scale-out is required (see --help)")
         ctx = []
@@ -1016,17 +1234,25 @@ def main(argv=None):
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 2
     ignore = True if opts.get("ignore-checksum") else None
+    unstamped = True if opts.get("allow-unstamped") else None
     m = None
     try:
         if opts.get("list"):
-            for n in list_models(opts["model"], ignore):
+            for n in list_models(opts["model"], ignore, unstamped):
                 print(n)
             return 0
-        m = Model.load(opts["model"], opts.get("name"), ignore)
+        m = Model.load(opts["model"], opts.get("name"), ignore, unstamped)
         if m.note:
             sys.stderr.write("%s: note: %s; read anyway because of %s\n" % (
                 PROG, m.note, "--ignore-checksum" if ignore else "BELLAMY_MODEL_IGNORE_CHECKSUM=1"))
+        if m.unstamped:
+            sys.stderr.write("%s: note: %s has no checksum header; read unverified because of %s\n" % (
+                PROG, opts["model"], "--allow-unstamped" if unstamped else "BELLAMY_MODEL_ALLOW_UNSTAMPED=1"))
         t = m.predict(ctx, x)
+        if m.method != "network":             # as bellamy-predict says it: what the runtimes are, and why
+            sys.stderr.write("%s: note: runtimes are %s (Ernest's weight %.3g): %s\n" % (
+                PROG, "Ernest's fit to the fine-tuning runs" if m.method == "ernest"
+                else "a blend of the network and Ernest", m.ernest_weight, m.method_why))
     except BellamyError as e:
         msg = str(e)
         if m is not None:           # a context's error: say which file and model it is about

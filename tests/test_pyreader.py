@@ -2,12 +2,16 @@
 """test_pyreader.py — python/bellamy_model.py against libbellamy: the same predictions to 1e-9
 relative, the same refusals, on models this test pre-trains with bellamy-train (every number
 encoding, ensembles of odd and even size, every target scaling, cluster totals as totals and per
-machine, essential-only schemas, a fine-tuned model), on files rewritten into older format versions
-and without a header, and on damaged or foreign files. libbellamy's side is tests/pyreader_cref
-(bl_predict through the public header). Run by tests/test_pyreader.sh, which picks the interpreter.
+machine, essential-only schemas, fine-tuned models, two of them blending Ernest in through the
+guard), in contexts that leave out properties the model fills (the stored schema's constants, the
+one value every pre-training row had), on files rewritten into older format versions (without the
+seen group) and without a header (refused unless allowed), and on damaged or foreign files.
+libbellamy's side is tests/pyreader_cref (bl_predict through the public header). Run by
+tests/test_pyreader.sh, which picks the interpreter.
 
 Environment: BELLAMY_SOURCE_ROOT, BELLAMY_BUILD_ROOT (set by meson test); BELLAMY_DATA or
-../shared/datasets/c3o for one model on the real grep data when it is there.
+../shared/datasets/c3o for one model on the real grep data when it is there; PYREADER_KEEP=DIR
+writes the test's files into DIR (which must exist) and keeps them, to look at after a failure.
 Not here: the C library's own checks (tests/test_*.c).
 """
 import math
@@ -35,7 +39,8 @@ READER = os.path.join(SRC, "python", "bellamy_model.py")
 TOL = 1e-9
 
 failures = []
-stats = {"compared": 0, "contexts": 0, "both_refused": 0, "max_rel": 0.0, "models": 0, "worst": ""}
+stats = {"compared": 0, "contexts": 0, "both_refused": 0, "max_rel": 0.0, "models": 0, "worst": "", "infinite": 0,
+         "missing": 0}
 
 
 def check(cond, what):
@@ -47,6 +52,7 @@ def check(cond, what):
 def run(cmd, env=None, stdin=None):
     e = dict(os.environ)
     e.pop("BELLAMY_MODEL_IGNORE_CHECKSUM", None)
+    e.pop("BELLAMY_MODEL_ALLOW_UNSTAMPED", None)
     e.update(env or {})
     return subprocess.run(cmd, input=stdin, capture_output=True, env=e)
 
@@ -81,17 +87,44 @@ def c_predictions(path, name, cases, env=None):
     return res
 
 
+def c_describe(path, name, env=None):
+    """What libbellamy's predictor says of a model: (method, weight, why, [(property, essential,
+    number, cluster total, filled value or None, 'schema'/'seen'/None)])."""
+    r = run([CREF, path, name or "-", "--describe"], env=env)
+    lines = r.stdout.decode("utf-8", "replace").splitlines()
+    assert r.returncode == 0 and lines and lines[0].startswith("method\t"), (r.returncode, r.stderr, lines[:2])
+    _, method, w, why = lines[0].split("\t", 3)
+    props = []
+    for line in lines[1:]:
+        _, pn, ess, num, tot, frm, value = line.split("\t", 6)
+        props.append((pn, ess == "1", num == "1", tot == "1", value if frm != "0" else None,
+                      {"0": None, "1": "schema", "2": "seen"}[frm]))
+    return method, float(w), why, props
+
+
+def check_description(m, path, name, label, env=None):
+    """The Python reader knows of a model what libbellamy's predictor knows: the properties, which are
+    cluster totals, what it fills in and from where, and the guard's method and weight."""
+    method, w, why, props = c_describe(path, name, env)
+    mine = [(p.name, p.essential, p.number, p.cluster_total, p.default, p.default_from) for p in m.properties]
+    check(mine == props, "%s: properties differ:\n  Python:     %s\n  libbellamy: %s" % (label, mine, props))
+    check((m.method, m.ernest_weight) == (method, w) and m.method_why.encode().startswith(why.encode()),
+          "%s: method differs: Python %s %r %r, libbellamy %s %r %r" % (label, m.method, m.ernest_weight, m.method_why,
+                                                                       method, w, why))
+
+
 def rel(a, b):
     return 0.0 if a == b else abs(a - b) / max(abs(b), 1e-300)
 
 
-def compare(path, name, cases, label, ignore_checksum=None, env=None):
+def compare(path, name, cases, label, ignore_checksum=None, env=None, allow_unstamped=None):
     """Predicts every case with both readers and checks that they agree."""
     c = c_predictions(path, name, cases, env)
     check(not isinstance(c, str), "%s: libbellamy refused the model: %s" % (label, c))
     if isinstance(c, str):
         return
-    m = bm.Model.load(path, name, ignore_checksum=ignore_checksum)
+    m = bm.Model.load(path, name, ignore_checksum=ignore_checksum, allow_unstamped=allow_unstamped)
+    check_description(m, path, name, label, env)
     stats["models"] += 1
     stats["contexts"] += len(cases)
     worst = 0.0
@@ -104,6 +137,8 @@ def compare(path, name, cases, label, ignore_checksum=None, env=None):
             check(perr is not None, "%s: libbellamy refuses %s at %s (%s), Python predicts %s"
                   % (label, ctx, xs, cv, pv))
             stats["both_refused"] += perr is not None
+            stats["infinite"] += perr is not None and "prediction is infinite" in cv
+            stats["missing"] += perr is not None and "missing" in cv
             check(perr is None or perr == cv, "%s: refusals differ for %s:\n  Python:     %s\n  libbellamy: %s"
                   % (label, ctx, perr, cv))
             continue
@@ -119,7 +154,8 @@ def compare(path, name, cases, label, ignore_checksum=None, env=None):
             stats["compared"] += 1
             check(d <= TOL, "%s: scale-out %g, context %s: Python %.17g, libbellamy %.17g (relative %.3g)"
                   % (label, x, ctx, p, q, d))
-    print("%-40s %3d contexts, max relative difference %.3g" % (label, len(cases), worst))
+    print("%-40s %3d contexts, max relative difference %.3g%s" % (
+        label, len(cases), worst, "" if m.method == "network" else " (%s, Ernest's weight %.3g)" % (m.method, m.ernest_weight)))
 
 
 XS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 50, 100, 1000]
@@ -136,7 +172,11 @@ def variants(base, optional, model_props, extra):
 
 
 def model_props(path, name):
-    return {p.name for p in bm.Model.load(path, name).properties}
+    return {p.name for p in bm.Model.load(path, name, allow_unstamped=True).properties}
+
+
+def left_out(ctx, *names):
+    return [kv for kv in ctx if kv[0] not in names]
 
 
 # ---- data: the synthetic corpus and a user-shaped data set ----------------------------------------
@@ -157,10 +197,13 @@ property data_size_MB         essential number column input_mb
 property data_characteristics essential text   join table_kind skew
 property environment          essential text   const "Private Cluster \\"YARN\\""   # quoted, escaped
 property x_partitions         essential number column partitions
+property x_region             essential text   column region    # one value in every row: never filled
 property memory               optional  number per_machine 32000
 property slots                optional  number column cores
 property x_tenant             optional  text   column tenant
-cluster_totals cores
+property job_type             optional  text   column engine    # one value in every row: filled from seen
+property x_disks              optional  number column disks     # one value per machine: filled from seen
+cluster_totals cores disks
 """
 
 USER_SCHEMA_ESSENTIAL = """scale_out executors
@@ -171,18 +214,21 @@ property x_cores      essential number column cores
 cluster_totals cores
 """
 
+# long enough that a message quoting them is cut at 40 bytes, inside the 'ó' of the first
+TABLE_KINDS = ["orc zlib bucketed by customers and regi\u00f3n", "parquet snappy partitioned by day and hour"]
+REGION = "eu-west-1 dublin availability zone b"    # every row's: an essential property never filled
 FLAVORS = ["r5.xlarge", "\u212aelvin-8x", "\u0130stanbul.big", "m5.2XLARGE", "caf\u00e9-node"]
 
 
 def write_user_data(path, seed=7):
     rnd = random.Random(seed)
     cols = ["run", "flavor", "query", "sf", "input_mb", "table_kind", "skew", "partitions", "executors",
-            "cores", "tenant", "wall_ms"]
+            "cores", "tenant", "region", "engine", "disks", "wall_ms"]
     lines = [",".join(cols)]
     contexts = []
     for c in range(9):
-        contexts.append({"flavor": FLAVORS[c % len(FLAVORS)], "query": "q%d" % (c % 4 + 1), "sf": str(10 * (c % 3 + 1)),
-                         "input_mb": str(rnd.choice([800, 5000, 12000, 40000, 250000])), "table_kind": rnd.choice(["parquet", "orc"]),
+        contexts.append({"flavor": FLAVORS[c % len(FLAVORS)], "query": "tpcds-q%d" % (c % 4 + 1), "sf": str(10 * (c % 3 + 1)),
+                         "input_mb": str(rnd.choice([800, 5000, 12000, 40000, 250000])), "table_kind": rnd.choice(TABLE_KINDS),
                          "skew": "%.2f" % rnd.random(), "partitions": str(rnd.choice([64, 200, 1000])),
                          "tenant": rnd.choice(["ads", "Billing-EU", "ml_team"])})
     run_id = 0
@@ -191,7 +237,8 @@ def write_user_data(path, seed=7):
         for x in (2, 3, 4, 6, 8, 12):
             run_id += 1
             t = (20 + float(ctx["input_mb"]) / 400.0 / x + 3 * math.log(x) + 0.5 * x) * (1 + 0.03 * rnd.gauss(0, 1))
-            row = dict(ctx, run="r%d" % run_id, executors=str(x), cores=str(per_exec * x), wall_ms="%.0f" % (t * 1000))
+            row = dict(ctx, run="r%d" % run_id, executors=str(x), cores=str(per_exec * x), region=REGION,
+                       engine="Spark SQL 3.5", disks=str(2 * x), wall_ms="%.0f" % (t * 1000))
             lines.append(",".join(row[c] for c in cols))
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
@@ -228,11 +275,22 @@ def copy_without_header(src, dst, edit=None):
             edit(b)
 
 
+def without_1_3(f):
+    """Removes from every model what format 1.3 added (the groups seen and finetune, members/epochs)."""
+    for g in f["models"].values():
+        for grp in ("seen", "finetune"):
+            if grp in g:
+                del g[grp]
+        if "members" in g and "epochs" in g["members"].attrs:
+            del g["members"].attrs["epochs"]
+
+
 def as_format_1(f, minor):
     """Turns a binary-encoded model file into format 1.<minor> (1.0: no attribute added after 1.0)."""
     f.attrs["format_version"] = "1.%d" % minor
     f.attrs["format_version_major"] = np.int64(1)
     f.attrs["format_version_minor"] = np.int64(minor)
+    without_1_3(f)
     for g in f["models"].values():
         for grp, attr in (("encoder", "numbers"), ("encoder", "cluster_totals"), ("training", "val_rows")):
             if attr in g[grp].attrs:
@@ -351,15 +409,22 @@ def check_refusals(tmp, good, name, ctx):
                            sum((["--set", "%s=%s" % kv] for kv in ctx), []), env=env)
         check(rc == 0 and "note:" in err and "checksum does not match" in err and
               rel(float(out.split("\t")[1]), c[0][1][0]) <= TOL, "%s: %d %r %r" % (label, rc, out, err))
-    # the header's size disagrees: refused even with the override
+    # the header's size disagrees: refused, and read under the override (an edit on purpose changes the
+    # length as often as the bytes), which makes it a header overridden, not a file without one
     p = variant("longer.h5", data + b"\0")
-    for ign in (False, True):
-        try:
-            bm.Model.load(p, name, ignore_checksum=ign)
-            check(False, "a file longer than its header says was read")
-        except bm.BellamyError as e:
-            check("its header says" in str(e), str(e))
+    try:
+        bm.Model.load(p, name)
+        check(False, "a file longer than its header says was read")
+    except bm.BellamyError as e:
+        check("its header says" in str(e) and "--ignore-checksum" in str(e), str(e))
     check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read a file longer than its header")
+    m = bm.Model.load(p, name, ignore_checksum=True)
+    check(m.note and "its header says" in m.note and not m.unstamped, "longer.h5 under the override: %r" % m.note)
+    compare(p, name, [([2, 3], ctx)], "longer than its header, override", ignore_checksum=True,
+            env={"BELLAMY_MODEL_IGNORE_CHECKSUM": "1"})
+    rc, out, err = cli(["--model", p, "--name", name, "--scale-out", "2", "--ignore-checksum"] +
+                       sum((["--set", "%s=%s" % kv] for kv in ctx), []))
+    check(rc == 0 and "note:" in err and "its header says" in err, "longer.h5, --ignore-checksum: %d %r" % (rc, err))
     # a header of a newer version, a zeroed header, a garbled header line
     for fname, head, want, kind in (
             ("v2header.h5", data[:512].replace(b"BELLAMY-MODEL 1 ", b"BELLAMY-MODEL 2 ", 1), "header version 2", "version"),
@@ -373,7 +438,7 @@ def check_refusals(tmp, good, name, ctx):
             check(want in str(e) and e.kind == kind, "%s: %s (%s)" % (fname, e, e.kind))
         check(isinstance(c_predictions(p, name, [([2], ctx)]), str), "libbellamy read %s" % fname)
     # a newer major version and a foreign format, stamped so that only the version speaks
-    for fname, attrs, want in (("v3.h5", {"format_version": "3.0", "format_version_major": np.int64(3)}, "newer"),
+    for fname, attrs, want in (("v4.h5", {"format_version": "4.0", "format_version_major": np.int64(4)}, "newer"),
                                ("foreign.h5", {"format": "other-model"}, "not a Bellamy model file")):
         p = os.path.join(tmp, fname)
         shutil.copy(good, p)
@@ -415,6 +480,74 @@ def check_refusals(tmp, good, name, ctx):
     check(rc == 1 and "network/f_in = 4" in err, "f_in.h5: %d %r" % (rc, err))
 
 
+def check_unstamped(path, ctx):
+    """A file without a checksum header: refused by both readers, naming both remedies, unless
+    BELLAMY_MODEL_ALLOW_UNSTAMPED=1 (or --allow-unstamped) says to read it; the override for damaged
+    checksums is no such permission."""
+    remedies = ("no checksum header", "bellamy-train check --model FILE --stamp", "BELLAMY_MODEL_ALLOW_UNSTAMPED=1")
+    c = c_predictions(path, None, [([2], ctx)])
+    check(isinstance(c, str) and all(r in c for r in remedies), "libbellamy on a file without a header: %s" % (c,))
+    try:
+        bm.Model.load(path)
+        check(False, "the Python reader read a file without a header")
+    except bm.BellamyError as e:
+        check(isinstance(c, str) and str(e).startswith(c) and "--allow-unstamped" in str(e) and e.kind == "format",
+              "refusals of a file without a header differ:\n  Python:     %s\n  libbellamy: %s" % (e, c))
+    ign = {"BELLAMY_MODEL_IGNORE_CHECKSUM": "1"}
+    check(isinstance(c_predictions(path, None, [([2], ctx)], env=ign), str),
+          "libbellamy read a file without a header under BELLAMY_MODEL_IGNORE_CHECKSUM=1")
+    try:
+        bm.Model.load(path, ignore_checksum=True)
+        check(False, "the Python reader read a file without a header with ignore_checksum")
+    except bm.BellamyError as e:
+        check("no checksum header" in str(e), str(e))
+    m = bm.Model.load(path, allow_unstamped=True)
+    check(m.unstamped and m.note is None, "allowed: read unverified, noted (%r, %r)" % (m.unstamped, m.note))
+    sets = sum((["--set", "%s=%s" % kv] for kv in ctx), [])
+    rc, _, err = cli(["--model", path, "--scale-out", "2"] + sets)
+    check(rc == 1 and err.count("\n") == 1 and all(r in err for r in remedies) and "--allow-unstamped" in err,
+          "CLI on a file without a header: %d %r" % (rc, err))
+    for args, env in ((["--allow-unstamped"], None), ([], {"BELLAMY_MODEL_ALLOW_UNSTAMPED": "1"})):
+        rc, out, err = cli(["--model", path, "--scale-out", "2"] + sets + args, env=env)
+        check(rc == 0 and "note:" in err and "has no checksum header" in err and out.startswith("2\t"),
+              "CLI with %s: %d %r %r" % (args or env, rc, out, err))
+        rc, out, _ = cli(["--model", path, "--list"] + args, env=env)
+        check(rc == 0 and len(out.split()) == 1, "--list with %s: %d %r" % (args or env, rc, out))
+
+
+def check_guard(path, rows, must_blend):
+    """A model fine-tuned where the guard blends Ernest in: format 3.0, format_major_required = 3,
+    0 < w (< 1 with must_blend), the reader's method and weight those of the file, and the blend
+    changes the runtimes (so that agreeing with libbellamy means following it)."""
+    with h5py.File(path, "r") as f:
+        version = f.attrs["format_version"]
+        g = next(iter(f["models"].values()))
+        major = g.attrs.get("format_major_required")
+        w = float(g["guard"].attrs["ernest_weight"]) if "guard" in g else 0.0
+    check(version == "3.0" and major == 3, "a blending model's file: format %s, format_major_required %s" % (version, major))
+    check(0 < w and (w < 1 or not must_blend), "the guard's weight of Ernest is %g, %s expected" % (
+        w, "0 < w < 1" if must_blend else "w > 0"))
+    m = bm.Model.load(path)
+    check(m.ernest_weight == w and m.method == ("blend" if w < 1 else "ernest") and m.method_why,
+          "the reader's method: %s, %g, %r" % (m.method, m.ernest_weight, m.method_why))
+    ctx = synth_cases(path, None, rows)[0][1]
+    with_guard = m.predict(ctx, XS)
+    m.ernest_weight = 0.0
+    network = m.predict(ctx, XS)
+    m.ernest_weight = w
+    check(max(rel(a, b) for a, b in zip(with_guard, network)) > 1e-3, "the blend leaves the runtimes as they are")
+    rc, _, err = cli(["--model", path, "--scale-out", "2..6"] + sum((["--set", "%s=%s" % kv] for kv in ctx), []))
+    check(rc == 0 and "note: runtimes are" in err and ("blend" in err) == (w < 1), "CLI on a blending model: %d %r" % (rc, err))
+
+
+def check_defaults(path, name, want):
+    """The properties a model fills: {name: (value, 'schema' or 'seen') or None}."""
+    got = {p.name: (p.default, p.default_from) if p.default is not None else None
+           for p in bm.Model.load(path, name).properties}
+    for k, v in want.items():
+        check(got.get(k) == v, "%s: property %s fills %r, expected %r" % (name, k, got.get(k), v))
+
+
 # ---- the cases ---------------------------------------------------------------------------------------
 
 def synth_cases(path, name, rows):
@@ -446,11 +579,17 @@ def synth_cases(path, name, rows):
                      base[1:],                                                              # essential missing
                      base + [("bogus", "1")],
                      base + [("job_args", "10")],                                           # given twice
-                     base[:1] + [("job_args", "b\udcff")] + base[2:]]                       # invalid UTF-8
+                     base[:1] + [("job_args", "b\udcff")] + base[2:],                      # invalid UTF-8
+                     # left out, filled from the stored schema's constants (essential ones too)
+                     left_out(base, "data_characteristics", "environment") + optional[1:],
+                     left_out(base, "environment") + [("memory", "3")],
+                     base[3:],                                                              # 3 essential missing
+                     left_out(base, "job_args", "environment")]
         cases += variants(base, optional, props, extra)
         if i == 0:   # scale-outs the C API takes: halves (totals round half to even), tiny and huge
             cases += [([0.5, 1.5, 2.5, 3.5, 1e-3], [kv for kv in base + [("memory", "3"), ("slots", "1")] if kv[0] in props]),
-                      ([1e-310], base), ([1e12], base)]
+                      ([1e-310], base), ([1e12], base),
+                      ([1e-50], base), ([1e308], base)]   # log-runtime beyond exp's range; Ernest's θ3·x overflows
     return cases
 
 
@@ -464,14 +603,24 @@ def user_cases(path, name, contexts, essential_only=False):
         else:
             base = [("machine_type", c["flavor"]), ("job_args", "%s scale %s" % (c["query"], c["sf"])),
                     ("data_size_MB", c["input_mb"]), ("data_characteristics", "%s %s" % (c["table_kind"], c["skew"])),
-                    ("environment", 'Private Cluster "YARN"'), ("x_partitions", c["partitions"])]
-            optional = [("memory", "32000"), ("slots", "8"), ("x_tenant", c["tenant"])]
+                    ("environment", 'Private Cluster "YARN"'), ("x_partitions", c["partitions"]),
+                    ("x_region", REGION)]
+            optional = [("memory", "32000"), ("slots", "8"), ("x_tenant", c["tenant"]), ("job_type", "Spark SQL 3.5"),
+                        ("x_disks", "2")]
         extra = []
         if i == 0:
             extra = [[(k, v.upper() if k == "machine_type" else v) for k, v in base + optional],
                      [(k, "\u212a" + v if k == "machine_type" else v) for k, v in base],
                      [(k, "999999" if k == "data_size_MB" else v) for k, v in base],
                      [(k, "%s" % (2 ** 39) if k == "data_size_MB" else v) for k, v in base]]   # too large
+        if i == 0 and essential_only:                                # two of three essential ones missing
+            extra += [[("machine_type", c["flavor"])], [("data_size_MB", c["input_mb"])]]
+        elif i == 0:
+            extra += [left_out(base, "environment"),                      # a const of the schema: filled
+                      left_out(base, "environment") + [("memory", "16000"), ("x_disks", "3"), ("job_type", "Flink")],
+                      left_out(base, "x_region"),                         # essential: never filled from seen
+                      left_out(base, "x_region", "machine_type", "x_partitions") + optional,
+                      []]                                                 # every one missing: one long message
         cases += variants(base, optional, props, extra)
     return cases
 
@@ -481,14 +630,18 @@ def main():
         if not os.access(exe, os.X_OK):
             raise SystemExit("%s is missing: build first (meson compile -C %s)" % (exe, BUILD))
     check_constants()
-    tmp = tempfile.mkdtemp(prefix="bellamy-pyreader-")
+    tmp = os.environ.get("PYREADER_KEEP") or tempfile.mkdtemp(prefix="bellamy-pyreader-")
     try:
         run_all(tmp)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not os.environ.get("PYREADER_KEEP"):
+            shutil.rmtree(tmp, ignore_errors=True)
     print("compared %d predictions of %d models in %d contexts: max relative difference %.3g (tolerance %g; %s); "
-          "%d contexts refused by both" % (stats["compared"], stats["models"], stats["contexts"], stats["max_rel"], TOL,
-                                           stats["worst"], stats["both_refused"]))
+          "%d contexts refused by both (%d for missing properties, %d for an infinite runtime)" % (
+              stats["compared"], stats["models"], stats["contexts"], stats["max_rel"], TOL, stats["worst"],
+              stats["both_refused"], stats["missing"], stats["infinite"]))
+    check(stats["missing"] > 0 and stats["infinite"] > 0, "no context was refused for missing properties or for "
+          "an infinite runtime: the cases no longer check them")
     if failures:
         print("%d failures" % len(failures))
         return 1
@@ -518,7 +671,8 @@ def run_all(tmp):
     for name in synth_models:
         compare(synth, name, synth_cases(synth, name, rows), "synth/" + name)
 
-    # a fine-tuned model (3 runs of one context; a copy of the ensemble in another file)
+    # fine-tuned models: 3 runs of one context (the guard takes Ernest's fit to them), and 1 run (one
+    # scale-out: the network alone); copies of the ensemble in other files
     held = j(tmp, "held.tsv")
     header = open(sdata, encoding="utf-8").readline()
     with open(held, "w", encoding="utf-8") as f:
@@ -528,6 +682,28 @@ def run_all(tmp):
     tuned = j(tmp, "tuned.h5")
     train(["finetune", "--model", synth, "--name", "both4_log", "--data", held, "--out", tuned, "--max-epochs", "30"])
     compare(tuned, None, synth_cases(tuned, None, rows), "fine-tuned both4_log")
+    with open(held, "w", encoding="utf-8") as f:
+        f.write(header + open(sdata, encoding="utf-8").readlines()[1])
+    tuned1 = j(tmp, "tuned1.h5")
+    train(["finetune", "--model", synth, "--name", "both4_log", "--data", held, "--out", tuned1, "--max-epochs", "30"])
+    check(bm.Model.load(tuned1).method == "network", "fine-tuned on one run: the network alone")
+    compare(tuned1, None, synth_cases(tuned1, None, rows), "fine-tuned both4_log on one run")
+    check_defaults(synth, "bin1_seconds", {"data_characteristics": ("", "schema"), "job_type": ("synth-spark", "schema"),
+                                           "environment": ("synthetic corpus", "schema"), "memory": None})
+
+    # the guard: fine-tuned on runs of another curve shape (a plateau), the model blends Ernest fitted
+    # to them into its runtimes (two scale-outs: always a blend; more: the runs' leave-one-out decides)
+    for label, base_name, scale_outs, reps, must_blend in (("two scale-outs", "range2_log", "4,16", "2", True),
+                                                           ("leave-one-out", "bin3_mean", "3..30:3", "1", False)):
+        stem = "plateau_" + base_name
+        r = run([TRAIN, "synth", "--out-dir", tmp, "--stem", stem, "--shape", "plateau", "--contexts", "1",
+                 "--reps", reps, "--seed", "4", "--scale-outs", scale_outs])
+        check(r.returncode == 0, "bellamy-train synth --shape plateau: %s" % r.stderr.decode())
+        guarded = j(tmp, "guard_%s.h5" % base_name)
+        train(["finetune", "--model", synth, "--name", base_name, "--data", j(tmp, stem + ".tsv"), "--out", guarded,
+               "--max-epochs", "30"])
+        check_guard(guarded, rows, must_blend)
+        compare(guarded, None, synth_cases(guarded, None, rows), "guard, %s: %s" % (label, base_name))
 
     # the user-shaped data set: other columns, every source kind, non-ASCII text, no optional property
     udata, uschema, uess, user = j(tmp, "user.csv"), j(tmp, "user.schema"), j(tmp, "user_ess.schema"), j(tmp, "user.h5")
@@ -548,6 +724,20 @@ def run_all(tmp):
         train(["pretrain", "--data", udata, "--schema", schema, "--out", user, "--name", name, "--seed", "5"] + quick + opts)
     for name, (schema, _) in user_models.items():
         compare(user, name, user_cases(user, name, contexts, schema == uess), "user/" + name)
+    check_defaults(user, "both6", {"environment": ('Private Cluster "YARN"', "schema"), "memory": ("32000", "schema"),
+                                   "job_type": ("Spark SQL 3.5", "seen"), "x_disks": ("2", "seen"), "x_region": None,
+                                   "slots": None, "x_tenant": None})
+    # the same models before format 1.3 (no seen group: only the stored schema fills properties)
+    v20 = j(tmp, "v2_0.h5")
+    shutil.copy(user, v20)
+    with h5py.File(v20, "r+") as f:
+        f.attrs["format_version"] = "2.0"
+        f.attrs["format_version_minor"] = np.int64(0)
+        without_1_3(f)
+    stamp(v20)
+    check_defaults(v20, "both6", {"memory": ("32000", "schema"), "job_type": None, "x_disks": None})
+    for name in ("both6", "log2_pm_log"):
+        compare(v20, name, user_cases(v20, name, contexts), "format 2.0 (no seen group): user/" + name)
 
     # the real C3O grep data, when it is there
     data_dir = os.environ.get("BELLAMY_DATA") or os.path.join(SRC, "..", "shared", "datasets")
@@ -575,9 +765,10 @@ def run_all(tmp):
           ["--members", "1", "--numbers", "binary"])
     copy_without_header(single, v10, lambda f: as_format_1(f, 0))
     check(open(v10, "rb").read(8) == bm.HDF5_SIGNATURE, "the 1.0 copy has no user block")
-    check(not bm.Model.load(v10).note and bm.check_header(open(v10, "rb").read(), v10) == (False, None),
-          "a file without a header reads unverified and says nothing")
-    compare(v10, None, synth_cases(v10, None, rows), "format 1.0, no header")
+    check(bm.check_header(open(v10, "rb").read(), v10) == (False, None), "a file without a header has no header")
+    check_unstamped(v10, synth_cases(single, "old", rows)[0][1])
+    compare(v10, None, synth_cases(v10, None, rows), "format 1.0, no header (allowed)", allow_unstamped=True,
+            env={"BELLAMY_MODEL_ALLOW_UNSTAMPED": "1"})
     shutil.copy(synth, v11)
     with h5py.File(v11, "r+") as f:
         for name in [n for n in f["models"] if not n.startswith("bin")]:
@@ -592,6 +783,8 @@ def run_all(tmp):
     stamp(noschema)
     m = bm.Model.load(noschema, "both4_log")
     check(not any(p.cluster_total for p in m.properties), "no schema text: no cluster totals")
+    check_defaults(noschema, "both4_log", {"job_type": ("synth-spark", "seen"), "environment": None,
+                                           "data_characteristics": None})
     compare(noschema, "both4_log", synth_cases(noschema, "both4_log", rows), "no stored schema")
 
     base = synth_cases(synth, "bin1_seconds", rows)[0][1]
