@@ -8,8 +8,8 @@
  *   bench_pretrain_gpu --probe
  *
  * --probe: only asks the library whether a GPU is usable (bl_cuda_available) and prints the answer;
- * exit status 0 usable, 77 not (tools/gpu-check's probe: any other status means it crashed or could not
- * start, e.g. a missing libcudart).
+ * exit status 0 usable, 77 not, with the reason (no CUDA module, a module that does not load — a missing
+ * libcudart, say — or no device); tools/gpu-check's probe: any other status means it crashed.
  * --threads: host threads drawing the groups' shuffles and masks (default 4); the per-trial CPU path
  * always runs on one thread.
  *

@@ -1,6 +1,7 @@
 /* test_gpu.c — the CUDA trial group against the CPU: the reference ops (tgroup_cpu.c) and the per-trial
- * path (bl_bnet_pass + bl_adam_step, as pretrain.c). Suite 'gpu'; without a usable GPU, or in a build
- * without CUDA, the whole program exits 77 (SKIP) with bl_cuda_available's reason.
+ * path (bl_bnet_pass + bl_adam_step, as pretrain.c). Suite 'gpu'; without a usable GPU, or without the
+ * CUDA module (a build without CUDA, or a module that does not load), the whole program exits 77 (SKIP)
+ * with bl_cuda_available's reason.
  *
  * Stated tolerances:
  *   - one epoch of every trial (12 trials of the default grid, one of them without dropout; masks per

@@ -2,11 +2,14 @@
 #include "common/file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "bl_config.h"
 #include "common/error.h"
 
 bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, bl_error *err) {
@@ -51,4 +54,13 @@ bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *l
     *buf = b;
     *len = n;
     return BL_OK;
+}
+
+int bl_running_from_build_tree(void) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    const size_t rl = strlen(BL_BUILD_ROOT);
+    return rl > 0 && (size_t)n > rl && strncmp(exe, BL_BUILD_ROOT, rl) == 0 && exe[rl] == '/';
 }

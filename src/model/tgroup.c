@@ -285,11 +285,11 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
         bl_bnet_free(&tmp);
         return st;
     }
-    const bl_tg_ops *ops = with ? with : o->device == BL_TGROUP_CUDA ? bl_tg_ops_cuda() : bl_tg_ops_cpu();
-    if (!with && o->device == BL_TGROUP_CUDA) {
-        if ((st = bl_cuda_available(err)) || !ops) {
+    const bl_tg_ops *ops = with ? with : bl_tg_ops_cpu();
+    if (!with && o->device == BL_TGROUP_CUDA) { /* the CUDA module, loaded now if need be (cuda/load.c) */
+        if ((st = bl_cuda_available(err)) || !(ops = bl_tg_ops_cuda())) {
             bl_bnet_free(&tmp);
-            return st ? st : bl_seterr(err, BL_EUNSUPPORTED, "built without CUDA (-Dcuda=enabled)");
+            return st ? st : bl_seterr(err, BL_EUNSUPPORTED, "no CUDA module (bl_tg_ops_cuda)");
         }
     }
 

@@ -67,7 +67,7 @@ typedef struct bl_tgroup_stat {
 /* A group of T trials (1..BL_TGROUP_MAX_TRIALS) of network dims d on the rows of `train`, validated on
  * `val` (NULL: no validation, the training loss stands in as pretrain.c does). The views' tables are
  * copied; the views may be freed afterwards. BL_EINVAL: bad arguments (the message says which);
- * BL_EUNSUPPORTED: device CUDA without a usable GPU or a build without CUDA (see bl_cuda_available). */
+ * BL_EUNSUPPORTED: device CUDA without a usable GPU or without the CUDA module (see bl_cuda_available). */
 bl_status bl_tgroup_new(const bl_bnet_dims *d, const bl_bview *train, const bl_bview *val, int T,
                         const bl_tgroup_trial *cfg, const bl_tgroup_opts *o, bl_tgroup **out, bl_error *err);
 void bl_tgroup_free(bl_tgroup *g);

@@ -17,6 +17,7 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "bl_config.h"
 
 #include <errno.h>
@@ -47,16 +48,6 @@ static int is_executable_file(const char *p) {
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
 }
 
-/* 1 when the running program lives in this library's build tree (a CLI or test run from build/). */
-static int running_from_build_tree(void) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return 0;
-    exe[n] = '\0';
-    const size_t rl = strlen(BL_BUILD_ROOT);
-    return rl > 0 && (size_t)n > rl && strncmp(exe, BL_BUILD_ROOT, rl) == 0 && exe[rl] == '/';
-}
-
 /* The reader's path into out: $BELLAMY_LOADER when set; else the build tree's for a program run from
  * it, then the installed one, then the build tree's. */
 static bl_status find_reader(char *out, size_t cap, const char *label, bl_error *err) {
@@ -70,7 +61,7 @@ static bl_status find_reader(char *out, size_t cap, const char *label, bl_error 
         return BL_OK;
     }
     const char *order[3] = {BL_READER_BUILD, BL_READER_INSTALLED, BL_READER_BUILD};
-    for (int i = running_from_build_tree() ? 0 : 1; i < 3; i++)
+    for (int i = bl_running_from_build_tree() ? 0 : 1; i < 3; i++)
         if (is_executable_file(order[i]) && strlen(order[i]) < cap) {
             snprintf(out, cap, "%s", order[i]);
             return BL_OK;

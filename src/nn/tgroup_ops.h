@@ -189,7 +189,8 @@ typedef struct bl_tg_ops {
 
 /* The CPU reference table (tgroup_cpu.c). */
 const bl_tg_ops *bl_tg_ops_cpu(void);
-/* The CUDA table (src/nn/cuda/); NULL when built without CUDA. */
+/* The CUDA table, from the CUDA module (src/nn/cuda/load.c, which loads it on first use); NULL when the
+ * module cannot be loaded (bl_cuda_available says why). It may be non-NULL on a machine without a GPU. */
 const bl_tg_ops *bl_tg_ops_cuda(void);
 
 #ifdef __cplusplus

@@ -12,6 +12,8 @@
  * returned by finish() (which synchronises the stream), so the pass in tgroup.c needs no checks. A graph
  * capture that fails is not an error (nothing of it ran): capture_begin/capture_end answer 0, say why in
  * capture_why, and the caller launches directly (tgroup_ops.h).
+ * Built into the CUDA module libbellamy-cuda.so, never into libbellamy: the core finds the table through
+ * bl_cuda_module_entry (module.h, load.c), the module's only exported symbol.
  * Not here: the order of the pass, random draws, bookkeeping (src/model/tgroup.c).
  */
 #include <cublas_v2.h>
@@ -21,11 +23,12 @@
 #include <string.h>
 
 extern "C" {
+#include "bl_config.h"
 #include "common/error.h"
 }
 #define BL_KDEV __device__ static inline
 #include "nn/tgroup_ops.h"
-#include "nn/cuda/cuda.h"
+#include "nn/cuda/module.h"
 #include "nn/cuda/tgroup_kern.h"
 
 #define TPB BL_KERN_TPB
@@ -67,7 +70,8 @@ static void check_blas(cu_ctx *c, cublasStatus_t s, const char *what) {
     }
 }
 
-extern "C" bl_status bl_cuda_available(bl_error *err) {
+/* The module's availability check (module.h): a device, and a driver that runs this build's runtime. */
+static bl_status cu_available(bl_error *err) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
@@ -452,4 +456,13 @@ static const bl_tg_ops cuda_ops = {
     cu_capture_why,
 };
 
-extern "C" const bl_tg_ops *bl_tg_ops_cuda(void) { return &cuda_ops; }
+/* ---- the module's entry point (module.h) ---------------------------------------------------------- */
+
+static const bl_cuda_module cuda_module = {
+    BL_CUDA_MODULE_ABI, BL_CUDA_MODULE_SIZES, BL_VERSION, CUDART_VERSION, cu_available, &cuda_ops,
+};
+
+/* The one symbol the module exports (module.map keeps every other one local). */
+extern "C" __attribute__((visibility("default"))) const bl_cuda_module *bl_cuda_module_entry(void) {
+    return &cuda_module;
+}
