@@ -3,7 +3,7 @@
 #include "cli/cli_util.h"
 #include "common/suggest.h"
 #include "data/dataset.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 #include "modelfile/modelfile.h"
 
 #include <errno.h>

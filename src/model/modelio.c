@@ -15,7 +15,7 @@
 #include "common/error.h"
 #include "modelfile/modelfile.h"
 #include "model/seen.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 
 static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
                                    "z_hidden", "n_essential", "n_optional"};
@@ -40,7 +40,7 @@ static const char *shown(const char *s, char *buf, size_t cap) {
     buf[n] = '\0';
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) buf[i] = '?';
-    for (size_t bad; !bl_utf8_valid(buf, n, &bad);) buf[bad] = '?';
+    bl_utf8_sanitize(buf, n);
     if (strlen(s) > n) strcat(buf, "...");
     return buf;
 }

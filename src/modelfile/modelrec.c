@@ -4,17 +4,11 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
-#include "data/reader.h"
+#include "common/str.h"
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *dupstr(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 /* A name is one HDF5 link or attribute name: 1..255 bytes, no '/', no control characters, and not
  * "." or ".." (HDF5 treats "." as the current group). */
@@ -59,7 +53,7 @@ bl_status bl_modelrec_new(const char *name, bl_modelrec **out, bl_error *err) {
                  "no '/' or control characters, not '.' or '..')", name ? name : "(null)",
                  name && strlen(name) > 64 ? "..." : "", BL_MODELFILE_NAME_MAX);
     bl_modelrec *r = calloc(1, sizeof *r);
-    if (!r || !(r->name = dupstr(name))) {
+    if (!r || !(r->name = bl_strdup(name))) {
         free(r);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
     }
@@ -127,7 +121,7 @@ bl_status bl_modelrec_add_block(bl_modelrec *rec, const char *name, int rank, si
                          rows, cols);
     if (grow((void **)&rec->blocks, &rec->cap_blocks, rec->n_blocks, sizeof *rec->blocks))
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
-    bl_mfblock b = {.name = dupstr(name), .rank = rank, .rows = rows, .cols = cols, .data = malloc(bytes)};
+    bl_mfblock b = {.name = bl_strdup(name), .rank = rank, .rows = rows, .cols = cols, .data = malloc(bytes)};
     if (!b.name || !b.data) {
         free(b.name);
         free(b.data);
@@ -156,8 +150,8 @@ static bl_status attr_begin(bl_modelrec *rec, const char *group, const char *nam
     memset(a, 0, sizeof *a);
     a->type = type;
     a->count = 1;
-    a->group = dupstr(group);
-    a->name = dupstr(name);
+    a->group = bl_strdup(group);
+    a->name = bl_strdup(name);
     if (!a->group || !a->name) {
         bl_mf_attr_clear(a);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
@@ -169,10 +163,10 @@ static bl_status attr_begin(bl_modelrec *rec, const char *group, const char *nam
 bl_status bl_modelrec_add_string(bl_modelrec *rec, const char *group, const char *name, const char *value,
                                  bl_error *err) {
     BL_CHECK_ARG(value, err, "modelrec: attribute '%s': value is NULL", name ? name : "(null)");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_STRING, &a, err);
     if (st) return st;
-    if (!(a->v.s = dupstr(value))) {
+    if (!(a->v.s = bl_strdup(value))) {
         bl_mf_attr_clear(a);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
     }
@@ -182,7 +176,7 @@ bl_status bl_modelrec_add_string(bl_modelrec *rec, const char *group, const char
 
 bl_status bl_modelrec_add_int(bl_modelrec *rec, const char *group, const char *name, int64_t value,
                               bl_error *err) {
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_INT64, &a, err);
     if (st) return st;
     a->v.i = value;
@@ -192,7 +186,7 @@ bl_status bl_modelrec_add_int(bl_modelrec *rec, const char *group, const char *n
 
 bl_status bl_modelrec_add_double(bl_modelrec *rec, const char *group, const char *name, double value,
                                  bl_error *err) {
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_DOUBLE, &a, err);
     if (st) return st;
     a->v.d = value;
@@ -206,7 +200,7 @@ static bl_status add_numbers(bl_modelrec *rec, const char *group, const char *na
     BL_CHECK_ARG(values || n == 0, err, "modelrec: attribute '%s': values is NULL", name ? name : "(null)");
     size_t bytes;
     if (bl_mul_size(n, elem, &bytes)) return bl_seterr(err, BL_ERANGE, "modelrec: attribute too large");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, type, &a, err);
     if (st) return st;
     a->count = n;
@@ -241,7 +235,7 @@ bl_status bl_modelrec_add_strings(bl_modelrec *rec, const char *group, const cha
         BL_CHECK_ARG(values[i], err, "modelrec: attribute '%s': string %zu is NULL", name ? name : "(null)", i);
     size_t bytes;
     if (bl_mul_size(n, sizeof(char *), &bytes)) return bl_seterr(err, BL_ERANGE, "modelrec: attribute too large");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_STRINGS, &a, err);
     if (st) return st;
     a->count = n;
@@ -249,7 +243,7 @@ bl_status bl_modelrec_add_strings(bl_modelrec *rec, const char *group, const cha
         /* calloc so that attr_clear can free a partly filled array */
         if (!(a->v.sv = calloc(n, sizeof(char *)))) goto oom;
         for (size_t i = 0; i < n; i++)
-            if (!(a->v.sv[i] = dupstr(values[i]))) goto oom;
+            if (!(a->v.sv[i] = bl_strdup(values[i]))) goto oom;
     }
     rec->n_attrs++;
     return BL_OK;

@@ -10,7 +10,7 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,7 +447,7 @@ bl_status bl_mf_wire_get_answer(const unsigned char *buf, size_t len, bl_mf_op o
      * characters and bytes that are not UTF-8 become '?' */
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    for (size_t bad, n = strlen(msg); !bl_utf8_valid(msg, n, &bad);) msg[bad] = '?';
+    bl_utf8_sanitize(msg, strlen(msg));
     if (st != BL_OK) {
         bl_status rs;
         if (!reader_status(st)) rs = bad_answer(err, label, "unknown status");
