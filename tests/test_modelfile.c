@@ -451,6 +451,30 @@ START_TEST(test_failed_save_leaves_file_intact) {
 }
 END_TEST
 
+/* A save goes by the common file policy: a symbolic link stays a link (the file it names is replaced)
+ * and an existing file keeps its mode. */
+START_TEST(test_save_follows_links_and_keeps_mode) {
+    const char *real = tpath("linked.h5"), *link = tpath("link.h5");
+    bl_error e;
+    bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2), *back = NULL;
+    ck_assert_int_eq(bl_modelfile_save(real, a, &e), BL_OK);
+    ck_assert_int_eq(chmod(real, 0640), 0);
+    ck_assert_int_eq(symlink("linked.h5", link), 0);
+    ck_assert_msg(bl_modelfile_save(link, b, &e) == BL_OK, "%s", e.message);
+    struct stat sb;
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(stat(real, &sb), 0);
+    ck_assert_uint_eq(sb.st_mode & 0777, 0640);
+    ck_assert_int_eq(bl_modelfile_load(real, "sort", &back, &e), BL_OK);
+    ck_assert_double_eq(record_tag(back), 2.0);
+    bl_modelrec_free(back);
+    ck_assert_int_eq(count_temps("linked.h5") + count_temps("link.h5"), 0);
+    bl_modelrec_free(a);
+    bl_modelrec_free(b);
+}
+END_TEST
+
 /* The header: one line with the length and an XXH64 of everything after HDF5's 512-byte user block.
  * A byte changed anywhere after it (metadata or weights), a truncation, or a damaged header line is
  * refused before HDF5 reads the file; BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose. */
@@ -862,6 +886,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_roundtrip_every_type);
     tcase_add_test(tc, test_several_models);
     tcase_add_test(tc, test_failed_save_leaves_file_intact);
+    tcase_add_test(tc, test_save_follows_links_and_keeps_mode);
     tcase_add_test(tc, test_checksum_header);
     tcase_add_test(tc, test_save_to_bad_places);
     tcase_add_test(tc, test_truncated_and_not_hdf5);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/str.h"
 #include "common/rng.h"
 
@@ -420,8 +421,13 @@ static void put_field(FILE *f, const char *s) {
 }
 
 bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+    bl_file_out *o = NULL;
+    bl_status st = bl_file_out_open(path, &o, err);
+    FILE *f = st == BL_OK ? bl_file_out_stream(o, err) : NULL;
+    if (!f) {
+        bl_file_out_abort(o);
+        return err ? err->status : BL_EIO;
+    }
     fputs("split_id\talgorithm\tcontext\tn\tkind\ttrain_rows\ttest_row\n", f);
     for (size_t i = 0; i < ev->n_splits; i++) {
         const bl_eval_split *s = &ev->splits[i];
@@ -432,8 +438,7 @@ bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *er
         for (int j = 0; j < s->n; j++) fprintf(f, "%s%zu", j ? "," : "", a->ds->src_row[s->train[j]]);
         fprintf(f, "\t%zu\n", a->ds->src_row[s->test]);
     }
-    if (ferror(f) | (fclose(f) != 0)) return bl_seterr(err, BL_EIO, "%s: write failed", path);
-    return BL_OK;
+    return bl_file_out_commit(o, err);
 }
 
 /* A data-row index: decimal digits only. */

@@ -14,6 +14,7 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "bl_config.h"
 
 #include <hdf5.h>
@@ -64,6 +65,11 @@ void bl_modelfile_set_test_hook(bl_modelfile_hook hook, void *ctx) {
 }
 
 static int hook_fails(bl_modelfile_point p) { return g_hook && g_hook(p, g_hook_ctx) != 0; }
+/* The commit's stages as the points of a save. */
+static int stage_hook(bl_file_stage s, void *ctx) {
+    (void)ctx;
+    return hook_fails(s == BL_FILE_WRITTEN ? BL_MFPOINT_CLOSED : BL_MFPOINT_BEFORE_RENAME);
+}
 
 typedef struct { char *buf; size_t size; } ewalk_ctx;
 
@@ -848,25 +854,6 @@ static bl_status write_root_attrs(hid_t fid, const wplists *pl, const char *file
     return BL_OK;
 }
 
-/* The mode for a new file: 0666 less the process umask, read from /proc so that the umask is not
- * changed (umask() would race with other threads creating files). */
-static mode_t new_file_mode(void) {
-    mode_t mask = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f)) {
-            unsigned m;
-            if (sscanf(line, "Umask: %o", &m) == 1) {
-                mask = (mode_t)m;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    return (mode_t)0666 & ~mask;
-}
-
 static void plists_close(wplists *pl) {
     H5CLOSE(pl->gcpl, H5Pclose);
     H5CLOSE(pl->lcpl, H5Pclose);
@@ -979,28 +966,24 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     hid_t dst = -1, dst_models = -1, fcpl = -1, fapl = -1;
     wplists pl = {-1, -1, -1};
     bl_mf_result old = {0};
-    char *tmp = NULL, *dir = NULL;
+    bl_file_out *out = NULL;
     unsigned char *image = NULL;
     /* file-static, not on this stack: should HDF5 keep the file after a failed close, it would call
      * img_free at exit (the struct is used only under bl_mf_lock) */
     static image_capture cap;
     H5FD_file_image_callbacks_t img_cb = {img_malloc, img_memcpy, img_realloc, img_free,
                                           img_udata_copy, img_udata_free, &cap};
-    int fd = -1, tmp_live = 0, locked = 0;
+    int locked = 0;
     const char *what = add ? add->name : drop;
 
     struct stat sb;
-    mode_t mode;
     int exists = 0;
     if (stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: is a directory, not a model file", path);
         if (!S_ISREG(sb.st_mode)) return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
         exists = 1;
-        mode = sb.st_mode & 07777;
     } else if (errno != ENOENT) {
         return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
-    } else {
-        mode = new_file_mode();
     }
     if (!exists && drop) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(ENOENT));
 
@@ -1021,29 +1004,10 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
         }
     }
 
-    /* The temporary lives in the target's folder so that rename() is atomic (same file system). */
-    const char *slash = strrchr(path, '/');
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    const char *base = slash ? slash + 1 : path;
-    size_t tlen = strlen(path) + 40;
-    if (!(tmp = malloc(tlen)) || !(dir = malloc(dlen + 2))) {
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    if (slash) {
-        memcpy(dir, path, dlen);
-        dir[dlen] = '\0';
-        if (dlen == 0) strcpy(dir, "/");
-    } else {
-        strcpy(dir, ".");
-    }
-    snprintf(tmp, tlen, "%.*s%s.%s.tmp-XXXXXX", (int)dlen, path, slash ? "/" : "", base);
-    if ((fd = mkstemp(tmp)) < 0) {
-        st = bl_seterr(err, BL_EIO, "%s: cannot create a temporary file in folder '%s': %s", path, dir,
-                       strerror(errno));
-        goto cleanup;
-    }
-    tmp_live = 1;
+    /* The file is replaced by the one policy of common/file.h (a temporary in the target's folder,
+     * links followed, the mode kept, fsync'ed, renamed); the temporary exists from here on. */
+    if ((st = bl_file_out_open(path, &out, err)) != BL_OK) goto cleanup;
+    const char *tmp = bl_file_out_temp(out);
     if (hook_fails(BL_MFPOINT_TEMP_CREATED)) goto injected;
 
     bl_mf_lock();
@@ -1124,41 +1088,9 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     if (st != BL_OK) goto cleanup;
     bl_mf_unlock();
     locked = 0;
-    for (size_t done = 0; done < (size_t)isize;) {
-        ssize_t w = write(fd, image + done, (size_t)isize - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            st = bl_seterr(err, BL_EIO, "%s: cannot write temporary file '%s': %s", path, tmp,
-                           w < 0 ? strerror(errno) : "no progress");
-            goto cleanup;
-        }
-        done += (size_t)w;
-    }
-    if (hook_fails(BL_MFPOINT_CLOSED)) goto injected;
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0) {
-        st = bl_seterr(err, BL_EIO, "%s: cannot sync temporary file '%s': %s", path, tmp, strerror(errno));
-        goto cleanup;
-    }
-    int cfd = close(fd);
-    fd = -1;
-    if (cfd != 0) {
-        st = bl_seterr(err, BL_EIO, "%s: cannot close temporary file '%s': %s", path, tmp, strerror(errno));
-        goto cleanup;
-    }
-    if (hook_fails(BL_MFPOINT_BEFORE_RENAME)) goto injected;
-    if (rename(tmp, path) != 0) {
-        st = bl_seterr(err, BL_EIO, "%s: cannot replace with '%s': %s", path, tmp, strerror(errno));
-        goto cleanup;
-    }
-    tmp_live = 0;
-    /* Make the rename itself durable. Some file systems cannot fsync a folder (EINVAL): not an error. */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        int r = fsync(dfd), e = errno;
-        close(dfd);
-        if (r != 0 && e != EINVAL && e != ENOTSUP)
-            st = bl_seterr(err, BL_EIO, "%s: saved, but syncing folder '%s' failed: %s", path, dir, strerror(e));
-    }
+    if (g_hook) bl_file_out_set_hook(out, stage_hook, NULL);
+    if ((st = bl_file_out_write(out, image, isize, err)) == BL_OK) st = bl_file_out_commit(out, err);
+    out = NULL; /* committed or, on failure, removed by the commit */
     goto cleanup;
 
 injected:
@@ -1175,12 +1107,9 @@ cleanup:
         cap.kept = NULL;
         bl_mf_unlock();
     }
-    if (fd >= 0) close(fd);
-    if (tmp_live) unlink(tmp);
+    bl_file_out_abort(out);
     bl_mf_result_clear(&old);
     free(image);
-    free(tmp);
-    free(dir);
     return st;
 }
 

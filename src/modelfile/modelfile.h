@@ -9,9 +9,10 @@
  * several models under /models/<name>/. The layout is documented in models/README.md.
  *
  * What this module guarantees:
- *  - saving is atomic: the new file is written to a temporary file in the target's folder, the other
- *    models are copied into it, it is flushed and fsync'ed, then renamed over the target (and the
- *    folder fsync'ed). Any failure removes the temporary and leaves the previous file untouched.
+ *  - saving is atomic: the new file (the other models copied into it) replaces the target by the one
+ *    policy of common/file.h (a temporary in the target's folder, fsync'ed, renamed over it, the folder
+ *    fsync'ed; links followed, the mode kept). Any failure removes the temporary and leaves the
+ *    previous file untouched.
  *  - float64 values come back bit-identical (stored as IEEE little-endian doubles).
  *  - reading checks the header's checksum, then the format name, the major version, every weight
  *    dataset's type and rank, and reports clear errors naming the file (and the object inside it).
@@ -22,8 +23,7 @@
  *    application that also calls HDF5 itself must not do so while another thread saves.
  *
  * What it does not do: lock the file against other processes (two processes saving to the same
- * file at once: the last rename wins and may drop a model the other added), or follow symbolic
- * links (a symlink target is replaced by a regular file).
+ * file at once: the last rename wins and may drop a model the other added).
  *
  * This is the only part of the project that includes hdf5.h.
  */
