@@ -84,8 +84,8 @@ bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file 
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     f->flags = flags;
-    _Static_assert(BL_LOAD_ALLOW_UNSTAMPED == BL_MODELFILE_ALLOW_UNSTAMPED, "one flag, one value");
-    bl_status st = bl_modelfile_list_ex(path, flags, &f->names, &f->n, err);
+    _Static_assert(BL_LOAD_ALLOW_UNSTAMPED == BL_MF_ALLOW_UNSTAMPED, "one flag, one value");
+    bl_status st = bl_mf_list_ex(path, flags, &f->names, &f->n, err);
     if (st != BL_OK) {
         free(f->path);
         free(f);
@@ -97,7 +97,7 @@ bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file 
 
 void bl_model_file_free(bl_model_file *f) {
     if (!f) return;
-    bl_modelfile_names_free(f->names, f->n);
+    bl_mf_names_free(f->names, f->n);
     free(f->path);
     free(f);
 }

@@ -320,7 +320,7 @@ static int check_model_out(const char *prog, const char *flag, const char *path)
     bl_model_file *f = NULL;
     bl_error err = { 0 };
     /* strictly, as the save will: a checksum the override would let a load through still refuses it */
-    if (bl_modelfile_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
+    if (bl_mf_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
         bl_cli_error(prog, "--%s: refusing to overwrite %s", flag, err.message);
         return BL_EXIT_FAIL;
     }
@@ -857,7 +857,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
      * with the variable set, --stamp gives a file edited on purpose a header matching its edits */
     const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     const int trust = ov && strcmp(ov, "1") == 0;
-    int header = bl_modelfile_verify(model, &err);
+    int header = bl_mf_verify(model, &err);
     if (header < 0 && trust) {
         fprintf(stderr, "%s: %s; BELLAMY_MODEL_IGNORE_CHECKSUM=1: reading it anyway (HDF5 itself may fail on a "
                         "file that is really damaged)\n", prog, err.message);
@@ -868,8 +868,8 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     /* a file without a header loads only for whoever trusts it: --stamp (which then vouches for it)
      * or BELLAMY_MODEL_ALLOW_UNSTAMPED=1; otherwise the load's own refusal names both */
-    const unsigned flags = header == 0 && stamp ? BL_MODELFILE_ALLOW_UNSTAMPED : 0;
-    if (bl_modelfile_list_ex(model, flags, &names, &n, &err) != BL_OK) {
+    const unsigned flags = header == 0 && stamp ? BL_MF_ALLOW_UNSTAMPED : 0;
+    if (bl_mf_list_ex(model, flags, &names, &n, &err) != BL_OK) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
@@ -917,11 +917,11 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     const char *stamped = NULL;
     if (stamp && !bad && header != 1 && n > 0) {
-        bl_status st = bl_modelfile_rewrite(model, header == -2, &err);
+        bl_status st = bl_mf_rewrite(model, header == -2, &err);
         if (st != BL_OK) {
             if (json) printf("]}\n");
             bl_cli_error(prog, "--stamp: %s", err.message);
-            bl_modelfile_names_free(names, n);
+            bl_mf_names_free(names, n);
             return BL_EXIT_FAIL;
         }
         stamped = "rewritten with a checksum header";
@@ -941,7 +941,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
         else printf("%s: %s\n", model, stamped);
     }
-    bl_modelfile_names_free(names, n);
+    bl_mf_names_free(names, n);
     if (bad) {
         bl_cli_error(prog, "%zu of %zu models in %s did not load", bad, n, model);
         return BL_EXIT_FAIL;

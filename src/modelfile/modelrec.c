@@ -1,5 +1,5 @@
 /* modelrec.c — the in-memory model record: named float64 blocks and typed, grouped attributes.
- * Builds, copies, looks up and frees records. It does not touch files (modelfile.c does) and knows
+ * Builds, copies, looks up and frees records. It does not touch files (write.c and read.c do) and knows
  * nothing about what a block or attribute means (the model code does). */
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
@@ -15,7 +15,7 @@
 int bl_mf_valid_name(const char *s) {
     if (!s || !*s) return 0;
     size_t n = strlen(s);
-    if (n > BL_MODELFILE_NAME_MAX) return 0;
+    if (n > BL_MF_NAME_MAX) return 0;
     if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -24,13 +24,13 @@ int bl_mf_valid_name(const char *s) {
     return bl_utf8_valid(s, n, NULL); /* names become HDF5 link names, JSON and Python strings */
 }
 
-/* A group path: "" or names joined by '/', at most BL_MODELFILE_GROUP_DEPTH_MAX deep, not below
+/* A group path: "" or names joined by '/', at most BL_MF_GROUP_DEPTH_MAX deep, not below
  * "weights" (that group holds only the blocks). */
 int bl_mf_valid_group(const char *g) {
     if (!g || !*g) return 1;
     size_t n = strlen(g);
-    if (n > BL_MODELFILE_NAME_MAX) return 0;
-    char buf[BL_MODELFILE_NAME_MAX + 1];
+    if (n > BL_MF_NAME_MAX) return 0;
+    char buf[BL_MF_NAME_MAX + 1];
     memcpy(buf, g, n + 1);
     int depth = 0;
     char *p = buf;
@@ -39,7 +39,7 @@ int bl_mf_valid_group(const char *g) {
         if (slash) *slash = '\0';
         if (!bl_mf_valid_name(p)) return 0;
         if (depth == 0 && strcmp(p, "weights") == 0) return 0;
-        if (++depth > BL_MODELFILE_GROUP_DEPTH_MAX) return 0;
+        if (++depth > BL_MF_GROUP_DEPTH_MAX) return 0;
         if (!slash) break;
         p = slash + 1;
     }
@@ -51,7 +51,7 @@ bl_status bl_modelrec_new(const char *name, bl_modelrec **out, bl_error *err) {
     *out = NULL;
     BL_CHECK_ARG(bl_mf_valid_name(name), err, "modelrec: invalid model name '%.64s%s' (1 to %d bytes of UTF-8, "
                  "no '/' or control characters, not '.' or '..')", name ? name : "(null)",
-                 name && strlen(name) > 64 ? "..." : "", BL_MODELFILE_NAME_MAX);
+                 name && strlen(name) > 64 ? "..." : "", BL_MF_NAME_MAX);
     bl_modelrec *r = calloc(1, sizeof *r);
     if (!r || !(r->name = bl_strdup(name))) {
         free(r);
