@@ -423,8 +423,8 @@ START_TEST(test_h5py_edit_on_purpose) {
         bl_error err;
         char path[4200];
         snprintf(path, sizeof path, "%s/edited.h5", g_dir);
-        ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "note", "kept, a long note that grows the file", 0,
-                                                           &err), BL_OK);
+        ck_assert_int_eq(bl_mf_test_set_root_string(path, "note", "kept, a long note that grows the file", 0,
+                                                    &err), BL_OK);
         EXPECT(0, "dd if=model.h5 of=edited.h5 bs=512 count=1 conv=notrunc 2>/dev/null");
     }
     EXPECT(0, "test $(stat -c %%s edited.h5) -ne $(stat -c %%s model.h5)"); /* the size changed */
@@ -898,7 +898,7 @@ START_TEST(test_train_output_checked_first) {
     char path[4200];
     EXPECT(0, "cp model.h5 newer.h5 && cp model.h5 newer-orig.h5");
     snprintf(path, sizeof path, "%s/newer.h5", g_dir);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(path, "format_version", "4.0", 0, &err), BL_OK);
+    ck_assert_int_eq(bl_mf_test_set_root_string(path, "format_version", "4.0", 0, &err), BL_OK);
     EXPECT(0, "cp newer.h5 newer-orig.h5");
     EXPECT_ERR(1, "newer than this library", "%s %s --out newer.h5", g_train, pre);
     EXPECT(0, "cmp newer.h5 newer-orig.h5");

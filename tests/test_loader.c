@@ -353,17 +353,17 @@ START_TEST(unstamped_files_need_permission) {
     /* a save into it with permission gives it a header */
     const char *copy = tpath("unstamped-copy.h5");
     write_bytes(copy, g_img + 512, g_len - 512);
-    ck_assert_int_eq(bl_modelfile_verify(copy, &e), 0);
+    ck_assert_int_eq(bl_mf_verify(copy, &e), 0);
     bl_modelrec *rec;
-    ck_assert_int_eq(bl_modelfile_load(copy, NULL, &rec, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(copy, NULL, &rec, &e), BL_OK);
     unsetenv("BELLAMY_MODEL_ALLOW_UNSTAMPED");
-    ck_assert_int_eq(bl_modelfile_save(copy, rec, &e), BL_EFORMAT); /* without: refused, untouched */
+    ck_assert_int_eq(bl_mf_save(copy, rec, &e), BL_EFORMAT); /* without: refused, untouched */
     ck_assert_msg(strstr(e.message, "refusing to overwrite") && strstr(e.message, "no checksum header"), "%s",
                   e.message);
-    ck_assert_int_eq(bl_modelfile_verify(copy, &e), 0);
+    ck_assert_int_eq(bl_mf_verify(copy, &e), 0);
     /* stamping (what check --stamp does) needs no permission: asking is the trust */
-    ck_assert_msg(bl_modelfile_rewrite(copy, 0, &e) == BL_OK, "%s", e.message);
-    ck_assert_int_eq(bl_modelfile_verify(copy, &e), 1);
+    ck_assert_msg(bl_mf_rewrite(copy, 0, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_mf_verify(copy, &e), 1);
     ck_assert_msg(bl_predictor_load(copy, NULL, &p, &e) == BL_OK, "%s", e.message);
     ck_assert_int_eq(predict_all(p, got, &e), BL_OK);
     ck_assert_mem_eq(got, g_want, sizeof got);

@@ -1222,7 +1222,7 @@ static void save_edit(const bl_modelrec *rec, const char *path, const char *name
         else st = bl_modelrec_add_strings(o, a->group, a->name, (const char *const *)a->v.sv, a->count, &e);
         ck_assert_msg(st == BL_OK, "%s", e.message);
     }
-    ck_assert_msg(bl_modelfile_save(path, o, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_mf_save(path, o, &e) == BL_OK, "%s", e.message);
     bl_modelrec_free(o);
 }
 
@@ -1244,7 +1244,7 @@ static bl_modelrec *tiny_saved(uint64_t seed, int members, const char *name, con
     snprintf(path, cap, "%s/%s", bl_test_tmpdir(), file);
     ck_assert_int_eq(bl_model_save(*m, path, &e), BL_OK);
     bl_modelrec *rec;
-    ck_assert_int_eq(bl_modelfile_load(path, name, &rec, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, name, &rec, &e), BL_OK);
     return rec;
 }
 
@@ -1872,13 +1872,13 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
     H5Gclose(g);
     H5Sclose(sp);
     H5Fclose(h);
-    ck_assert_int_eq(bl_modelfile_test_restamp(path, &e), BL_OK); /* edited, not damaged */
+    ck_assert_int_eq(bl_mf_test_restamp(path, &e), BL_OK); /* edited, not damaged */
     ck_assert_int_eq(bl_model_load(path, NULL, &l, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "number_hi") && strstr(e.message, "lo < hi"), "%s", e.message);
     h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     ck_assert_int_ge(H5Adelete_by_name(h, "/models/model/encoder", "number_hi", H5P_DEFAULT), 0);
     H5Fclose(h);
-    ck_assert_int_eq(bl_modelfile_test_restamp(path, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_test_restamp(path, &e), BL_OK);
     ck_assert_int_ne(bl_model_load(path, NULL, &l, &e), BL_OK);
     ck_assert_msg(strstr(e.message, "number_hi") != NULL, "%s", e.message);
     ck_assert_ptr_null(l);
@@ -1914,7 +1914,7 @@ START_TEST(log_numbers_make_the_file_major_2) {
         ck_assert_int_ge(H5Adelete_by_name(f, "/models/plain/encoder", "numbers", H5P_DEFAULT), 0);
         ck_assert_int_ge(H5Adelete_by_name(f, "/models/plain/training", "val_rows", H5P_DEFAULT), 0);
         H5Fclose(f);
-        ck_assert_int_eq(bl_modelfile_test_set_root_string(old, "format_version", "1.1", 0, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_test_set_root_string(old, "format_version", "1.1", 0, &e), BL_OK);
         ck_assert_msg(bl_model_load(old, "plain", &l, &e) == BL_OK, "%s", e.message);
         ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BINARY);
         ck_assert_int_eq(l->val_rows, -1);
@@ -1941,7 +1941,7 @@ START_TEST(log_numbers_make_the_file_major_2) {
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
     ck_assert_str_eq(ver, "2.1");
-    ck_assert_msg(bl_modelfile_remove(path, "logged", &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_mf_remove(path, "logged", &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
     ck_assert_str_eq(ver, "1.3");
     bl_model_free(m);

@@ -256,9 +256,9 @@ START_TEST(test_roundtrip_every_type) {
     }
     ck_assert_int_eq(bl_modelrec_add_strings(r, "encoder", "vocabulary", (const char *const *)vocab, nvocab, &e), BL_OK);
 
-    ck_assert_msg(bl_modelfile_save(path, r, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_mf_save(path, r, &e) == BL_OK, "%s", e.message);
     bl_modelrec *back = NULL;
-    ck_assert_msg(bl_modelfile_load(path, "sort", &back, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_mf_load(path, "sort", &back, &e) == BL_OK, "%s", e.message);
     assert_same_record(r, back);
     /* scalar vs one-element array survive as such */
     const char *const *sv;
@@ -277,7 +277,7 @@ START_TEST(test_roundtrip_every_type) {
     ck_assert(isnan(blk[8]));
     /* a one-model file loads without a name */
     bl_modelrec *only = NULL;
-    ck_assert_int_eq(bl_modelfile_load(path, NULL, &only, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, NULL, &only, &e), BL_OK);
     ck_assert_str_eq(only->name, "sort");
     bl_modelrec_free(only);
 
@@ -297,27 +297,27 @@ START_TEST(test_several_models) {
     const char *names[] = {"grep", "sort", "kmeans"};
     for (int i = 0; i < 3; i++) {
         bl_modelrec *r = make_record(names[i], i + 1);
-        ck_assert_msg(bl_modelfile_save(path, r, &e) == BL_OK, "%s", e.message);
+        ck_assert_msg(bl_mf_save(path, r, &e) == BL_OK, "%s", e.message);
         bl_modelrec_free(r);
     }
     char **ls;
     size_t n;
-    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_list(path, &ls, &n, &e), BL_OK);
     ck_assert_uint_eq(n, 3);
     for (int i = 0; i < 3; i++) ck_assert_str_eq(ls[i], names[i]);
-    bl_modelfile_names_free(ls, n);
+    bl_mf_names_free(ls, n);
 
     /* replace "sort": it keeps its place, the others are untouched */
     bl_modelrec *r2 = make_record("sort", 42);
     ck_assert_int_eq(bl_modelrec_add_int(r2, "hyperparameters", "epochs", 99, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_save(path, r2, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, r2, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_list(path, &ls, &n, &e), BL_OK);
     ck_assert_uint_eq(n, 3);
     for (int i = 0; i < 3; i++) ck_assert_str_eq(ls[i], names[i]);
-    bl_modelfile_names_free(ls, n);
+    bl_mf_names_free(ls, n);
     for (int i = 0; i < 3; i++) {
         bl_modelrec *back = NULL;
-        ck_assert_msg(bl_modelfile_load(path, names[i], &back, &e) == BL_OK, "%s", e.message);
+        ck_assert_msg(bl_mf_load(path, names[i], &back, &e) == BL_OK, "%s", e.message);
         if (i == 1) {
             assert_same_record(r2, back);
         } else {
@@ -331,21 +331,21 @@ START_TEST(test_several_models) {
 
     /* a name the file does not hold: BL_ENOTFOUND naming the ones it does */
     bl_modelrec *none = NULL;
-    ck_assert_int_eq(bl_modelfile_load(path, "wordcount", &none, &e), BL_ENOTFOUND);
+    ck_assert_int_eq(bl_mf_load(path, "wordcount", &none, &e), BL_ENOTFOUND);
     ck_assert_ptr_null(none);
     ck_assert_ptr_nonnull(strstr(e.message, "wordcount"));
     ck_assert_ptr_nonnull(strstr(e.message, "'grep', 'sort', 'kmeans'"));
     ck_assert_ptr_nonnull(strstr(e.message, path));
-    ck_assert_int_eq(bl_modelfile_load(path, NULL, &none, &e), BL_EINVAL); /* several: must name one */
+    ck_assert_int_eq(bl_mf_load(path, NULL, &none, &e), BL_EINVAL); /* several: must name one */
 
     /* remove */
-    ck_assert_int_eq(bl_modelfile_remove(path, "grep", &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_remove(path, "grep", &e), BL_ENOTFOUND);
-    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_remove(path, "grep", &e), BL_OK);
+    ck_assert_int_eq(bl_mf_remove(path, "grep", &e), BL_ENOTFOUND);
+    ck_assert_int_eq(bl_mf_list(path, &ls, &n, &e), BL_OK);
     ck_assert_uint_eq(n, 2);
     ck_assert_str_eq(ls[0], "sort");
     ck_assert_str_eq(ls[1], "kmeans");
-    bl_modelfile_names_free(ls, n);
+    bl_mf_names_free(ls, n);
     ck_assert_int_eq(count_temps("several.h5"), 0);
 }
 END_TEST
@@ -363,8 +363,8 @@ static void assert_same_bytes(const char *path, const void *before, size_t len0)
 }
 
 static int fail_at_point;
-static int fail_hook(bl_modelfile_point p, void *ctx) { return (int)p == fail_at_point; }
-static int crash_hook(bl_modelfile_point p, void *ctx) {
+static int fail_hook(bl_mf_point p, void *ctx) { return (int)p == fail_at_point; }
+static int crash_hook(bl_mf_point p, void *ctx) {
     if ((int)p == fail_at_point) _exit(0); /* the forked child dies mid-save, as on a power cut */
     return 0;
 }
@@ -373,19 +373,19 @@ START_TEST(test_failed_save_leaves_file_intact) {
     const char *path = tpath("atomic.h5");
     bl_error e;
     bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2), *a2 = make_record("grep", 7);
-    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_save(path, b, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, a, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, b, &e), BL_OK);
     size_t len0;
     void *before = slurp(path, &len0);
     ck_assert_ptr_nonnull(before);
 
     for (int p = BL_MFPOINT_TEMP_CREATED; p <= BL_MFPOINT_BEFORE_RENAME; p++) {
         fail_at_point = p;
-        bl_modelfile_set_test_hook(fail_hook, NULL);
-        ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_EIO);
+        bl_mf_set_test_hook(fail_hook, NULL);
+        ck_assert_int_eq(bl_mf_save(path, a2, &e), BL_EIO);
         ck_assert_ptr_nonnull(strstr(e.message, "injected"));
-        ck_assert_int_eq(bl_modelfile_remove(path, "sort", &e), BL_EIO);
-        bl_modelfile_set_test_hook(NULL, NULL);
+        ck_assert_int_eq(bl_mf_remove(path, "sort", &e), BL_EIO);
+        bl_mf_set_test_hook(NULL, NULL);
         assert_same_bytes(path, before, len0);
         ck_assert_int_eq(count_temps("atomic.h5"), 0);
     }
@@ -396,8 +396,8 @@ START_TEST(test_failed_save_leaves_file_intact) {
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
             fail_at_point = p;
-            bl_modelfile_set_test_hook(crash_hook, NULL);
-            bl_modelfile_save(path, a2, NULL);
+            bl_mf_set_test_hook(crash_hook, NULL);
+            bl_mf_save(path, a2, NULL);
             _exit(1); /* not reached when the hook fires */
         }
         int status;
@@ -405,7 +405,7 @@ START_TEST(test_failed_save_leaves_file_intact) {
         ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         assert_same_bytes(path, before, len0);
         bl_modelrec *back = NULL;
-        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_OK);
         ck_assert_double_eq(record_tag(back), 1.0);
         bl_modelrec_free(back);
         ck_assert_int_eq(count_temps("atomic.h5"), 1); /* a crash leaves its temporary behind */
@@ -426,7 +426,7 @@ START_TEST(test_failed_save_leaves_file_intact) {
         struct rlimit rl = {256, 256};
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
         bl_error ce;
-        bl_status cs = bl_modelfile_save(path, a2, &ce);
+        bl_status cs = bl_mf_save(path, a2, &ce);
         if (cs != BL_EIO || !strstr(ce.message, "cannot write temporary file") || !strstr(ce.message, strerror(EFBIG)))
             _exit(4);
         if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) _exit(5);
@@ -439,15 +439,39 @@ START_TEST(test_failed_save_leaves_file_intact) {
     assert_same_bytes(path, before, len0);
     ck_assert_int_eq(count_temps("atomic.h5"), 0);
     /* and a save without the hook still works */
-    ck_assert_int_eq(bl_modelfile_save(path, a2, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, a2, &e), BL_OK);
     bl_modelrec *back = NULL;
-    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_OK);
     ck_assert_double_eq(record_tag(back), 7.0);
     bl_modelrec_free(back);
     free(before);
     bl_modelrec_free(a);
     bl_modelrec_free(b);
     bl_modelrec_free(a2);
+}
+END_TEST
+
+/* A save goes by the common file policy: a symbolic link stays a link (the file it names is replaced)
+ * and an existing file keeps its mode. */
+START_TEST(test_save_follows_links_and_keeps_mode) {
+    const char *real = tpath("linked.h5"), *link = tpath("link.h5");
+    bl_error e;
+    bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2), *back = NULL;
+    ck_assert_int_eq(bl_mf_save(real, a, &e), BL_OK);
+    ck_assert_int_eq(chmod(real, 0640), 0);
+    ck_assert_int_eq(symlink("linked.h5", link), 0);
+    ck_assert_msg(bl_mf_save(link, b, &e) == BL_OK, "%s", e.message);
+    struct stat sb;
+    ck_assert_int_eq(lstat(link, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    ck_assert_int_eq(stat(real, &sb), 0);
+    ck_assert_uint_eq(sb.st_mode & 0777, 0640);
+    ck_assert_int_eq(bl_mf_load(real, "sort", &back, &e), BL_OK);
+    ck_assert_double_eq(record_tag(back), 2.0);
+    bl_modelrec_free(back);
+    ck_assert_int_eq(count_temps("linked.h5") + count_temps("link.h5"), 0);
+    bl_modelrec_free(a);
+    bl_modelrec_free(b);
 }
 END_TEST
 
@@ -458,7 +482,7 @@ START_TEST(test_checksum_header) {
     const char *path = tpath("sum.h5"), *bad = tpath("sum-bad.h5");
     bl_error e;
     bl_modelrec *a = make_record("grep", 3), *back = NULL;
-    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, a, &e), BL_OK);
     size_t len;
     unsigned char *img = slurp(path, &len);
     ck_assert_uint_gt(len, 1024);
@@ -475,7 +499,7 @@ START_TEST(test_checksum_header) {
         ck_assert_uint_eq(fwrite(img, 1, len, f), len);
         fclose(f);
         img[offs[k]] ^= 0x10;
-        ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+        ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EFORMAT);
         ck_assert_ptr_null(back);
         ck_assert_msg(strstr(e.message, bad) && strstr(e.message, "damaged"), "offset %zu: %s", offs[k], e.message);
         if (offs[k] >= 512) ck_assert_msg(strstr(e.message, "checksum"), "offset %zu: %s", offs[k], e.message);
@@ -486,18 +510,18 @@ START_TEST(test_checksum_header) {
     ck_assert_uint_eq(fwrite(img, 1, len, f), len);
     fclose(f);
     img[14] = '1';
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EVERSION);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EVERSION);
     ck_assert_msg(strstr(e.message, "header version 2"), "%s", e.message);
     f = fopen(bad, "wb");
     ck_assert_uint_eq(fwrite(img, 1, 50, f), 50);
     fclose(f);
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "truncated"), "%s", e.message);
     /* truncated */
     f = fopen(bad, "wb");
     ck_assert_uint_eq(fwrite(img, 1, len - 100, f), len - 100);
     fclose(f);
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "truncated") && strstr(e.message, "header says"), "%s", e.message);
     /* edited on purpose (a value in the raw data, found by its bytes): refused, then read on request */
     const double w0[3] = {3.0, 3.25, 3.5}; /* the start of block f.W1 */
@@ -510,15 +534,15 @@ START_TEST(test_checksum_header) {
     f = fopen(bad, "wb");
     ck_assert_uint_eq(fwrite(img, 1, len, f), len);
     fclose(f);
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
-    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_verify(bad, &e), -1);
     setenv("BELLAMY_MODEL_IGNORE_CHECKSUM", "1", 1);
-    bl_status st = bl_modelfile_load(bad, "grep", &back, &e);
+    bl_status st = bl_mf_load(bad, "grep", &back, &e);
     /* the variable lets loads through, never saves or the strict check (a save would vouch for the file) */
-    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
+    ck_assert_int_eq(bl_mf_verify(bad, &e), -1);
     bl_modelrec *other = make_record("sort", 5);
-    ck_assert_int_eq(bl_modelfile_save(bad, other, &e), BL_EFORMAT);
-    ck_assert_int_eq(bl_modelfile_rewrite(bad, 0, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(bad, other, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_rewrite(bad, 0, &e), BL_EFORMAT);
     unsetenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     bl_modelrec_free(other);
     ck_assert_msg(st == BL_OK, "%s", e.message);
@@ -530,21 +554,21 @@ START_TEST(test_checksum_header) {
     back = NULL;
     /* kept on purpose: a rewrite trusting the edit gives it a matching header */
     setenv("BELLAMY_MODEL_IGNORE_CHECKSUM", "1", 1);
-    st = bl_modelfile_rewrite(bad, 1, &e);
+    st = bl_mf_rewrite(bad, 1, &e);
     unsetenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     ck_assert_msg(st == BL_OK, "%s", e.message);
-    ck_assert_int_eq(bl_modelfile_verify(bad, &e), 1);
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_verify(bad, &e), 1);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_OK);
     ck_assert_double_eq(bl_modelrec_find_block(back, "f.W1")->data[0], 4.0);
     bl_modelrec_free(back);
-    ck_assert_int_eq(bl_modelfile_verify(path, &e), 1);
+    ck_assert_int_eq(bl_mf_verify(path, &e), 1);
     /* a user block of zeros in front of the HDF5 file is a damaged header, not "none" */
     memset(img, 0, 512);
     f = fopen(bad, "wb");
     ck_assert_uint_eq(fwrite(img, 1, len, f), len);
     fclose(f);
-    ck_assert_int_eq(bl_modelfile_verify(bad, &e), -1);
-    ck_assert_int_eq(bl_modelfile_load(bad, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_verify(bad, &e), -1);
+    ck_assert_int_eq(bl_mf_load(bad, "grep", &back, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "not a Bellamy model header"), "%s", e.message);
     free(img);
     bl_modelrec_free(a);
@@ -557,17 +581,17 @@ START_TEST(test_save_to_bad_places) {
     /* a directory */
     const char *dir = tpath("adir");
     ck_assert_int_eq(mkdir(dir, 0755), 0);
-    ck_assert_int_eq(bl_modelfile_save(dir, r, &e), BL_EIO);
+    ck_assert_int_eq(bl_mf_save(dir, r, &e), BL_EIO);
     ck_assert_ptr_nonnull(strstr(e.message, "directory"));
     struct stat sb;
     ck_assert(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
     /* a missing folder */
-    ck_assert_int_eq(bl_modelfile_save(tpath("nofolder/m.h5"), r, &e), BL_EIO);
+    ck_assert_int_eq(bl_mf_save(tpath("nofolder/m.h5"), r, &e), BL_EIO);
     ck_assert_ptr_nonnull(strstr(e.message, "nofolder"));
     /* a file that is not a model file is never overwritten */
     const char *txt = tpath("notes.h5");
     write_text(txt, "precious notes\n");
-    ck_assert_int_eq(bl_modelfile_save(txt, r, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(txt, r, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "refusing"));
     size_t len;
     char *c = slurp(txt, &len);
@@ -580,11 +604,11 @@ START_TEST(test_save_to_bad_places) {
         char target[4200];
         snprintf(target, sizeof target, "%s/m.h5", ro);
         ck_assert_int_eq(mkdir(ro, 0755), 0);
-        ck_assert_int_eq(bl_modelfile_save(target, r, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_save(target, r, &e), BL_OK);
         void *b0 = slurp(target, &len);
         ck_assert_int_eq(chmod(ro, 0555), 0);
         bl_modelrec *r2 = make_record("grep", 5);
-        ck_assert_int_eq(bl_modelfile_save(target, r2, &e), BL_EIO);
+        ck_assert_int_eq(bl_mf_save(target, r2, &e), BL_EIO);
         ck_assert_ptr_nonnull(strstr(e.message, "temporary"));
         size_t len2;
         void *b1 = slurp(target, &len2);
@@ -599,7 +623,7 @@ START_TEST(test_save_to_bad_places) {
     }
     /* an invalid record */
     bl_modelrec bad = {0};
-    ck_assert_int_eq(bl_modelfile_save(tpath("bad.h5"), &bad, &e), BL_EINVAL);
+    ck_assert_int_eq(bl_mf_save(tpath("bad.h5"), &bad, &e), BL_EINVAL);
     bl_modelrec_free(r);
 }
 END_TEST
@@ -610,34 +634,34 @@ START_TEST(test_truncated_and_not_hdf5) {
     bl_error e;
     bl_modelrec *r = make_record("grep", 1), *back = NULL;
     const char *path = tpath("trunc.h5");
-    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
     struct stat sb;
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_int_eq(truncate(path, sb.st_size / 2), 0);
-    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_null(back);
     ck_assert_ptr_nonnull(strstr(e.message, path));
     ck_assert_ptr_nonnull(strstr(e.message, "truncated"));
     char **ls;
     size_t n;
-    ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_EFORMAT);
-    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_EFORMAT); /* never overwrites a damaged file */
+    ck_assert_int_eq(bl_mf_list(path, &ls, &n, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_EFORMAT); /* never overwrites a damaged file */
     ck_assert_int_eq(truncate(path, 100), 0);
-    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, path));
 
     const char *txt = tpath("text.h5");
     write_text(txt, "machine_type\tgross_runtime\nm5.xlarge\t120\n");
-    ck_assert_int_eq(bl_modelfile_load(txt, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(txt, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "not an HDF5 file"));
     ck_assert_ptr_nonnull(strstr(e.message, txt));
     const char *empty = tpath("empty.h5");
     write_text(empty, "");
-    ck_assert_int_eq(bl_modelfile_load(empty, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load(empty, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, empty));
-    ck_assert_int_eq(bl_modelfile_load(tpath("absent.h5"), "grep", &back, &e), BL_EIO);
+    ck_assert_int_eq(bl_mf_load(tpath("absent.h5"), "grep", &back, &e), BL_EIO);
     ck_assert_ptr_nonnull(strstr(e.message, "absent.h5"));
-    ck_assert_int_eq(bl_modelfile_load(bl_test_tmpdir(), "grep", &back, &e), BL_EIO);
+    ck_assert_int_eq(bl_mf_load(bl_test_tmpdir(), "grep", &back, &e), BL_EIO);
     ck_assert_ptr_nonnull(strstr(e.message, "directory"));
     bl_modelrec_free(r);
 }
@@ -649,26 +673,26 @@ START_TEST(test_unreadable_file) {
     bl_error e;
     bl_modelrec *r = make_record("grep", 1), *back = NULL;
     const char *path = tpath("locked.h5");
-    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
     ck_assert_int_eq(chmod(path, 0), 0);
     if (geteuid() != 0) {
         char want[4300];
         snprintf(want, sizeof want, "%s: cannot open: %s", path, strerror(EACCES));
-        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EIO);
+        ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_EIO);
         ck_assert_ptr_null(back);
         ck_assert_str_eq(e.message, want);
         char **ls;
         size_t n;
-        ck_assert_int_eq(bl_modelfile_list(path, &ls, &n, &e), BL_EIO);
+        ck_assert_int_eq(bl_mf_list(path, &ls, &n, &e), BL_EIO);
         ck_assert_str_eq(e.message, want);
-        ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_EIO); /* never replaced: it could not be checked */
+        ck_assert_int_eq(bl_mf_save(path, r, &e), BL_EIO); /* never replaced: it could not be checked */
         ck_assert_ptr_nonnull(strstr(e.message, want));
         ck_assert_ptr_nonnull(strstr(e.message, "refusing"));
     } else {
         fprintf(stderr, "note: running as root; the unreadable model file case is not checked\n");
     }
     chmod(path, 0644);
-    ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_OK);
     bl_modelrec_free(back);
     bl_modelrec_free(r);
 }
@@ -680,50 +704,50 @@ START_TEST(test_foreign_and_mislabelled) {
     /* an HDF5 file from elsewhere: no format attribute */
     const char *foreign = tpath("foreign.h5");
     size_t dims[2] = {4, 2};
-    ck_assert_int_eq(bl_modelfile_test_write_dataset(foreign, "/data/x", 2, dims, 'd', &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_load(foreign, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_test_write_dataset(foreign, "/data/x", 2, dims, 'd', &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(foreign, "grep", &back, &e), BL_EFORMAT);
     ck_assert_msg(strstr(e.message, "no checksum header") && strstr(e.message, "--stamp") &&
                   strstr(e.message, "BELLAMY_MODEL_ALLOW_UNSTAMPED=1"), "%s", e.message); /* it has no header */
     ck_assert_ptr_nonnull(strstr(e.message, foreign));
-    ck_assert_int_eq(bl_modelfile_save(foreign, r, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(foreign, r, &e), BL_EFORMAT);
     /* read as a file without a header on request, it is still no model file */
-    ck_assert_int_eq(bl_modelfile_load_ex(foreign, "grep", BL_MODELFILE_ALLOW_UNSTAMPED, &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_load_ex(foreign, "grep", BL_MF_ALLOW_UNSTAMPED, &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
     ck_assert_ptr_nonnull(strstr(e.message, foreign));
     setenv("BELLAMY_MODEL_ALLOW_UNSTAMPED", "1", 1);
-    ck_assert_int_eq(bl_modelfile_save(foreign, r, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(foreign, r, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "not a Bellamy model file"));
     unsetenv("BELLAMY_MODEL_ALLOW_UNSTAMPED");
 
     /* another format name */
     const char *other = tpath("other.h5");
-    ck_assert_int_eq(bl_modelfile_save(other, r, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(other, "format", "keras-model", 0, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_load(other, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(other, r, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_test_set_root_string(other, "format", "keras-model", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(other, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "keras-model"));
     /* the right name as a fixed-length string (as h5py writes numpy bytes) is accepted */
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(other, "format", "bellamy-model", 1, &e), BL_OK);
-    ck_assert_msg(bl_modelfile_load(other, "grep", &back, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_mf_test_set_root_string(other, "format", "bellamy-model", 1, &e), BL_OK);
+    ck_assert_msg(bl_mf_load(other, "grep", &back, &e) == BL_OK, "%s", e.message);
     bl_modelrec_free(back);
     back = NULL;
 
     /* versions: a newer minor loads, a newer major is BL_EVERSION, garbage is BL_EFORMAT */
     const char *ver = tpath("version.h5");
-    ck_assert_int_eq(bl_modelfile_save(ver, r, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "1.7", 0, &e), BL_OK);
-    ck_assert_msg(bl_modelfile_load(ver, "grep", &back, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_mf_save(ver, r, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_test_set_root_string(ver, "format_version", "1.7", 0, &e), BL_OK);
+    ck_assert_msg(bl_mf_load(ver, "grep", &back, &e) == BL_OK, "%s", e.message);
     bl_modelrec_free(back);
     back = NULL;
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "4.0", 0, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EVERSION);
+    ck_assert_int_eq(bl_mf_test_set_root_string(ver, "format_version", "4.0", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(ver, "grep", &back, &e), BL_EVERSION);
     ck_assert_ptr_nonnull(strstr(e.message, "4.0"));
     ck_assert_ptr_nonnull(strstr(e.message, "newer"));
     ck_assert_ptr_nonnull(strstr(e.message, ver));
-    ck_assert_int_eq(bl_modelfile_save(ver, r, &e), BL_EVERSION); /* never downgrades a newer file */
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", "one", 0, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EFORMAT);
-    ck_assert_int_eq(bl_modelfile_test_set_root_string(ver, "format_version", NULL, 0, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_load(ver, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_save(ver, r, &e), BL_EVERSION); /* never downgrades a newer file */
+    ck_assert_int_eq(bl_mf_test_set_root_string(ver, "format_version", "one", 0, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(ver, "grep", &back, &e), BL_EFORMAT);
+    ck_assert_int_eq(bl_mf_test_set_root_string(ver, "format_version", NULL, 0, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(ver, "grep", &back, &e), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(e.message, "format_version"));
     ck_assert_ptr_null(back);
     bl_modelrec_free(r);
@@ -742,21 +766,21 @@ START_TEST(test_malformed_datasets) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unlink(path);
-        ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
-        ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/weights/f.W1", cases[i].rank,
-                                                         cases[i].dims, cases[i].kind, &e), BL_OK);
-        ck_assert_int_eq(bl_modelfile_load(path, "grep", &back, &e), BL_EFORMAT);
+        ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/grep/weights/f.W1", cases[i].rank,
+                                                  cases[i].dims, cases[i].kind, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_load(path, "grep", &back, &e), BL_EFORMAT);
         ck_assert_ptr_null(back);
         ck_assert_msg(strstr(e.message, "/models/grep/weights/f.W1") && strstr(e.message, cases[i].what), "%s",
                       e.message);
     }
     /* a dataset outside weights/ is not ours and is ignored; a float64 of the right kind reads fine */
     unlink(path);
-    ck_assert_int_eq(bl_modelfile_save(path, r, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
     size_t d1[1] = {5};
-    ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/training/extra", 1, d1, 'i', &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_test_write_dataset(path, "/models/grep/weights/new", 1, d1, 'd', &e), BL_OK);
-    ck_assert_msg(bl_modelfile_load(path, "grep", &back, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/grep/training/extra", 1, d1, 'i', &e), BL_OK);
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/grep/weights/new", 1, d1, 'd', &e), BL_OK);
+    ck_assert_msg(bl_mf_load(path, "grep", &back, &e) == BL_OK, "%s", e.message);
     const double *p;
     ck_assert_int_eq(bl_modelrec_get_block(back, "new", 1, 5, 1, &p, &e), BL_OK);
     bl_modelrec_free(back);
@@ -776,8 +800,8 @@ START_TEST(test_h5dump_layout) {
     bl_modelrec *a = make_record("grep", 1), *b = make_record("sort", 2);
     ck_assert_int_eq(bl_modelrec_add_strings(b, "schema", "names", (const char *const[]){"machine_type", "data_size"},
                                              2, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_save(path, a, &e), BL_OK);
-    ck_assert_int_eq(bl_modelfile_save(path, b, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, a, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, b, &e), BL_OK);
     char cmd[4400];
     snprintf(cmd, sizeof cmd, "/usr/bin/h5dump -H '%s' 2>&1", path);
     FILE *p = popen(cmd, "r");
@@ -827,7 +851,7 @@ static void *thread_body(void *varg) {
     const char *path = arg->path; /* made before the threads start: tpath() is not thread-safe */
     for (int i = 0; i < 10; i++) {
         bl_modelrec *r = make_record(i % 2 ? "a" : "b", (double)(k * 100 + i)), *back = NULL;
-        if (bl_modelfile_save(path, r, NULL) != BL_OK || bl_modelfile_load(path, r->name, &back, NULL) != BL_OK ||
+        if (bl_mf_save(path, r, NULL) != BL_OK || bl_mf_load(path, r->name, &back, NULL) != BL_OK ||
             record_tag(back) != (double)(k * 100 + i))
             return (void *)1;
         bl_modelrec_free(back);
@@ -862,6 +886,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_roundtrip_every_type);
     tcase_add_test(tc, test_several_models);
     tcase_add_test(tc, test_failed_save_leaves_file_intact);
+    tcase_add_test(tc, test_save_follows_links_and_keeps_mode);
     tcase_add_test(tc, test_checksum_header);
     tcase_add_test(tc, test_save_to_bad_places);
     tcase_add_test(tc, test_truncated_and_not_hdf5);

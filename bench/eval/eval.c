@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/file.h"
+#include "common/str.h"
 #include "common/rng.h"
 
 static const char *const method_names[BL_EVAL_N_METHODS] = { "bellamy", "bellamy-scratch", "ernest", "bell",
@@ -68,13 +70,6 @@ static uint64_t hash_name(const char *s) {
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
     return h;
-}
-
-static char *dupstr(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
 }
 
 bl_status bl_eval_init(bl_eval *ev, const bl_eval_opts *o, bl_error *err) {
@@ -229,8 +224,8 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
     bl_eval_algo *a = &ev->algos[ev->n_algos];
     memset(a, 0, sizeof *a);
     ev->n_algos++; /* from here algo_free cleans up whatever is set */
-    a->name = dupstr(name);
-    a->data_path = dupstr(data_path);
+    a->name = bl_strdup(name);
+    a->data_path = bl_strdup(data_path);
     if (!a->name || !a->data_path) return bl_seterr(err, BL_ENOMEM, "out of memory");
     bl_encode_settings es;
     bl_encode_settings_default(&es);
@@ -242,7 +237,7 @@ bl_status bl_eval_add_algo(bl_eval *ev, const char *name, const char *data_path,
     if (pre_schema && (st = hash_file(pre_schema, &a->schema_hash, err)) != BL_OK) return st;
     if (a->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows", data_path);
     if (pre_data) {
-        if (!(a->pre_path = dupstr(pre_data))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+        if (!(a->pre_path = bl_strdup(pre_data))) return bl_seterr(err, BL_ENOMEM, "out of memory");
         if ((st = bl_dataset_load(pre_data, pre_schema, 0, &es, &a->pre_ds, err)) != BL_OK) return st;
     }
     size_t max_src = 0;
@@ -269,7 +264,7 @@ static bl_status add_split(bl_eval *ev, const char *id, size_t algo, int n, int 
     }
     bl_eval_split *s = &ev->splits[ev->n_splits];
     memset(s, 0, sizeof *s);
-    if (!(s->id = dupstr(id))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (!(s->id = bl_strdup(id))) return bl_seterr(err, BL_ENOMEM, "out of memory");
     s->algo = algo;
     s->context = ev->algos[algo].ds->context[test];
     s->n = n;
@@ -426,8 +421,13 @@ static void put_field(FILE *f, const char *s) {
 }
 
 bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *err) {
-    FILE *f = fopen(path, "w");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+    bl_file_out *o = NULL;
+    bl_status st = bl_file_out_open(path, &o, err);
+    FILE *f = st == BL_OK ? bl_file_out_stream(o, err) : NULL;
+    if (!f) {
+        bl_file_out_abort(o);
+        return err ? err->status : BL_EIO;
+    }
     fputs("split_id\talgorithm\tcontext\tn\tkind\ttrain_rows\ttest_row\n", f);
     for (size_t i = 0; i < ev->n_splits; i++) {
         const bl_eval_split *s = &ev->splits[i];
@@ -438,8 +438,7 @@ bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *er
         for (int j = 0; j < s->n; j++) fprintf(f, "%s%zu", j ? "," : "", a->ds->src_row[s->train[j]]);
         fprintf(f, "\t%zu\n", a->ds->src_row[s->test]);
     }
-    if (ferror(f) | (fclose(f) != 0)) return bl_seterr(err, BL_EIO, "%s: write failed", path);
-    return BL_OK;
+    return bl_file_out_commit(o, err);
 }
 
 /* A data-row index: decimal digits only. */

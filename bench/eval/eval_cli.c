@@ -21,6 +21,7 @@
 #include "bl_config.h"
 #include "cli/cli_util.h"
 #include "common/error.h"
+#include "common/str.h"
 
 /* The bounds bellamy-train uses (src/cli/bellamy_train.c): more epochs is a typo, not a plan. */
 #define EPOCHS_MAX 1000000L
@@ -39,9 +40,7 @@ static char *stem_of(const char *path) {
     b = b ? b + 1 : path;
     const char *dot = strrchr(b, '.');
     size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
-    char *s = malloc(n + 1);
-    if (s) { memcpy(s, b, n); s[n] = '\0'; }
-    return s;
+    return bl_strndup(b, n);
 }
 
 static int mkdir_p(const char *path) {

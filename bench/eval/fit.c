@@ -21,6 +21,7 @@
 #include "baselines/baselines.h"
 #include "common/error.h"
 #include "common/rng.h"
+#include "common/str.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -150,9 +151,8 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                     char nm[32];
                     snprintf(nm, sizeof nm, "m%d", j);
                     if (top) {
-                        char *dup = malloc(strlen(nm) + 1);
+                        char *dup = bl_strdup(nm);
                         if (!dup) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
-                        strcpy(dup, nm);
                         free(mj->name);
                         mj->name = dup;
                     }

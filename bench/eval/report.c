@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/gnuplot.h"
 
 typedef struct cell {
@@ -148,22 +149,24 @@ static void put_num(FILE *f, double v) {
     else fprintf(f, "%.6g", v);
 }
 
-static FILE *open_out(const char *dir, const char *name, char *path, size_t cap, bl_error *err) {
-    snprintf(path, cap, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) bl_seterr(err, BL_EIO, "%s: %s", path, strerror(errno));
+/* dir/name replaced by the common policy (common/file.h): a report is whole or absent. *o receives the
+ * file, whose stream is returned; close_out commits it. */
+static FILE *open_out(const char *dir, const char *name, bl_file_out **o, bl_error *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = bl_file_out_open(path, o, err) == BL_OK ? bl_file_out_stream(*o, err) : NULL;
+    if (!f) {
+        bl_file_out_abort(*o);
+        *o = NULL;
+    }
     return f;
 }
 
-static bl_status close_out(FILE *f, const char *path, bl_error *err) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return bl_seterr(err, BL_EIO, "%s: write failed", path);
-    return BL_OK;
-}
+static bl_status close_out(bl_file_out *o, bl_error *err) { return bl_file_out_commit(o, err); }
 
 static bl_status write_predictions(const bl_eval *ev, const char *dir, bl_error *err) {
-    char path[4096];
-    FILE *f = open_out(dir, "predictions.tsv", path, sizeof path, err);
+    bl_file_out *o = NULL;
+    FILE *f = open_out(dir, "predictions.tsv", &o, err);
     if (!f) return err ? err->status : BL_EIO;
     fputs("split_id\tmethod\tpredicted\tactual\n", f);
     for (size_t i = 0; i < ev->n_splits; i++) {
@@ -177,7 +180,7 @@ static bl_status write_predictions(const bl_eval *ev, const char *dir, bl_error 
             fprintf(f, "\t%.17g\n", actual);
         }
     }
-    return close_out(f, path, err);
+    return close_out(o, err);
 }
 
 static void n_label(char *buf, size_t cap, int n, int max_n) {
@@ -188,8 +191,9 @@ static void n_label(char *buf, size_t cap, int n, int max_n) {
 static const char *panel_name(const bl_eval *ev, size_t a) { return a < ev->n_algos ? ev->algos[a].name : "ALL"; }
 
 static bl_status write_summary(const bl_eval *ev, const table *t, const char *dir, bl_error *err) {
-    char path[4096], nl[32];
-    FILE *f = open_out(dir, "summary.tsv", path, sizeof path, err);
+    char nl[32];
+    bl_file_out *o = NULL;
+    FILE *f = open_out(dir, "summary.tsv", &o, err);
     if (!f) return err ? err->status : BL_EIO;
     fputs("algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean\n", f);
     for (size_t a = 0; a < t->n_panels; a++)
@@ -207,10 +211,10 @@ static bl_status write_summary(const bl_eval *ev, const table *t, const char *di
                     for (int j = 0; j < N_STATS; j++) { put_num(f, v[j]); fputc(j + 1 < N_STATS ? '\t' : '\n', f); }
                 }
         }
-    bl_status st = close_out(f, path, err);
+    bl_status st = close_out(o, err);
     if (st != BL_OK) return st;
 
-    f = open_out(dir, "pretrain.tsv", path, sizeof path, err);
+    f = open_out(dir, "pretrain.tsv", &o, err);
     if (!f) return err ? err->status : BL_EIO;
     fputs("algorithm\tfold\tsource\tcontexts\trows\tseconds\ttrials\tepochs\tlr\tdropout\tweight_decay\tbest_val_loss\n", f);
     for (size_t a = 0; a < ev->n_algos; a++) {
@@ -225,7 +229,7 @@ static bl_status write_summary(const bl_eval *ev, const table *t, const char *di
                     m->weight_decay, m->best_val_loss);
         }
     }
-    return close_out(f, path, err);
+    return close_out(o, err);
 }
 
 static void print_block(const bl_eval *ev, const table *t, size_t a, FILE *out) {
@@ -282,8 +286,8 @@ static void print_table(const bl_eval *ev, const table *t, FILE *out) {
 /* ---- plot -------------------------------------------------------------------------------------- */
 
 static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, FILE *note, bl_error *err) {
-    char path[4096];
-    FILE *f = open_out(dir, "plot.dat", path, sizeof path, err);
+    bl_file_out *o = NULL;
+    FILE *f = open_out(dir, "plot.dat", &o, err);
     if (!f) return err ? err->status : BL_EIO;
     /* block index = panel·2 + kind; columns: n, then one column per method (NaN when absent) */
     for (size_t a = 0; a < t->n_panels; a++)
@@ -299,10 +303,10 @@ static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, 
             }
             fputs("\n\n", f);
         }
-    bl_status st = close_out(f, path, err);
+    bl_status st = close_out(o, err);
     if (st != BL_OK) return st;
 
-    f = open_out(dir, "plot.gp", path, sizeof path, err);
+    f = open_out(dir, "plot.gp", &o, err);
     if (!f) return err ? err->status : BL_EIO;
     size_t cols = t->n_panels;
     fprintf(f, "# MRE against n: one panel per algorithm (and ALL), interpolation above, extrapolation below.\n"
@@ -341,7 +345,7 @@ static bl_status write_plot(const bl_eval *ev, const table *t, const char *dir, 
             fputs(any ? "\n" : "set multiplot next\n", f);
         }
     fputs("unset multiplot\n", f);
-    if ((st = close_out(f, path, err)) != BL_OK) return st;
+    if ((st = close_out(o, err)) != BL_OK) return st;
 
     /* gnuplot runs in the output folder so the script's paths stay relative */
     fflush(NULL);

@@ -24,6 +24,7 @@
 
 #include "api/api_internal.h"
 #include "common/error.h"
+#include "common/str.h"
 #include "common/suggest.h"
 #include "data/dataset.h"
 #include "data/schema.h"
@@ -63,13 +64,6 @@ struct bl_warnings {
 
 static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);
 
-static char *api_strdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 /* ---- model files ------------------------------------------------------------------------------- */
 
 bl_status bl_model_file_open(const char *path, bl_model_file **out, bl_error *err) {
@@ -85,13 +79,13 @@ bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file 
     bl_status cst = bl_cpu_kernels_check(err);
     if (cst != BL_OK) return cst;
     bl_model_file *f = calloc(1, sizeof *f);
-    if (!f || !(f->path = api_strdup(path))) {
+    if (!f || !(f->path = bl_strdup(path))) {
         free(f);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     f->flags = flags;
-    _Static_assert(BL_LOAD_ALLOW_UNSTAMPED == BL_MODELFILE_ALLOW_UNSTAMPED, "one flag, one value");
-    bl_status st = bl_modelfile_list_ex(path, flags, &f->names, &f->n, err);
+    _Static_assert(BL_LOAD_ALLOW_UNSTAMPED == BL_MF_ALLOW_UNSTAMPED, "one flag, one value");
+    bl_status st = bl_mf_list_ex(path, flags, &f->names, &f->n, err);
     if (st != BL_OK) {
         free(f->path);
         free(f);
@@ -103,7 +97,7 @@ bl_status bl_model_file_open_ex(const char *path, unsigned flags, bl_model_file 
 
 void bl_model_file_free(bl_model_file *f) {
     if (!f) return;
-    bl_modelfile_names_free(f->names, f->n);
+    bl_mf_names_free(f->names, f->n);
     free(f->path);
     free(f);
 }
@@ -144,7 +138,7 @@ static bl_status model_schema(const bl_model *m, unsigned char *total, char **fi
          * training row had: the value to use when a context leaves the property out */
         const bl_schema_prop *sp = &sc->props[i];
         if (k >= 0 && fill && !fill[k] && (sp->source == BL_SRC_CONST || sp->source == BL_SRC_PER_MACHINE) &&
-            !(fill[k] = api_strdup(sp->value))) {
+            !(fill[k] = bl_strdup(sp->value))) {
             bl_schema_free(sc);
             return bl_seterr(err, BL_ENOMEM, "out of memory");
         }
@@ -170,7 +164,7 @@ static bl_status mark_totals(bl_predictor *p, bl_error *err) {
     for (size_t i = 0; i < p->m->n_props && st == BL_OK; i++) {
         const char *only = bl_model_seen_only_value(p->m, i);
         if (p->fill[i] || p->m->props[i].essential || !only) continue;
-        if (!(p->fill[i] = api_strdup(only))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        if (!(p->fill[i] = bl_strdup(only))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
         else p->fill_from[i] = FILL_SEEN;
     }
     return st;
@@ -397,8 +391,8 @@ static bl_status warn(bl_warnings *w, bl_warning_kind kind, const char *prop, co
     va_end(ap);
     warning *x = &w->w[w->n];
     x->kind = kind;
-    x->prop = prop ? api_strdup(prop) : NULL;
-    x->msg = api_strdup(msg);
+    x->prop = prop ? bl_strdup(prop) : NULL;
+    x->msg = bl_strdup(msg);
     if (!x->msg || (prop && !x->prop)) {
         free(x->prop);
         free(x->msg);
@@ -1178,7 +1172,7 @@ bl_status bl_predictor_save(const bl_predictor *p, const char *path, const char 
     bl_model *c = NULL;
     bl_status st = bl_model_clone(p->m, &c, err);
     if (st != BL_OK) return st;
-    char *nm = api_strdup(name);
+    char *nm = bl_strdup(name);
     if (!nm) {
         bl_model_free(c);
         return bl_seterr(err, BL_ENOMEM, "out of memory");

@@ -320,7 +320,7 @@ static int check_model_out(const char *prog, const char *flag, const char *path)
     bl_model_file *f = NULL;
     bl_error err = { 0 };
     /* strictly, as the save will: a checksum the override would let a load through still refuses it */
-    if (bl_modelfile_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
+    if (bl_mf_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
         bl_cli_error(prog, "--%s: refusing to overwrite %s", flag, err.message);
         return BL_EXIT_FAIL;
     }
@@ -760,70 +760,44 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
 
 /* Writes header + the data rows whose mark matches `want` (mark[i] & want) to path. Data rows are the
  * file's non-blank lines after the header, numbered as bl_dataset's src_row numbers them.
- * Atomic: the rows go to a temporary file next to path, renamed over it only when complete, so a
- * failure leaves no half-written file and an existing file as it was. */
+ * The file is replaced by the one policy of common/file.h: whole or not at all. */
 static int write_rows(const char *prog, const char *in, const char *path, const unsigned char *mark, size_t n_mark,
                       unsigned char want) {
     FILE *f = fopen(in, "rb");
     if (!f) { bl_cli_error(prog, "%s: cannot open: %s", in, strerror(errno)); return BL_EXIT_FAIL; }
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp) { fclose(f); bl_cli_error(prog, "out of memory"); return BL_EXIT_FAIL; }
-    snprintf(tmp, pl + 16, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *o = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!o) {
-        bl_cli_error(prog, "%s: cannot create: %s", path, strerror(errno));
-        if (fd >= 0) { close(fd); unlink(tmp); }
+    bl_error err = { 0 };
+    bl_file_out *o = NULL;
+    if (bl_file_out_open(path, &o, &err) != BL_OK) {
         fclose(f);
-        free(tmp);
-        return BL_EXIT_FAIL;
+        return bl_cli_fail(prog, &err);
     }
-    /* mkstemp makes the file private (0600); a data file gets the usual mode (0666 less the umask) */
-    mode_t um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0) /* not fatal: the rows are right, only the mode stays private */
-        bl_cli_error(prog, "note: %s: keeps mode 0600: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0, row = 0;
     ssize_t len;
     int header = 1;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    bl_status st = BL_OK;
+    while (st == BL_OK && (len = getline(&line, &cap, f)) >= 0) {
         size_t l = (size_t)len;
         while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r')) l--;
-        if (header) {
-            fwrite(line, 1, l, o);
-            fputc('\n', o);
-            header = 0;
-            continue;
+        if (!header && l == 0) continue;
+        if (header || (row < n_mark && (mark[row] & want))) {
+            line[l] = '\n';
+            st = bl_file_out_write(o, line, l + 1, &err);
         }
-        if (l == 0) continue;
-        if (row < n_mark && (mark[row] & want)) {
-            fwrite(line, 1, l, o);
-            fputc('\n', o);
-        }
-        row++;
+        if (!header) row++;
+        header = 0;
     }
     free(line);
-    int bad_in = ferror(f);
+    const int bad_in = ferror(f);
     fclose(f);
-    int bad_out = ferror(o) || fflush(o) != 0 || fsync(fileno(o)) != 0;
-    int saved = errno;
-    if (fclose(o) != 0 && !bad_out) { bad_out = 1; saved = errno; }
-    int rc = BL_EXIT_OK;
-    if (bad_in) {
+    if (st == BL_OK && bad_in) {
+        bl_file_out_abort(o);
         bl_cli_error(prog, "%s: read error", in);
-        rc = BL_EXIT_FAIL;
-    } else if (bad_out) {
-        bl_cli_error(prog, "%s: write error: %s", path, strerror(saved));
-        rc = BL_EXIT_FAIL;
-    } else if (rename(tmp, path) != 0) {
-        bl_cli_error(prog, "%s: cannot replace: %s", path, strerror(errno));
-        rc = BL_EXIT_FAIL;
+        return BL_EXIT_FAIL;
     }
-    if (rc != BL_EXIT_OK) unlink(tmp);
-    free(tmp);
-    return rc;
+    if (st == BL_OK) return bl_file_out_commit(o, &err) == BL_OK ? BL_EXIT_OK : bl_cli_fail(prog, &err);
+    bl_file_out_abort(o);
+    return bl_cli_fail(prog, &err);
 }
 
 /* Splits path into its folder ("." when it has no '/') and last component; dir is malloc'd. */
@@ -883,7 +857,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
      * with the variable set, --stamp gives a file edited on purpose a header matching its edits */
     const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     const int trust = ov && strcmp(ov, "1") == 0;
-    int header = bl_modelfile_verify(model, &err);
+    int header = bl_mf_verify(model, &err);
     if (header < 0 && trust) {
         fprintf(stderr, "%s: %s; BELLAMY_MODEL_IGNORE_CHECKSUM=1: reading it anyway (HDF5 itself may fail on a "
                         "file that is really damaged)\n", prog, err.message);
@@ -894,8 +868,8 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     /* a file without a header loads only for whoever trusts it: --stamp (which then vouches for it)
      * or BELLAMY_MODEL_ALLOW_UNSTAMPED=1; otherwise the load's own refusal names both */
-    const unsigned flags = header == 0 && stamp ? BL_MODELFILE_ALLOW_UNSTAMPED : 0;
-    if (bl_modelfile_list_ex(model, flags, &names, &n, &err) != BL_OK) {
+    const unsigned flags = header == 0 && stamp ? BL_MF_ALLOW_UNSTAMPED : 0;
+    if (bl_mf_list_ex(model, flags, &names, &n, &err) != BL_OK) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
@@ -943,11 +917,11 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     const char *stamped = NULL;
     if (stamp && !bad && header != 1 && n > 0) {
-        bl_status st = bl_modelfile_rewrite(model, header == -2, &err);
+        bl_status st = bl_mf_rewrite(model, header == -2, &err);
         if (st != BL_OK) {
             if (json) printf("]}\n");
             bl_cli_error(prog, "--stamp: %s", err.message);
-            bl_modelfile_names_free(names, n);
+            bl_mf_names_free(names, n);
             return BL_EXIT_FAIL;
         }
         stamped = "rewritten with a checksum header";
@@ -967,7 +941,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
         else printf("%s: %s\n", model, stamped);
     }
-    bl_modelfile_names_free(names, n);
+    bl_mf_names_free(names, n);
     if (bad) {
         bl_cli_error(prog, "%zu of %zu models in %s did not load", bad, n, model);
         return BL_EXIT_FAIL;

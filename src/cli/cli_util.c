@@ -3,7 +3,7 @@
 #include "cli/cli_util.h"
 #include "common/suggest.h"
 #include "data/dataset.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 #include "modelfile/modelfile.h"
 
 #include <errno.h>
@@ -42,7 +42,7 @@ void bl_cli_note_unverified(const char *prog, const char *model_path) {
     const int ignore = ov && strcmp(ov, "1") == 0, unstamped = un && strcmp(un, "1") == 0;
     if (!model_path || (!ignore && !unstamped)) return;
     bl_error e = { 0 };
-    const int header = bl_modelfile_verify(model_path, &e);
+    const int header = bl_mf_verify(model_path, &e);
     if (header < 0 && ignore)
         fprintf(stderr, "%s: note: %s; read anyway because BELLAMY_MODEL_IGNORE_CHECKSUM=1\n", prog, e.message);
     else if (header == 0 && unstamped)

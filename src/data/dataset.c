@@ -6,6 +6,8 @@
 #include "data/dataset.h"
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/str.h"
+#include "common/utf8.h"
 #include "common/suggest.h"
 
 #include <math.h>
@@ -348,7 +350,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
     else bl_encode_settings_default(&ds->settings);
     st = bl_encode_settings_check(&ds->settings, err);
     if (st != BL_OK) goto fail;
-    ds->name = strdup(bl_reader_name(r));
+    ds->name = bl_strdup(bl_reader_name(r));
     ds->props = calloc(sc->n_props ? sc->n_props : 1, sizeof *ds->props);
     pb = calloc(sc->n_props ? sc->n_props : 1, sizeof *pb);
     if (!ds->name || !ds->props || !pb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
@@ -365,7 +367,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
     for (size_t p = 0; p < sc->n_props; p++) {
         const bl_schema_prop *sp = &sc->props[p];
         bl_dataset_prop *dp = &ds->props[p];
-        dp->name = strdup(sp->name);
+        dp->name = bl_strdup(sp->name);
         if (!dp->name) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
         dp->essential = sp->essential;
         dp->kind = sp->kind;
@@ -486,7 +488,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
                     dp->values = nv;
                     pb[p].values_cap = nc;
                 }
-                dp->values[dp->n_values] = strdup(val.s);
+                dp->values[dp->n_values] = bl_strdup(val.s);
                 if (!dp->values[dp->n_values]) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
                 dp->n_values++;
             }
@@ -498,7 +500,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         /* only a row's own fault is skipped, and only when asked; the first one stands otherwise */
         if (!skip_invalid || (st != BL_EFORMAT && st != BL_ERANGE)) goto fail;
         if (ds->n_skipped < BL_DATASET_SKIPPED_KEPT) {
-            char *msg = err ? strdup(err->message) : strdup("invalid row");
+            char *msg = err ? bl_strdup(err->message) : bl_strdup("invalid row");
             char **ns = realloc(ds->skipped, (ds->n_skipped + 1) * sizeof *ns);
             if (!msg || !ns) {
                 free(msg);
@@ -698,7 +700,7 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
     s->settings = ds->settings;
     s->data_hash = ds->data_hash;
     s->n_rows = n;
-    s->name = strdup(ds->name);
+    s->name = bl_strdup(ds->name);
     s->scale_out = malloc(nn * sizeof *s->scale_out);
     s->runtime_s = malloc(nn * sizeof *s->runtime_s);
     s->src_row = malloc(nn * sizeof *s->src_row);
@@ -711,7 +713,7 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
     for (size_t p = 0; p < ds->n_props; p++) {
         const bl_dataset_prop *a = &ds->props[p];
         bl_dataset_prop *b = &s->props[p];
-        b->name = strdup(a->name);
+        b->name = bl_strdup(a->name);
         b->essential = a->essential;
         b->kind = a->kind;
         b->cluster_total = a->cluster_total;
@@ -721,7 +723,7 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
         if (!b->name || !b->values || !b->vectors || !b->row_value) goto oom;
         b->n_values = a->n_values;
         for (size_t i = 0; i < a->n_values; i++)
-            if (!(b->values[i] = strdup(a->values[i]))) goto oom;
+            if (!(b->values[i] = bl_strdup(a->values[i]))) goto oom;
         memcpy(b->vectors, a->vectors, a->n_values * ds->settings.vec_len * sizeof *b->vectors);
         for (size_t i = 0; i < n; i++) b->row_value[i] = a->row_value[rows[i]];
     }
@@ -741,7 +743,7 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
     if (!s->contexts || !counts) goto oom;
     s->n_contexts = nc;
     for (size_t c = 0; c < ds->n_contexts; c++)
-        if (remap[c] != UINT32_MAX && !(s->contexts[remap[c]].label = strdup(ds->contexts[c].label))) goto oom;
+        if (remap[c] != UINT32_MAX && !(s->contexts[remap[c]].label = bl_strdup(ds->contexts[c].label))) goto oom;
     for (size_t i = 0; i < n; i++) s->contexts[s->context[i]].n_rows++;
     for (size_t c = 0; c < nc; c++)
         if (!(s->contexts[c].rows = malloc(s->contexts[c].n_rows * sizeof(size_t)))) goto oom;

@@ -3,6 +3,8 @@
  * the longest line, not the file. Not here: interpreting fields. */
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/str.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -76,40 +78,6 @@ bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *e
     }
     return bl_seterr(err, BL_EINVAL, "%s: cannot tell the delimiter: the name ends in neither .tsv nor .csv and "
                      "the first line holds no tab or comma", path);
-}
-
-int bl_utf8_valid(const char *s, size_t n, size_t *bad) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = p[i];
-        if (c == 0) goto fail;
-        if (c < 0x80) { i++; continue; }
-        size_t k;
-        unsigned cp, min;
-        if (c >= 0xC2 && c <= 0xDF)      { k = 1; cp = c & 0x1F; min = 0x80; }
-        else if (c >= 0xE0 && c <= 0xEF) { k = 2; cp = c & 0x0F; min = 0x800; }
-        else if (c >= 0xF0 && c <= 0xF4) { k = 3; cp = c & 0x07; min = 0x10000; }
-        else goto fail;
-        if (n - i <= k) goto fail;
-        for (size_t j = 1; j <= k; j++) {
-            if ((p[i + j] & 0xC0) != 0x80) goto fail;
-            cp = (cp << 6) | (p[i + j] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) goto fail;
-        i += k + 1;
-    }
-    return 1;
-fail:
-    if (bad) *bad = i;
-    return 0;
-}
-
-size_t bl_utf8_chars(const char *s, size_t n) {
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80) c++;
-    return c;
 }
 
 /* Fills the chunk buffer; returns bytes available (0 at end of input). */
@@ -336,7 +304,7 @@ static bl_reader *reader_new(const char *name, char delim) {
     bl_reader *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->delim = delim;
-    r->name = strdup(name);
+    r->name = bl_strdup(name);
     r->hash = XXH64_createState();
     if (!r->name || !r->hash) { bl_reader_free(r); return NULL; }
     XXH64_reset(r->hash, 0);

@@ -63,11 +63,4 @@ size_t bl_reader_rows(const bl_reader *r);
 /* XXH64 (seed 0) of every byte read so far; after end of file, of the whole file. */
 uint64_t bl_reader_hash(const bl_reader *r);
 
-/* Checks that s[0..n) is UTF-8 without NUL; on failure returns 0 and *bad = offset of the first
- * offending byte. Rejects overlong forms, surrogates and code points above U+10FFFF. */
-int bl_utf8_valid(const char *s, size_t n, size_t *bad);
-
-/* Number of characters (UTF-8 code points) in s[0..n), for editor columns. */
-size_t bl_utf8_chars(const char *s, size_t n);
-
 #endif /* BL_DATA_READER_H */

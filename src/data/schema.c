@@ -2,8 +2,9 @@
  * Works line by line on an in-memory copy; every error names schema:line:column.
  * Not here: matching column names to a data file (dataset.c does that). */
 #include "data/schema.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 #include "common/error.h"
+#include "common/str.h"
 #include "common/suggest.h"
 #include "common/file.h"
 #include "encode/encode.h"
@@ -94,7 +95,7 @@ static bl_status tokenize(parser *ps, char *line, tok *toks, size_t *ntok) {
 }
 
 static bl_status ref_set(parser *ps, bl_schema_ref *r, const tok *t) {
-    r->name = strdup(t->s);
+    r->name = bl_strdup(t->s);
     r->line = ps->line;
     r->col = t->col;
     if (!r->name) return bl_seterr(ps->err, BL_ENOMEM, "%s: out of memory", ps->name);
@@ -142,7 +143,7 @@ static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size
     p->kind = kind;
     p->line = ps->line;
     p->col = t[1].col;
-    p->name = strdup(t[1].s);
+    p->name = bl_strdup(t[1].s);
     if (!p->name) return bl_seterr(ps->err, BL_ENOMEM, "%s: out of memory", ps->name);
 
     const char *src = t[4].s;
@@ -164,7 +165,7 @@ static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size
         p->source = pm ? BL_SRC_PER_MACHINE : BL_SRC_CONST;
         if (nargs == 0) return err_at(ps, NULL, eol_col, pm ? "per_machine: missing value" : "const: missing value", NULL);
         if (nargs > 1) return err_at(ps, &t[6], 0, "one value expected (quote text with spaces); extra token", t[6].s);
-        p->value = strdup(t[5].s);
+        p->value = bl_strdup(t[5].s);
         if (!p->value) return bl_seterr(ps->err, BL_ENOMEM, "%s: out of memory", ps->name);
         size_t bad;
         if (!bl_utf8_valid(p->value, strlen(p->value), &bad))
@@ -186,7 +187,7 @@ static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size
         p->source = BL_SRC_TEMPLATE;
         if (nargs == 0) return err_at(ps, NULL, eol_col, "template: missing text", NULL);
         if (nargs > 1) return err_at(ps, &t[6], 0, "template takes one (quoted) text; extra token", t[6].s);
-        p->value = strdup(t[5].s);
+        p->value = bl_strdup(t[5].s);
         if (!p->value) return bl_seterr(ps->err, BL_ENOMEM, "%s: out of memory", ps->name);
         /* Collect the placeholders; their column is reported at the template token. */
         size_t n_ph = 0;
@@ -335,7 +336,7 @@ static bl_status schema_parse(const char *name, const char *text, size_t len, in
     bl_status st = BL_OK;
     char *copy = NULL;
     bl_schema *s = calloc(1, sizeof *s);
-    if (!s || !(s->name = strdup(name))) { st = bl_seterr(err, BL_ENOMEM, "schema: out of memory"); goto fail; }
+    if (!s || !(s->name = bl_strdup(name))) { st = bl_seterr(err, BL_ENOMEM, "schema: out of memory"); goto fail; }
     parser ps = { name, 0, err };
     /* A leading byte-order mark is skipped, as the data reader does: editors on some systems add
      * one, and it would otherwise glue itself to the first directive. */

@@ -2,9 +2,9 @@
  * Not here: training or evaluation; this only makes data. */
 #include "data/synth.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/rng.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,14 +209,6 @@ bl_status bl_synth_tsv(const bl_synth_corpus *c, char **text, size_t *len, bl_er
     return BL_OK;
 }
 
-static bl_status write_file(const char *path, const char *data, size_t len, bl_error *err) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot create: %s", path, strerror(errno));
-    size_t w = fwrite(data, 1, len, f);
-    if (fclose(f) != 0 || w != len) return bl_seterr(err, BL_EIO, "%s: write failed", path);
-    return BL_OK;
-}
-
 bl_status bl_synth_write(const bl_synth_corpus *c, const char *dir, const char *stem, bl_error *err) {
     BL_CHECK_ARG(c && dir && stem, err, "synth: NULL argument");
     char *tsv;
@@ -227,10 +219,10 @@ bl_status bl_synth_write(const bl_synth_corpus *c, const char *dir, const char *
     char *path = malloc(plen);
     if (!path) { free(tsv); return bl_seterr(err, BL_ENOMEM, "synth: out of memory"); }
     snprintf(path, plen, "%s/%s.tsv", dir, stem);
-    st = write_file(path, tsv, len, err);
+    st = bl_file_replace(path, tsv, len, err);
     if (st == BL_OK) {
         snprintf(path, plen, "%s/%s.schema", dir, stem);
-        st = write_file(path, c->schema, strlen(c->schema), err);
+        st = bl_file_replace(path, c->schema, strlen(c->schema), err);
     }
     free(path);
     free(tsv);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "common/str.h"
 #include "model/seen.h"
 
 void bl_pretrain_opts_default(bl_pretrain_opts *o) {
@@ -52,14 +53,6 @@ void bl_finetune_opts_default(bl_finetune_opts *o) {
     o->guard = 1;
 }
 
-static char *xstrdup(const char *s) {
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 void bl_model_free(bl_model *m) {
     if (!m) return;
     bl_model_records_free(m);
@@ -97,20 +90,20 @@ bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_en
     if (!m) return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
     int n_ess = 0, n_opt = 0;
     m->props = calloc(n_props ? n_props : 1, sizeof *m->props);
-    m->name = xstrdup("model");
+    m->name = bl_strdup("model");
     if (!m->props || !m->name) goto nomem;
     /* network order: essential first, then optional, each in the given order */
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < n_props; i++) {
             if ((pass == 0) != (props[i].essential != 0)) continue;
             bl_model_prop *p = &m->props[m->n_props++];
-            p->name = xstrdup(props[i].name);
+            p->name = bl_strdup(props[i].name);
             p->essential = props[i].essential != 0;
             p->kind = props[i].kind;
             if (!p->name) goto nomem;
             if (p->essential) n_ess++; else n_opt++;
         }
-    if (schema_text && !(m->schema_text = xstrdup(schema_text))) goto nomem;
+    if (schema_text && !(m->schema_text = bl_strdup(schema_text))) goto nomem;
     m->enc = *enc;
     if (enc->numbers == BL_ENC_NUMBERS_RANGE) {
         /* until fitted, LOG's bounds: 0 .. vec_len − 1 */
@@ -202,7 +195,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     bl_status st = bl_model_alloc(m->props, m->n_props, &m->enc, m->schema_text, NULL, out, err);
     if (st) return st;
     bl_model *c = *out;
-    char *nm = xstrdup(m->name);
+    char *nm = bl_strdup(m->name);
     if (!nm) {
         bl_model_free(c);
         *out = NULL;

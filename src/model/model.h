@@ -272,7 +272,7 @@ bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x
 /* HDF5: save (adds or replaces the model `m->name` in path, atomically), load (name NULL: the only one). */
 bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err);
 bl_status bl_model_load(const char *path, const char *name, bl_model **out, bl_error *err);
-/* The same with flags of bl_modelfile_load_ex (BL_MODELFILE_ALLOW_UNSTAMPED: a file without a
+/* The same with flags of bl_mf_load_ex (BL_MF_ALLOW_UNSTAMPED: a file without a
  * checksum header loads, unverified). */
 bl_status bl_model_load_ex(const char *path, const char *name, unsigned flags, bl_model **out, bl_error *err);
 typedef struct bl_modelrec bl_modelrec; /* modelfile/modelfile.h */

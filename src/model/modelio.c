@@ -1,7 +1,7 @@
 /* modelio.c — a bl_model as a model-file record (src/modelfile) and back.
  * The layout of each group and attribute is documented in models/README.md ("What the Bellamy
  * model stores"); reading checks every shape and every required attribute.
- * Not here: HDF5 itself (modelfile.c is the only user of hdf5.h).
+ * Not here: HDF5 itself (src/modelfile/h5.c, write.c and read.c are its only users).
  */
 #include "model/model_internal.h"
 
@@ -15,7 +15,7 @@
 #include "common/error.h"
 #include "modelfile/modelfile.h"
 #include "model/seen.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 
 static const char *DIM_NAMES[9] = {"f_in", "f_hidden", "f_out", "vec_len", "ae_hidden", "code",
                                    "z_hidden", "n_essential", "n_optional"};
@@ -40,7 +40,7 @@ static const char *shown(const char *s, char *buf, size_t cap) {
     buf[n] = '\0';
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f) buf[i] = '?';
-    for (size_t bad; !bl_utf8_valid(buf, n, &bad);) buf[bad] = '?';
+    bl_utf8_sanitize(buf, n);
     if (strlen(s) > n) strcat(buf, "...");
     return buf;
 }
@@ -126,7 +126,7 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     /* and one that ignored guard/ would predict with the network alone where the model blends in Ernest */
     int64_t major = m->enc.numbers != BL_ENC_NUMBERS_BINARY ? 2 : 1;
     if (m->guard.ernest_w > 0) major = 3;
-    if (!st && major > 1) st = bl_modelrec_add_int(rec, "", BL_MODELFILE_MAJOR_ATTR, major, err);
+    if (!st && major > 1) st = bl_modelrec_add_int(rec, "", BL_MF_MAJOR_ATTR, major, err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -178,7 +178,7 @@ bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err) {
     bl_modelrec *rec;
     bl_status st = to_record(m, &rec, err);
     if (st) return st;
-    st = bl_modelfile_save(path, rec, err);
+    st = bl_mf_save(path, rec, err);
     bl_modelrec_free(rec);
     return st;
 }
@@ -504,7 +504,7 @@ bl_status bl_model_load_ex(const char *path, const char *name, unsigned flags, b
     if (!path || !out) return bl_seterr(err, BL_EINVAL, "bl_model_load: NULL argument");
     *out = NULL;
     bl_modelrec *rec;
-    bl_status st = bl_modelfile_load_ex(path, name, flags, &rec, err);
+    bl_status st = bl_mf_load_ex(path, name, flags, &rec, err);
     if (st) return st;
     st = bl_model_from_record(rec, out, err);
     bl_modelrec_free(rec);

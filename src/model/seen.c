@@ -8,13 +8,7 @@
 #include <string.h>
 
 #include "common/error.h"
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
+#include "common/str.h"
 
 static void seen_free(bl_model_seen *s) {
     if (s->value)
@@ -157,7 +151,7 @@ bl_status bl_model_seen_record(bl_model *m, const bl_dataset *ds, bl_error *err)
             cap = nc;
         }
         for (size_t k = 0; k < ne; k++) {
-            if (!(s.value[s.n] = xstrdup(ent[k].text))) goto oom;
+            if (!(s.value[s.n] = bl_strdup(ent[k].text))) goto oom;
             s.prop[s.n] = (uint32_t)i;
             s.count[s.n] = ent[k].count;
             s.n++;
@@ -213,7 +207,7 @@ bl_status bl_model_tuned_record(bl_model *m, const bl_dataset *runs, const size_
         const long j = bl_dataset_find_prop(runs, m->props[i].name);
         char buf[32];
         if (j < 0) st = bl_seterr(err, BL_EINVAL, "%s: lacks the model's property '%s'", runs->name, m->props[i].name);
-        else if (!(t.context[i] = xstrdup(value_of(runs, (size_t)j, r0, buf, sizeof buf))))
+        else if (!(t.context[i] = bl_strdup(value_of(runs, (size_t)j, r0, buf, sizeof buf))))
             st = bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     if (st) {
@@ -230,7 +224,7 @@ bl_status bl_model_tuned_set_context(bl_model *m, const char *const *values, bl_
     if (!m || !values) return bl_seterr(err, BL_EINVAL, "bl_model_tuned_set_context: NULL argument");
     if (!m->tuned.known) return BL_OK;
     for (size_t i = 0; i < m->n_props; i++) {
-        char *v = xstrdup(values[i] ? values[i] : "");
+        char *v = bl_strdup(values[i] ? values[i] : "");
         if (!v) return bl_seterr(err, BL_ENOMEM, "out of memory");
         free(m->tuned.context[i]);
         m->tuned.context[i] = v;
@@ -266,7 +260,7 @@ bl_status bl_model_records_copy(bl_model *dst, const bl_model *src, bl_error *er
         b->num_max = malloc(np * sizeof *b->num_max);
         if (!b->prop || !b->value || !b->count || !b->distinct || !b->per_machine || !b->num_min || !b->num_max) goto oom;
         for (size_t k = 0; k < a->n; k++) {
-            if (!(b->value[k] = xstrdup(a->value[k]))) goto oom;
+            if (!(b->value[k] = bl_strdup(a->value[k]))) goto oom;
             b->n = k + 1;
         }
         memcpy(b->prop, a->prop, a->n * sizeof *b->prop);
@@ -280,7 +274,7 @@ bl_status bl_model_records_copy(bl_model *dst, const bl_model *src, bl_error *er
         dst->tuned = src->tuned;
         if (!(dst->tuned.context = calloc(np, sizeof *dst->tuned.context))) goto oom;
         for (size_t i = 0; i < src->n_props; i++)
-            if (!(dst->tuned.context[i] = xstrdup(src->tuned.context[i]))) goto oom;
+            if (!(dst->tuned.context[i] = bl_strdup(src->tuned.context[i]))) goto oom;
     }
     return BL_OK;
 oom:
@@ -384,7 +378,7 @@ static bl_status load_seen(bl_model *m, const bl_modelrec *rec, bl_error *err) {
     for (size_t k = 0; k < n1 && !oom; k++) {
         s.prop[k] = (uint32_t)prop[k];
         s.count[k] = counts[k];
-        oom = !(s.value[k] = xstrdup(values[k]));
+        oom = !(s.value[k] = bl_strdup(values[k]));
     }
     if (oom) {
         seen_free(&s);
@@ -420,7 +414,7 @@ static bl_status load_tuned(bl_model *m, const bl_modelrec *rec, bl_error *err) 
     if (n != m->n_props) return bad(rec, "finetune/context must hold one value per property (schema/names)", err);
     if (!(t.context = calloc(n ? n : 1, sizeof *t.context))) return bl_seterr(err, BL_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
-        if (!(t.context[i] = xstrdup(ctx[i]))) {
+        if (!(t.context[i] = bl_strdup(ctx[i]))) {
             tuned_free(&t, n);
             return bl_seterr(err, BL_ENOMEM, "out of memory");
         }

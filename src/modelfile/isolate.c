@@ -12,7 +12,7 @@
  * use MSG_NOSIGNAL (a reader that died never raises SIGPIPE here), every wait is EINTR-safe, the child
  * is always reaped (no zombie), and a host that ignores SIGCHLD (children reaped by the kernel) still
  * gets its answer: the verdict comes from the answer, the exit status only names a crash.
- * Not here: what the answer means (wire.c), HDF5 (modelfile.c).
+ * Not here: what the answer means (wire.c), HDF5 (h5.c, write.c, read.c).
  */
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"

@@ -5,13 +5,17 @@
  * "encoder", "schema", "hyperparameters", "training", ...). The model code fills one before saving
  * and reads one after loading; this module knows nothing about what the blocks mean.
  *
- * bl_modelfile_save/load/list/remove move records in and out of HDF5 files. One file may hold
- * several models under /models/<name>/. The layout is documented in models/README.md.
+ * bl_mf_save/load/list/remove move records in and out of HDF5 files. One file may hold
+ * several models under /models/<name>/. The layout is documented in models/README.md. The module's
+ * names all start bl_mf_ (BL_MF_), apart from the public bl_model_file_* that src/api builds on them.
+ * Its parts: modelrec.c (records), h5.c (HDF5 helpers), checksum.c (the header), write.c (saves),
+ * read.c (loads), isolate.c + wire.c + reader_main.c (the reader process), modelfile_testing.c.
  *
  * What this module guarantees:
- *  - saving is atomic: the new file is written to a temporary file in the target's folder, the other
- *    models are copied into it, it is flushed and fsync'ed, then renamed over the target (and the
- *    folder fsync'ed). Any failure removes the temporary and leaves the previous file untouched.
+ *  - saving is atomic: the new file (the other models copied into it) replaces the target by the one
+ *    policy of common/file.h (a temporary in the target's folder, fsync'ed, renamed over it, the folder
+ *    fsync'ed; links followed, the mode kept). Any failure removes the temporary and leaves the
+ *    previous file untouched.
  *  - float64 values come back bit-identical (stored as IEEE little-endian doubles).
  *  - reading checks the header's checksum, then the format name, the major version, every weight
  *    dataset's type and rank, and reports clear errors naming the file (and the object inside it).
@@ -22,8 +26,7 @@
  *    application that also calls HDF5 itself must not do so while another thread saves.
  *
  * What it does not do: lock the file against other processes (two processes saving to the same
- * file at once: the last rename wins and may drop a model the other added), or follow symbolic
- * links (a symlink target is replaced by a regular file).
+ * file at once: the last rename wins and may drop a model the other added).
  *
  * This is the only part of the project that includes hdf5.h.
  */
@@ -38,29 +41,29 @@
 /* Root attribute `format` of every model file, and the format version this build writes. A reader
  * accepts any minor version of its major version (newer minors only add objects, which it ignores)
  * and refuses a newer major version with BL_EVERSION. */
-#define BL_MODELFILE_FORMAT        "bellamy-model"
-#define BL_MODELFILE_VERSION_MAJOR 1  /* what a file is written as, unless a model needs more: */
-#define BL_MODELFILE_VERSION_MAJOR_MAX 3 /* the newest major this library reads and writes. A model
+#define BL_MF_FORMAT        "bellamy-model"
+#define BL_MF_VERSION_MAJOR 1  /* what a file is written as, unless a model needs more: */
+#define BL_MF_VERSION_MAJOR_MAX 3 /* the newest major this library reads and writes. A model
                                             record with the model-group attribute
                                             `format_major_required` = 2 (a model whose inputs mean
                                             something older readers would misread, e.g. numbers
                                             encoded by log magnitude) makes its file "2.0", so a
                                             library that knows only 1.x refuses the file instead of
                                             predicting nonsense; without such a model it is 1.x again */
-#define BL_MODELFILE_MAJOR_ATTR "format_major_required"
-#define BL_MODELFILE_VERSION_MINOR 3  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
+#define BL_MF_MAJOR_ATTR "format_major_required"
+#define BL_MF_VERSION_MINOR 3  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
                                         1.2: encoder/numbers, training/val_rows;
                                         1.3: seen/, finetune/, members/epochs */
-#define BL_MODELFILE_VERSION_MINOR_2 1 /* the minor written with major 2: 2.1 is 1.3's layout plus the
+#define BL_MF_VERSION_MINOR_2 1 /* the minor written with major 2: 2.1 is 1.3's layout plus the
                                           major-2 rule (2.0 was 1.2's) */
-#define BL_MODELFILE_VERSION_MINOR_3 0 /* the minor written with major 3: 3.0 is 2.1's layout plus guard/,
+#define BL_MF_VERSION_MINOR_3 0 /* the minor written with major 3: 3.0 is 2.1's layout plus guard/,
                                           which a model needs when it blends Ernest into its predictions
                                           (format_major_required = 3) */
 
 /* Longest accepted model, block, attribute or group-path name (bytes, without the NUL). */
-#define BL_MODELFILE_NAME_MAX 255
+#define BL_MF_NAME_MAX 255
 /* Deepest accepted attribute group path ("a/b/c" has depth 3). */
-#define BL_MODELFILE_GROUP_DEPTH_MAX 8
+#define BL_MF_GROUP_DEPTH_MAX 8
 
 typedef enum bl_mfattr_type {
     BL_MFATTR_STRING = 1, /* UTF-8 string (scalar)             */
@@ -169,67 +172,67 @@ bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const 
  * header is refused unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1). Creates the file when absent (mode 0666 less the umask; an existing
  * file keeps its mode). Refuses (and leaves alone) a path that exists but is not a model file of a
  * supported version. Atomic, see above. */
-bl_status bl_modelfile_save(const char *path, const bl_modelrec *rec, bl_error *err);
+bl_status bl_mf_save(const char *path, const bl_modelrec *rec, bl_error *err);
 
 /* Loads the model called name; name NULL loads the file's only model (BL_EINVAL if it holds
  * several). A missing name is BL_ENOTFOUND and the message lists the models present. A file without
  * a checksum header is BL_EFORMAT naming the remedy, unless BELLAMY_MODEL_ALLOW_UNSTAMPED=1. */
-bl_status bl_modelfile_load(const char *path, const char *name, bl_modelrec **out, bl_error *err);
-/* The same; flags BL_MODELFILE_ALLOW_UNSTAMPED loads a file without a header (unverified). */
-#define BL_MODELFILE_ALLOW_UNSTAMPED 1u
-bl_status bl_modelfile_load_ex(const char *path, const char *name, unsigned flags, bl_modelrec **out,
-                               bl_error *err);
+bl_status bl_mf_load(const char *path, const char *name, bl_modelrec **out, bl_error *err);
+/* The same; flags BL_MF_ALLOW_UNSTAMPED loads a file without a header (unverified). */
+#define BL_MF_ALLOW_UNSTAMPED 1u
+bl_status bl_mf_load_ex(const char *path, const char *name, unsigned flags, bl_modelrec **out,
+                        bl_error *err);
 
 /* The file's checksum header (models/README.md), checked strictly (BELLAMY_MODEL_IGNORE_CHECKSUM does
  * not apply): 1 present and matching, 0 none (written before 0.4.1 or by another program), -1 damaged,
  * truncated or unreadable (err says which). Reads no HDF5. */
-int bl_modelfile_verify(const char *path, bl_error *err);
+int bl_mf_verify(const char *path, bl_error *err);
 
 /* Writes the file again, every model re-read and re-written, with a fresh header (as a save does,
  * atomically). trust_edits = 0: a checksum that does not match is an error, as for a save;
  * 1: BELLAMY_MODEL_IGNORE_CHECKSUM=1 lets a file edited on purpose through, and it gets a header that
  * matches its edited contents. Gives a file written before 0.4.1 a header: calling it is vouching
  * for such a file, so it needs neither BELLAMY_MODEL_ALLOW_UNSTAMPED nor a flag. */
-bl_status bl_modelfile_rewrite(const char *path, int trust_edits, bl_error *err);
+bl_status bl_mf_rewrite(const char *path, int trust_edits, bl_error *err);
 
-/* Names of the file's models, in the order they were first added. Free with bl_modelfile_names_free. */
-bl_status bl_modelfile_list(const char *path, char ***names, size_t *n, bl_error *err);
-bl_status bl_modelfile_list_ex(const char *path, unsigned flags, char ***names, size_t *n, bl_error *err);
-void      bl_modelfile_names_free(char **names, size_t n);
+/* Names of the file's models, in the order they were first added. Free with bl_mf_names_free. */
+bl_status bl_mf_list(const char *path, char ***names, size_t *n, bl_error *err);
+bl_status bl_mf_list_ex(const char *path, unsigned flags, char ***names, size_t *n, bl_error *err);
+void      bl_mf_names_free(char **names, size_t n);
 
 /* Removes one model (atomically, like save); BL_ENOTFOUND when absent. The file stays, possibly
  * with no model in it. */
-bl_status bl_modelfile_remove(const char *path, const char *name, bl_error *err);
+bl_status bl_mf_remove(const char *path, const char *name, bl_error *err);
 
 /* ---- test support (internal; used by tests/test_modelfile.c, which may not include hdf5.h) ------ */
 
 /* Points in a save at which the hook is called. */
-typedef enum bl_modelfile_point {
+typedef enum bl_mf_point {
     BL_MFPOINT_TEMP_CREATED = 1, /* the temporary file exists, nothing written yet             */
     BL_MFPOINT_MODELS_WRITTEN,   /* every model is in the temporary file, not yet closed       */
     BL_MFPOINT_CLOSED,           /* the temporary is flushed and closed, not yet fsync'ed      */
     BL_MFPOINT_BEFORE_RENAME     /* fsync'ed, about to be renamed over the target              */
-} bl_modelfile_point;
+} bl_mf_point;
 
 /* A hook returning nonzero makes the save fail at that point (BL_EIO, "injected failure"); a test may
  * also end a forked child there to simulate a crash. NULL removes the hook. Process-wide. */
-typedef int (*bl_modelfile_hook)(bl_modelfile_point point, void *ctx);
-void bl_modelfile_set_test_hook(bl_modelfile_hook hook, void *ctx);
+typedef int (*bl_mf_hook)(bl_mf_point point, void *ctx);
+void bl_mf_set_test_hook(bl_mf_hook hook, void *ctx);
 
 /* Sets (value non-NULL) or deletes (value NULL) a string attribute of the root group of an existing
  * HDF5 file, in place and not atomically; fixed != 0 writes a fixed-length string instead of a
  * variable-length one. For crafting foreign, mislabelled or future-version files in tests. */
-bl_status bl_modelfile_test_set_root_string(const char *path, const char *attr, const char *value, int fixed,
-                                            bl_error *err);
+bl_status bl_mf_test_set_root_string(const char *path, const char *attr, const char *value, int fixed,
+                                     bl_error *err);
 
 /* Writes a zero-filled dataset at dset_path (e.g. "/models/m/weights/w"), creating the file and the
  * groups when absent and replacing an existing dataset. rank 1..3 with dims; kind 'd' float64,
  * 'f' float32, 'i' int32. For crafting foreign or malformed files in tests. */
-bl_status bl_modelfile_test_write_dataset(const char *path, const char *dset_path, int rank,
-                                          const size_t *dims, char kind, bl_error *err);
+bl_status bl_mf_test_write_dataset(const char *path, const char *dset_path, int rank,
+                                   const size_t *dims, char kind, bl_error *err);
 
 /* Recomputes the checksum in the header of a model file edited in place with HDF5 (both functions
  * above do it themselves), so that a test reaches the check it means instead of the checksum's. */
-bl_status bl_modelfile_test_restamp(const char *path, bl_error *err);
+bl_status bl_mf_test_restamp(const char *path, bl_error *err);
 
 #endif /* BL_MODELFILE_MODELFILE_H */

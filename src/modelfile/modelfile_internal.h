@@ -1,4 +1,5 @@
-/* modelfile_internal.h — helpers shared by the files of src/modelfile only (no HDF5 types here). */
+/* modelfile_internal.h — helpers shared by the files of src/modelfile only (no HDF5 types here: h5.h
+ * has those). */
 #ifndef BL_MODELFILE_INTERNAL_H
 #define BL_MODELFILE_INTERNAL_H
 
@@ -19,6 +20,22 @@ void bl_mf_attr_clear(bl_mfattr *a);
  * (the previous handler is restored on unlock). */
 void bl_mf_lock(void);
 void bl_mf_unlock(void);
+
+/* ---- the checksum header (checksum.c) -----------------------------------------------------------
+ * A model file starts with a user block of this many bytes holding one line of text, then NUL bytes:
+ * "BELLAMY-MODEL 1 size=<file length> xxh64=<16 hex digits>\n", the hash over every byte after it. */
+#define BL_MF_HEADER_SIZE 512
+
+/* Writes the header of a complete image of size bytes (the user block is overwritten). */
+void bl_mf_header_write(unsigned char *image, size_t size);
+/* Checks the header of a file in memory; *has: 1 present and matching, 0 absent, -1 present (or
+ * damaged) but let through by BELLAMY_MODEL_IGNORE_CHECKSUM=1 (never when strict). BL_EFORMAT (or
+ * BL_EVERSION) naming path otherwise. */
+bl_status bl_mf_header_check(const unsigned char *buf, size_t size, const char *path, int strict, int *has,
+                             bl_error *err);
+/* The whole file at path in memory (*out, *size_out; free with free()), sized from the open
+ * descriptor. BL_EIO (not a regular file, unreadable), BL_ENOMEM. */
+bl_status bl_mf_read_whole(const char *path, unsigned char **out, size_t *size_out, bl_error *err);
 
 /* Recomputes the checksum header of a model file changed in place (files without one are left
  * alone). Test support only: real saves write a whole new file. */
@@ -60,15 +77,18 @@ bl_status bl_mf_parse_image(const char *label, const unsigned char *img, size_t 
 bl_status bl_mf_parse_isolated(const char *label, const unsigned char *img, size_t size, bl_mf_op op,
                                const char *name, bl_mf_result *out, bl_error *err);
 
-/* Flags of a read (bl_mf_read_image); BL_MF_ALLOW_UNSTAMPED has the value of BL_MODELFILE_ALLOW_UNSTAMPED
- * and of the public BL_LOAD_ALLOW_UNSTAMPED. */
-#define BL_MF_ALLOW_UNSTAMPED 1u /* a file without a checksum header is parsed (else refused)        */
+/* Flags of a read (bl_mf_read_image): BL_MF_ALLOW_UNSTAMPED (modelfile.h, the value of the public
+ * BL_LOAD_ALLOW_UNSTAMPED), and: */
 #define BL_MF_STRICT          2u /* the checksum must match even with BELLAMY_MODEL_IGNORE_CHECKSUM   */
 
 /* The library's whole read of a file already in memory: header check, the unstamped-file policy
  * (flags, or BELLAMY_MODEL_ALLOW_UNSTAMPED=1), then bl_mf_parse_isolated. */
 bl_status bl_mf_read_image(const char *label, const unsigned char *img, size_t size, bl_mf_op op, const char *name,
                            unsigned flags, bl_mf_result *out, bl_error *err);
+/* The same for the file at path, read whole first (a folder, a device or an unreadable file is BL_EIO
+ * with the operating system's reason). */
+bl_status bl_mf_read_file(const char *path, bl_mf_op op, const char *name, unsigned flags, bl_mf_result *out,
+                          bl_error *err);
 
 /* ---- the serialisation between the reader and the library (wire.c) --------------------------- */
 
@@ -99,7 +119,7 @@ typedef struct bl_mf_buf {
 int bl_mf_wire_put_request_head(bl_mf_buf *b, const bl_mf_request *rq);
 /* Parses a request head from buf (len bytes available); returns its length, 0 when more bytes are
  * needed, -1 when malformed. The label is copied to label (BL_MF_WIRE_LABEL_MAX + 1 bytes), the
- * name to name (BL_MODELFILE_NAME_MAX + 1 bytes); rq points at them. */
+ * name to name (BL_MF_NAME_MAX + 1 bytes); rq points at them. */
 long bl_mf_wire_get_request_head(const unsigned char *buf, size_t len, bl_mf_request *rq, char *label, char *name);
 
 /* The reader's answer: status and message, and on BL_OK the result. */

@@ -39,8 +39,8 @@ cleanup:
     return st;
 }
 
-bl_status bl_modelfile_test_set_root_string(const char *path, const char *attr, const char *value, int fixed,
-                                            bl_error *err) {
+bl_status bl_mf_test_set_root_string(const char *path, const char *attr, const char *value, int fixed,
+                                     bl_error *err) {
     BL_CHECK_ARG(path && attr, err, "test_set_root_string: NULL argument");
     bl_mf_lock();
     bl_status st = set_root_string_locked(path, attr, value, fixed, err);
@@ -80,8 +80,8 @@ static bl_status write_dataset_locked(const char *path, const char *dset_path, i
     return st;
 }
 
-bl_status bl_modelfile_test_write_dataset(const char *path, const char *dset_path, int rank, const size_t *dims,
-                                          char kind, bl_error *err) {
+bl_status bl_mf_test_write_dataset(const char *path, const char *dset_path, int rank, const size_t *dims,
+                                   char kind, bl_error *err) {
     BL_CHECK_ARG(path && dset_path && dims && rank >= 1 && rank <= 3 && (kind == 'd' || kind == 'f' || kind == 'i'),
                  err, "test_write_dataset: bad argument");
     bl_mf_lock();
@@ -91,7 +91,7 @@ bl_status bl_modelfile_test_write_dataset(const char *path, const char *dset_pat
     return st;
 }
 
-bl_status bl_modelfile_test_restamp(const char *path, bl_error *err) {
+bl_status bl_mf_test_restamp(const char *path, bl_error *err) {
     BL_CHECK_ARG(path, err, "test_restamp: NULL path");
     return bl_mf_restamp(path, err);
 }

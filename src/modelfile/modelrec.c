@@ -1,27 +1,21 @@
 /* modelrec.c — the in-memory model record: named float64 blocks and typed, grouped attributes.
- * Builds, copies, looks up and frees records. It does not touch files (modelfile.c does) and knows
+ * Builds, copies, looks up and frees records. It does not touch files (write.c and read.c do) and knows
  * nothing about what a block or attribute means (the model code does). */
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
-#include "data/reader.h"
+#include "common/str.h"
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static char *dupstr(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
 
 /* A name is one HDF5 link or attribute name: 1..255 bytes, no '/', no control characters, and not
  * "." or ".." (HDF5 treats "." as the current group). */
 int bl_mf_valid_name(const char *s) {
     if (!s || !*s) return 0;
     size_t n = strlen(s);
-    if (n > BL_MODELFILE_NAME_MAX) return 0;
+    if (n > BL_MF_NAME_MAX) return 0;
     if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -30,13 +24,13 @@ int bl_mf_valid_name(const char *s) {
     return bl_utf8_valid(s, n, NULL); /* names become HDF5 link names, JSON and Python strings */
 }
 
-/* A group path: "" or names joined by '/', at most BL_MODELFILE_GROUP_DEPTH_MAX deep, not below
+/* A group path: "" or names joined by '/', at most BL_MF_GROUP_DEPTH_MAX deep, not below
  * "weights" (that group holds only the blocks). */
 int bl_mf_valid_group(const char *g) {
     if (!g || !*g) return 1;
     size_t n = strlen(g);
-    if (n > BL_MODELFILE_NAME_MAX) return 0;
-    char buf[BL_MODELFILE_NAME_MAX + 1];
+    if (n > BL_MF_NAME_MAX) return 0;
+    char buf[BL_MF_NAME_MAX + 1];
     memcpy(buf, g, n + 1);
     int depth = 0;
     char *p = buf;
@@ -45,7 +39,7 @@ int bl_mf_valid_group(const char *g) {
         if (slash) *slash = '\0';
         if (!bl_mf_valid_name(p)) return 0;
         if (depth == 0 && strcmp(p, "weights") == 0) return 0;
-        if (++depth > BL_MODELFILE_GROUP_DEPTH_MAX) return 0;
+        if (++depth > BL_MF_GROUP_DEPTH_MAX) return 0;
         if (!slash) break;
         p = slash + 1;
     }
@@ -57,9 +51,9 @@ bl_status bl_modelrec_new(const char *name, bl_modelrec **out, bl_error *err) {
     *out = NULL;
     BL_CHECK_ARG(bl_mf_valid_name(name), err, "modelrec: invalid model name '%.64s%s' (1 to %d bytes of UTF-8, "
                  "no '/' or control characters, not '.' or '..')", name ? name : "(null)",
-                 name && strlen(name) > 64 ? "..." : "", BL_MODELFILE_NAME_MAX);
+                 name && strlen(name) > 64 ? "..." : "", BL_MF_NAME_MAX);
     bl_modelrec *r = calloc(1, sizeof *r);
-    if (!r || !(r->name = dupstr(name))) {
+    if (!r || !(r->name = bl_strdup(name))) {
         free(r);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
     }
@@ -127,7 +121,7 @@ bl_status bl_modelrec_add_block(bl_modelrec *rec, const char *name, int rank, si
                          rows, cols);
     if (grow((void **)&rec->blocks, &rec->cap_blocks, rec->n_blocks, sizeof *rec->blocks))
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
-    bl_mfblock b = {.name = dupstr(name), .rank = rank, .rows = rows, .cols = cols, .data = malloc(bytes)};
+    bl_mfblock b = {.name = bl_strdup(name), .rank = rank, .rows = rows, .cols = cols, .data = malloc(bytes)};
     if (!b.name || !b.data) {
         free(b.name);
         free(b.data);
@@ -156,8 +150,8 @@ static bl_status attr_begin(bl_modelrec *rec, const char *group, const char *nam
     memset(a, 0, sizeof *a);
     a->type = type;
     a->count = 1;
-    a->group = dupstr(group);
-    a->name = dupstr(name);
+    a->group = bl_strdup(group);
+    a->name = bl_strdup(name);
     if (!a->group || !a->name) {
         bl_mf_attr_clear(a);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
@@ -169,10 +163,10 @@ static bl_status attr_begin(bl_modelrec *rec, const char *group, const char *nam
 bl_status bl_modelrec_add_string(bl_modelrec *rec, const char *group, const char *name, const char *value,
                                  bl_error *err) {
     BL_CHECK_ARG(value, err, "modelrec: attribute '%s': value is NULL", name ? name : "(null)");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_STRING, &a, err);
     if (st) return st;
-    if (!(a->v.s = dupstr(value))) {
+    if (!(a->v.s = bl_strdup(value))) {
         bl_mf_attr_clear(a);
         return bl_seterr(err, BL_ENOMEM, "modelrec: out of memory");
     }
@@ -182,7 +176,7 @@ bl_status bl_modelrec_add_string(bl_modelrec *rec, const char *group, const char
 
 bl_status bl_modelrec_add_int(bl_modelrec *rec, const char *group, const char *name, int64_t value,
                               bl_error *err) {
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_INT64, &a, err);
     if (st) return st;
     a->v.i = value;
@@ -192,7 +186,7 @@ bl_status bl_modelrec_add_int(bl_modelrec *rec, const char *group, const char *n
 
 bl_status bl_modelrec_add_double(bl_modelrec *rec, const char *group, const char *name, double value,
                                  bl_error *err) {
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_DOUBLE, &a, err);
     if (st) return st;
     a->v.d = value;
@@ -206,7 +200,7 @@ static bl_status add_numbers(bl_modelrec *rec, const char *group, const char *na
     BL_CHECK_ARG(values || n == 0, err, "modelrec: attribute '%s': values is NULL", name ? name : "(null)");
     size_t bytes;
     if (bl_mul_size(n, elem, &bytes)) return bl_seterr(err, BL_ERANGE, "modelrec: attribute too large");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, type, &a, err);
     if (st) return st;
     a->count = n;
@@ -241,7 +235,7 @@ bl_status bl_modelrec_add_strings(bl_modelrec *rec, const char *group, const cha
         BL_CHECK_ARG(values[i], err, "modelrec: attribute '%s': string %zu is NULL", name ? name : "(null)", i);
     size_t bytes;
     if (bl_mul_size(n, sizeof(char *), &bytes)) return bl_seterr(err, BL_ERANGE, "modelrec: attribute too large");
-    bl_mfattr *a;
+    bl_mfattr *a = NULL;
     bl_status st = attr_begin(rec, group, name, BL_MFATTR_STRINGS, &a, err);
     if (st) return st;
     a->count = n;
@@ -249,7 +243,7 @@ bl_status bl_modelrec_add_strings(bl_modelrec *rec, const char *group, const cha
         /* calloc so that attr_clear can free a partly filled array */
         if (!(a->v.sv = calloc(n, sizeof(char *)))) goto oom;
         for (size_t i = 0; i < n; i++)
-            if (!(a->v.sv[i] = dupstr(values[i]))) goto oom;
+            if (!(a->v.sv[i] = bl_strdup(values[i]))) goto oom;
     }
     rec->n_attrs++;
     return BL_OK;

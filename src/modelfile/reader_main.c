@@ -106,9 +106,9 @@ int main(int argc, char **argv) {
     setrlimit(RLIMIT_CORE, &none); /* a crash on a damaged file leaves no core file behind */
 
     /* the request head: at most magic, op, limits, a label, a name and the size */
-    enum { HEAD_MAX = 8 + 4 + 4 + 8 + 4 + BL_MF_WIRE_LABEL_MAX + 1 + 4 + BL_MODELFILE_NAME_MAX + 8 };
+    enum { HEAD_MAX = 8 + 4 + 4 + 8 + 4 + BL_MF_WIRE_LABEL_MAX + 1 + 4 + BL_MF_NAME_MAX + 8 };
     static unsigned char head[HEAD_MAX];
-    static char label[BL_MF_WIRE_LABEL_MAX + 1], name[BL_MODELFILE_NAME_MAX + 1];
+    static char label[BL_MF_WIRE_LABEL_MAX + 1], name[BL_MF_NAME_MAX + 1];
     size_t have = 0;
     long used = 0;
     bl_mf_request rq;

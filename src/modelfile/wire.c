@@ -5,12 +5,12 @@
  * the bytes left before anything is allocated, every enum and name against what a record may hold,
  * and the result against what was asked (the requested model, names unique and in order). So a
  * reader that was subverted by a crafted file can at worst produce a record a save could produce.
- * Not here: spawning the reader (isolate.c), HDF5 (modelfile.c).
+ * Not here: spawning the reader (isolate.c), HDF5 (h5.c, write.c, read.c).
  */
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
-#include "data/reader.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,7 +240,7 @@ long bl_mf_wire_get_request_head(const unsigned char *buf, size_t len, bl_mf_req
     unsigned has = get_u8(&c);
     uint32_t nl = get_u32(&c);
     if (c.bad) return 0;
-    if (nl > BL_MODELFILE_NAME_MAX || has > 1) return -1;
+    if (nl > BL_MF_NAME_MAX || has > 1) return -1;
     const unsigned char *np = take(&c, nl);
     uint64_t size = get_u64(&c);
     if (c.bad) return 0;
@@ -283,7 +283,7 @@ static void *get_array(cursor *c, uint64_t count, int *oom) {
 /* One record; NULL with *why set when malformed (or *oom). */
 static bl_modelrec *get_record(cursor *c, int *oom, const char **why, bl_error *rerr) {
     bl_modelrec *r = NULL;
-    char *name = get_str(c, BL_MODELFILE_NAME_MAX, oom), *s1 = NULL, *s2 = NULL;
+    char *name = get_str(c, BL_MF_NAME_MAX, oom), *s1 = NULL, *s2 = NULL;
     void *arr = NULL;
     char **sv = NULL;
     uint64_t nsv = 0;
@@ -302,7 +302,7 @@ static bl_modelrec *get_record(cursor *c, int *oom, const char **why, bl_error *
         goto fail;
     }
     for (uint32_t i = 0; i < nb; i++) {
-        s1 = get_str(c, BL_MODELFILE_NAME_MAX, oom);
+        s1 = get_str(c, BL_MF_NAME_MAX, oom);
         unsigned rank = get_u8(c);
         uint64_t rows = get_u64(c), cols = get_u64(c);
         if (!s1 || c->bad || (rank != 1 && rank != 2) || rows < 1 || cols < 1 || (rank == 1 && cols != 1) ||
@@ -332,8 +332,8 @@ static bl_modelrec *get_record(cursor *c, int *oom, const char **why, bl_error *
         goto fail;
     }
     for (uint32_t i = 0; i < na; i++) {
-        s1 = get_str(c, BL_MODELFILE_NAME_MAX, oom);
-        s2 = get_str(c, BL_MODELFILE_NAME_MAX, oom);
+        s1 = get_str(c, BL_MF_NAME_MAX, oom);
+        s2 = get_str(c, BL_MF_NAME_MAX, oom);
         unsigned type = get_u8(c);
         uint64_t count = get_u64(c);
         int scalar = type == BL_MFATTR_STRING || type == BL_MFATTR_INT64 || type == BL_MFATTR_DOUBLE;
@@ -447,7 +447,7 @@ bl_status bl_mf_wire_get_answer(const unsigned char *buf, size_t len, bl_mf_op o
      * characters and bytes that are not UTF-8 become '?' */
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
-    for (size_t bad, n = strlen(msg); !bl_utf8_valid(msg, n, &bad);) msg[bad] = '?';
+    bl_utf8_sanitize(msg, strlen(msg));
     if (st != BL_OK) {
         bl_status rs;
         if (!reader_status(st)) rs = bad_answer(err, label, "unknown status");
@@ -468,7 +468,7 @@ bl_status bl_mf_wire_get_answer(const unsigned char *buf, size_t len, bl_mf_op o
     if (nn > BL_MF_WIRE_MODELS_MAX || nn > left(&c) / 4) return bad_answer(err, label, "model count");
     if (!(out->names = calloc(nn ? nn : 1, sizeof *out->names))) goto nomem;
     for (uint32_t i = 0; i < nn; i++) {
-        char *s = get_str(&c, BL_MODELFILE_NAME_MAX, &oom);
+        char *s = get_str(&c, BL_MF_NAME_MAX, &oom);
         if (!s) {
             why = "model name";
             goto malformed;

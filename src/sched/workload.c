@@ -2,7 +2,6 @@
  * the generators "paper", "hybrid", "sql" and "poisson:N".
  * It does not simulate anything; jobs here carry their true sizes, and the simulator decides what a
  * scheduler may see. */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "sched/sched_internal.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -12,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 const char *const bl_sched_kind_names[BL_SCHED_NKINDS] = { "nn", "nn_small", "nn_large", "kmeans", "regression" };
 
@@ -265,72 +262,35 @@ bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_e
     return st;
 }
 
-static mode_t current_umask(void) {
-    const mode_t m = umask(022); /* umask can only be read by setting it */
-    umask(m);
-    return m;
-}
-
-/* Written to a temporary next to path and renamed over it once complete: a failed save (a full disk,
- * a file-size limit) leaves no partial file and the previous one intact. */
-bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path_in, bl_error *err) {
-    BL_CHECK_ARG(w != NULL && path_in != NULL, err, "workload or path is NULL");
-    /* an existing target must be a regular file (never a device or a folder); a symbolic link is
-     * followed, so the file it names is replaced and the link stays; an existing file keeps its mode */
-    struct stat sb;
-    char *real = NULL;
-    const char *path = path_in;
-    int exists = stat(path_in, &sb) == 0;
-    if (exists && !S_ISREG(sb.st_mode))
-        return bl_seterr(err, BL_EIO, "%s: refusing to overwrite: not a regular file", path_in);
-    struct stat lb;
-    if (exists && lstat(path_in, &lb) == 0 && S_ISLNK(lb.st_mode)) {
-        if (!(real = realpath(path_in, NULL))) return bl_seterr(err, BL_EIO, "%s: %s", path_in, strerror(errno));
-        path = real;
+/* Replaced by the one policy of common/file.h: a failed save (a full disk, a file-size limit) leaves
+ * no partial file and the previous one intact; a link is followed, a device or a folder refused. */
+bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err) {
+    BL_CHECK_ARG(w != NULL && path != NULL, err, "workload or path is NULL");
+    bl_file_out *f = NULL;
+    bl_status st = bl_file_out_open(path, &f, err);
+    if (st != BL_OK) return st;
+    st = bl_file_out_printf(f, err, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter "
+                            "cpu_use_pct gpu_use_pct params\n");
+    if (st == BL_OK)
+        st = bl_file_out_printf(f, err, "@set\tinterference\t%.17g\n@set\toverhead\t%.17g\n", w->interference,
+                                w->overhead_s);
+    for (size_t i = 0; st == BL_OK && i < w->nload; i++)
+        st = bl_file_out_printf(f, err, "@load\t%.17g\t%.17g\n", w->load[i].t, w->load[i].pct);
+    for (size_t i = 0; st == BL_OK && i < w->n; i++) {
+        const bl_sched_wjob *j = &w->jobs[i];
+        st = bl_file_out_printf(f, err, "%.17g\t%s\t%.17g\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t", j->arrival,
+                                bl_sched_kind_names[j->kind], j->iters, j->implicit ? "implicit" : "explicit", j->spi[0],
+                                j->spi[1], j->use[0], j->use[1]);
+        if (st == BL_OK && j->n_params == 0) st = bl_file_out_write(f, "-", 1, err);
+        for (int k = 0; st == BL_OK && k < j->n_params; k++)
+            st = bl_file_out_printf(f, err, "%s%.17g", k ? "," : "", j->params[k]);
+        if (st == BL_OK) st = bl_file_out_write(f, "\n", 1, err);
     }
-    const mode_t mode = exists ? (sb.st_mode & 07777) : (0666 & ~current_umask());
-    const size_t tl = strlen(path) + 16;
-    char *tmp = malloc(tl);
-    if (!tmp) {
-        free(real);
-        return bl_seterr(err, BL_ENOMEM, "out of memory");
-    }
-    snprintf(tmp, tl, "%s.tmp-XXXXXX", path);
-    const int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        bl_status st = bl_seterr(err, BL_EIO, "%s: cannot create: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        free(real);
+    if (st != BL_OK) {
+        bl_file_out_abort(f);
         return st;
     }
-    fprintf(f, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct params\n");
-    fprintf(f, "@set\tinterference\t%.17g\n@set\toverhead\t%.17g\n", w->interference, w->overhead_s);
-    for (size_t i = 0; i < w->nload; i++) fprintf(f, "@load\t%.17g\t%.17g\n", w->load[i].t, w->load[i].pct);
-    for (size_t i = 0; i < w->n; i++) {
-        const bl_sched_wjob *j = &w->jobs[i];
-        fprintf(f, "%.17g\t%s\t%.17g\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t", j->arrival, bl_sched_kind_names[j->kind],
-                j->iters, j->implicit ? "implicit" : "explicit", j->spi[0], j->spi[1], j->use[0], j->use[1]);
-        if (j->n_params == 0) fputc('-', f);
-        for (int k = 0; k < j->n_params; k++) fprintf(f, "%s%.17g", k ? "," : "", j->params[k]);
-        fputc('\n', f);
-    }
-    errno = 0;
-    int bad = fflush(f) != 0 || ferror(f);
-    const int e = errno;
-    bad |= fclose(f) != 0;
-    bl_status st = BL_OK;
-    if (bad) st = bl_seterr(err, BL_EIO, "%s: write error: %s", path, strerror(e ? e : errno ? errno : EIO));
-    else if (chmod(tmp, mode) != 0 || rename(tmp, path) != 0)
-        st = bl_seterr(err, BL_EIO, "%s: cannot replace: %s", path, strerror(errno));
-    if (st != BL_OK) unlink(tmp);
-    free(tmp);
-    free(real);
-    return st;
+    return bl_file_out_commit(f, err);
 }
 
 /* ---------------- generators ---------------- */

@@ -85,7 +85,7 @@ static void downgrade(const char *path, const char *model, const char *const *pa
     }
     H5Fclose(f);
     bl_error e;
-    if (bl_modelfile_test_set_root_string(path, "format_version", version, 0, &e) != BL_OK) die(path, &e);
+    if (bl_mf_test_set_root_string(path, "format_version", version, 0, &e) != BL_OK) die(path, &e);
 }
 
 /* Writes the seeds for the model file at path under the name stem. */
