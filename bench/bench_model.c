@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_args.h"
 #include "model/bnet.h"
 #include "model/model.h"
 #include "model/fcache.h"
@@ -58,6 +59,10 @@ int main(int argc, char **argv) {
      * then, which a process's processor time counts: run again with a one-thread pool. */
     if (!getenv("OPENBLAS_NUM_THREADS") && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
         execv("/proc/self/exe", argv); /* on failure, carry on as we are */
+#define BENCH_MODEL_USAGE "[DATA_DIR] [--epochs N] [--reps N] [--algorithms a,b] [--dropout-masks row|value|hybrid] " \
+                          "[--no-finetune] [--no-predict]"
+    int done = bench_args(argc, argv, "bench_model", BENCH_MODEL_USAGE);
+    if (done >= 0) return done;
     const char *dir = getenv("BELLAMY_DATA");
     char dbuf[4096];
     long epochs = 200;
@@ -75,7 +80,10 @@ int main(int argc, char **argv) {
             masks = strcmp(v, "value") == 0 ? 0 : strcmp(v, "row") == 0 ? 1 : strcmp(v, "hybrid") == 0 ? 2 : -2;
             if (masks == -2) { fprintf(stderr, "bench_model: --dropout-masks row|value|hybrid\n"); return 2; }
         }
-        else dir = argv[i];
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "bench_model: unknown option '%s'\nusage: bench_model %s\n", argv[i], BENCH_MODEL_USAGE);
+            return 2;
+        } else dir = argv[i];
     }
     if (reps < 1) reps = 1;
     if (!dir) dir = "../shared/datasets/c3o";

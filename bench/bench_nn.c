@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_args.h"
 #include "model/bnet.h"
 #include "nn/nn.h"
 
@@ -52,6 +53,8 @@ static void shape_make(shape *s, bl_rng *r) {
 
 int main(int argc, char **argv) {
     int rounds = 5;
+    int done = bench_args(argc, argv, "bench_nn", "[--rounds N]");
+    if (done >= 0) return done;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else {

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench/bench_args.h"
 #include "nn/cuda/cuda.h"
 #include "nn/gemm.h"
 #include "tests/tgroup_fixture.h" /* views, grid configurations, pretrain.c's per-trial epoch, deviations */
@@ -91,6 +92,10 @@ static void fmt_ms(char *buf, size_t n, double s) {
 }
 
 int main(int argc, char **argv) {
+    int done = bench_args(argc, argv, "bench_pretrain_gpu",
+                          "[DATA_DIR] [--epochs E] [--algorithms a,b] [--threads N] [--search-epochs S] "
+                          "[--dropout-masks row|value|hybrid] [--synthetic] | --probe");
+    if (done >= 0) return done;
     const char *dir = getenv("BELLAMY_DATA");
     char dbuf[4096];
     long E = 10, S = 250;

@@ -6,6 +6,7 @@
  * Usage: bench_sched [N]
  * It prints; it asserts nothing (the tests do). */
 #include "bellamy/sched.h"
+#include "bench/bench_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,12 @@ static int table(const char *spec) {
 }
 
 int main(int argc, char **argv) {
+    int done = bench_args(argc, argv, "bench_sched", "[JOBS] (jobs of the large Poisson workload; default 1000000)");
+    if (done >= 0) return done;
+    if (argc > 2 || (argc == 2 && (argv[1][0] < '0' || argv[1][0] > '9'))) {
+        fprintf(stderr, "bench_sched: unexpected '%s'\nusage: bench_sched [JOBS]\n", argv[argc - 1]);
+        return 2;
+    }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     if (n < 1) n = 1000000;
     printf("kernels: %s (processor: %s)\n", bl_cpu_kernels(), bl_cpu_kernels_available());
