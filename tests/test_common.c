@@ -113,6 +113,36 @@ static mode_t mode_of(const char *path) {
     return sb.st_mode & 07777;
 }
 
+/* A FIFO nobody writes to: opening it must not block (a user's --data or --model pointing at one hung
+ * every program); alarm() turns a hang into a failure. */
+START_TEST(file_open_read_never_blocks_on_a_fifo) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo", bl_test_tmpdir());
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(20);
+    bl_error e = { 0 };
+    ck_assert_ptr_null(bl_file_open_read(path, 1, &e));
+    ck_assert_int_eq(e.status, BL_EIO);
+    ck_assert_msg(strstr(e.message, path) && strstr(e.message, "not a regular file"), "%s", e.message);
+    FILE *f = bl_file_open_read(path, 0, &e); /* pipes allowed: no writer reads as empty */
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(getc(f), EOF);
+    fclose(f);
+    char *buf = NULL;
+    size_t len = 1;
+    ck_assert_int_eq(bl_read_file(path, 1 << 20, &buf, &len, &e), BL_OK);
+    ck_assert_uint_eq(len, 0);
+    free(buf);
+    ck_assert_ptr_null(bl_file_open_read(bl_test_tmpdir(), 0, &e));
+    ck_assert_msg(strstr(e.message, "is a folder"), "%s", e.message);
+    ck_assert_ptr_null(bl_file_open_read("/nonexistent/x", 0, &e));
+    ck_assert_msg(strstr(e.message, "/nonexistent/x: cannot open"), "%s", e.message);
+    alarm(0);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(file_replace_new_and_existing_keep_their_mode) {
     bl_error e;
     const char *p = tpath("new.txt");
@@ -358,6 +388,7 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, strdup_copies_and_takes_null);
     tcase_add_test(tc, utf8_valid_rejects_what_it_should);
+    tcase_add_test(tc, file_open_read_never_blocks_on_a_fifo);
     tcase_add_test(tc, file_replace_new_and_existing_keep_their_mode);
     tcase_add_test(tc, file_replace_buffers_large_and_formatted_writes);
     tcase_add_test(tc, file_replace_stream_keeps_the_order);

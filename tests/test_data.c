@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
@@ -72,6 +74,35 @@ static const char *value_of(const bl_dataset *ds, const char *prop, size_t row) 
 }
 
 /* ---- reader and loader basics --------------------------------------------------------------------- */
+
+/* Data files and schemas that are FIFOs nobody writes to: an error (an empty file), never a hang. */
+START_TEST(test_fifo_inputs_do_not_hang) {
+    char tsv[600], sch[600], real[600];
+    snprintf(tsv, sizeof tsv, "%s/fifo.tsv", bl_test_tmpdir());
+    snprintf(sch, sizeof sch, "%s/fifo.schema", bl_test_tmpdir());
+    snprintf(real, sizeof real, "%s/real.schema", bl_test_tmpdir());
+    unlink(tsv);
+    unlink(sch);
+    ck_assert_int_eq(mkfifo(tsv, 0600), 0);
+    ck_assert_int_eq(mkfifo(sch, 0600), 0);
+    FILE *f = fopen(real, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(base_schema, f);
+    fclose(f);
+    alarm(20);
+    bl_dataset *ds = NULL;
+    bl_error e = { 0 };
+    ck_assert_int_ne(bl_dataset_load(tsv, real, 0, NULL, &ds, &e), BL_OK);
+    ck_assert_msg(strstr(e.message, tsv), "%s", e.message);
+    bl_schema *s = NULL;
+    ck_assert_int_ne(bl_schema_load(sch, &s, &e), BL_OK);
+    ck_assert_msg(strstr(e.message, sch), "%s", e.message);
+    alarm(0);
+    unlink(tsv);
+    unlink(sch);
+    unlink(real);
+}
+END_TEST
 
 START_TEST(test_load_basic) {
     const char tsv[] = "\xEF\xBB\xBFx\tt\tm\tn\tmem\r\n2\t10\tc4\t5\t16\r\n\r\n4\t6.5\tr4\t5.0\t32\n2\t11\tc4\t7\t16";
@@ -1168,6 +1199,7 @@ Suite *bl_test_suite(void) {
     Suite *s = suite_create("data");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_fifo_inputs_do_not_hang);
     tcase_add_test(tc, test_load_basic);
     tcase_add_test(tc, test_csv_and_long_line);
     tcase_add_test(tc, test_reader_file);

@@ -152,6 +152,27 @@ static void assert_same_record(const bl_modelrec *a, const bl_modelrec *b) {
 
 /* ---- the record itself ----------------------------------------------------------------------------- */
 
+/* A model "file" that is a FIFO nobody writes to: refused at once by every entry point, never a hang. */
+START_TEST(test_fifo_model_file_is_refused) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/fifo.h5", bl_test_tmpdir());
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(30);
+    bl_error e = { 0 };
+    ck_assert_int_eq(bl_mf_verify(path, &e), -1);
+    ck_assert_msg(strstr(e.message, path) && strstr(e.message, "not a regular file"), "%s", e.message);
+    bl_modelrec *rec = NULL;
+    ck_assert_int_ne(bl_mf_load(path, NULL, &rec, &e), BL_OK);
+    ck_assert_msg(strstr(e.message, path), "%s", e.message);
+    char **names = NULL;
+    size_t n = 0;
+    ck_assert_int_ne(bl_mf_list(path, &names, &n, &e), BL_OK);
+    alarm(0);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(test_record_build_and_lookup) {
     bl_modelrec *r = NULL;
     bl_error e;
@@ -882,6 +903,7 @@ Suite *bl_test_suite(void) {
     Suite *s = suite_create("modelfile");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_fifo_model_file_is_refused);
     tcase_add_test(tc, test_record_build_and_lookup);
     tcase_add_test(tc, test_roundtrip_every_type);
     tcase_add_test(tc, test_several_models);

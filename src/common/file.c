@@ -25,14 +25,8 @@ bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *l
     BL_CHECK_ARG(path && buf && len, err, "bl_read_file: NULL argument");
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
-    /* A folder opens fine on POSIX systems and fails only at the first read (EISDIR); say so plainly. */
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return bl_seterr(err, BL_EIO, "%s: is a folder, not a file", path);
-    }
+    FILE *f = bl_file_open_read(path, 0, err);
+    if (!f) return err ? err->status : BL_EIO;
     char *b = NULL;
     size_t n = 0, cap = 0;
     bl_status st = BL_OK;
@@ -63,6 +57,34 @@ bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *l
     *buf = b;
     *len = n;
     return BL_OK;
+}
+
+FILE *bl_file_open_read(const char *path, int regular_only, bl_error *err) {
+    if (!path) {
+        bl_seterr(err, BL_EINVAL, "bl_file_open_read: NULL path");
+        return NULL;
+    }
+    /* O_NONBLOCK makes the open of a FIFO without a writer return at once; it is cleared again, so
+     * reads from a pipe with a writer wait for its data as usual (and see EOF when there is none). */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    const char *bad = NULL;
+    if (fstat(fd, &sb) != 0) bad = "cannot be examined";
+    else if (S_ISDIR(sb.st_mode)) bad = "is a folder, not a file"; /* opens fine, fails only at the first read */
+    else if (regular_only && !S_ISREG(sb.st_mode)) bad = "not a regular file (a pipe, device or socket)";
+    const int fl = bad ? 0 : fcntl(fd, F_GETFL);
+    if (!bad && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) bad = "cannot be read (fcntl failed)";
+    FILE *f = bad ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        if (!bad) bad = "cannot open (out of memory)";
+        close(fd);
+        bl_seterr(err, BL_EIO, "%s: %s", path, bad);
+    }
+    return f;
 }
 
 int bl_running_from_build_tree(void) {

@@ -28,6 +28,12 @@
  * BL_EFORMAT when the file is larger than max_bytes ("PATH: larger than N bytes"); BL_ENOMEM. */
 bl_status bl_read_file(const char *path, size_t max_bytes, char **buf, size_t *len, bl_error *err);
 
+/* Opens path for reading ("rb") without ever blocking in the open: a FIFO nobody writes to is opened
+ * and reads as empty instead of hanging the program. NULL with err set: BL_EIO "PATH: cannot open:
+ * REASON", "PATH: is a folder, not a file", and with regular_only "PATH: not a regular file (a pipe,
+ * device or socket)". Every reader of users' files opens them through it. */
+FILE *bl_file_open_read(const char *path, int regular_only, bl_error *err);
+
 /* 1 when the running program lives in this library's build tree (a CLI or test run from build/): the
  * library then prefers the helpers built beside it (model-file reader, CUDA module) to installed ones. */
 int bl_running_from_build_tree(void);

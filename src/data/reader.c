@@ -3,6 +3,7 @@
  * the longest line, not the file. Not here: interpreting fields. */
 #include "data/reader.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/str.h"
 #include "common/utf8.h"
 
@@ -58,8 +59,8 @@ bl_status bl_delim_for_path(const char *path, char delim, char *out, bl_error *e
     if (n >= 4 && (strcmp(path + n - 4, ".csv") == 0 || strcmp(path + n - 4, ".CSV") == 0)) { *out = ','; return BL_OK; }
     /* Another name: the header line tells (not every caller has a delimiter option). A tab decides
      * for tabs, since values of a tab-separated file may hold commas but not the other way round. */
-    FILE *f = fopen(path, "rb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = bl_file_open_read(path, 0, err);
+    if (!f) return err ? err->status : BL_EIO;
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a pipe read here would lose its start */
         fclose(f);
@@ -321,9 +322,9 @@ bl_status bl_reader_open(bl_reader **out, const char *path, char delim, bl_error
     if (!r) return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
     r->chunk = malloc(CHUNK);
     if (!r->chunk) { bl_reader_free(r); return bl_seterr(err, BL_ENOMEM, "%s: out of memory", path); }
-    r->fp = fopen(path, "rb");
+    r->fp = bl_file_open_read(path, 0, err);
     if (!r->fp) {
-        st = bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+        st = err ? err->status : BL_EIO;
         bl_reader_free(r);
         return st;
     }

@@ -3,6 +3,7 @@
 #include "modelfile/modelfile.h"
 #include "modelfile/modelfile_internal.h"
 #include "common/error.h"
+#include "common/file.h"
 
 #include <xxhash.h>
 
@@ -148,12 +149,12 @@ bl_status bl_mf_restamp(const char *path, bl_error *err) {
 bl_status bl_mf_read_whole(const char *path, unsigned char **out, size_t *size_out, bl_error *err) {
     *out = NULL;
     *size_out = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = bl_file_open_read(path, 1, err);
+    if (!f) return err ? err->status : BL_EIO;
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fileno(f), &sb) != 0) {
         fclose(f);
-        return bl_seterr(err, BL_EIO, "%s: not a regular file", path);
+        return bl_seterr(err, BL_EIO, "%s: cannot be examined", path);
     }
     const size_t size = (size_t)sb.st_size;
     unsigned char *buf = malloc(size ? size : 1);
