@@ -954,6 +954,17 @@ START_TEST(guard_weighs_network_against_ernest) {
         if (ver[0]) ck_assert_str_eq(ver, k ? "1.3" : "3.0");
         bl_model_free(back);
     }
+    /* a blending model whose guard/ernest_weight is gone is damaged, not a network-alone model */
+    snprintf(path, sizeof path, "%s/guard0.h5", bl_test_tmpdir());
+    bl_modelrec *rec;
+    ck_assert_int_eq(bl_mf_load(path, NULL, &rec, &e), BL_OK);
+    bl_mfattr *wa = (bl_mfattr *)bl_modelrec_find_attr(rec, "guard", "ernest_weight");
+    ck_assert_ptr_nonnull(wa);
+    wa->name[0] = 'X'; /* "Xrnest_weight": as if the attribute were lost */
+    bl_model *lost = NULL;
+    ck_assert_int_eq(bl_model_from_record(rec, &lost, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "damaged") && strstr(e.message, "format_major_required = 3"), "%s", e.message);
+    bl_modelrec_free(rec);
     bl_model_free(t), bl_model_free(t2), bl_model_free(t0), bl_model_free(t3);
     bl_model_free(c);
     bl_model_free(m);

@@ -218,7 +218,19 @@ bl_status bl_guard_save(const bl_guard *g, bl_modelrec *rec, bl_error *err) {
 
 bl_status bl_guard_load(bl_guard *g, const bl_modelrec *rec, bl_error *err) {
     bl_guard_reset(g);
-    if (!bl_modelrec_find_attr(rec, "guard", "ernest_weight")) return BL_OK; /* the network alone */
+    if (!bl_modelrec_find_attr(rec, "guard", "ernest_weight")) {
+        /* the network alone, unless the file says the model needs its guard (or holds part of one) */
+        int64_t major = 1;
+        if (bl_modelrec_find_attr(rec, "", BL_MF_MAJOR_ATTR) &&
+            bl_modelrec_get_int(rec, "", BL_MF_MAJOR_ATTR, &major, err) != BL_OK)
+            return BL_EFORMAT;
+        if (major >= 3 || bl_modelrec_find_attr(rec, "guard", "ernest_theta") || bl_modelrec_find_attr(rec, "guard", "why"))
+            return bl_seterr(err, BL_EFORMAT, "model '%s': damaged: it %s but guard/ernest_weight is missing (without "
+                             "it the model would predict with its network alone); fine-tune it again or restore the "
+                             "file", rec->name, major >= 3 ? "blends Ernest into its predictions (format_major_required "
+                             "= 3)" : "holds part of a guard/ group");
+        return BL_OK;
+    }
     const double *th;
     const char *why;
     size_t n;

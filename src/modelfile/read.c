@@ -293,9 +293,18 @@ static bl_status read_group(hid_t g, bl_modelrec *rec, const char *group, int de
     for (size_t i = 0; i < ln.n && st == BL_OK; i++) {
         if (depth == 0 && strcmp(ln.names[i], "weights") == 0) continue;
         H5L_info_t li;
-        if (H5Lget_info(g, ln.names[i], &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD) continue;
+        if (H5Lget_info(g, ln.names[i], &li, H5P_DEFAULT) < 0) {
+            st = bl_mf_h5fail(err, BL_EFORMAT, file, "damaged file: cannot read the link %s/%s", where, ln.names[i]);
+            break;
+        }
+        if (li.type != H5L_TYPE_HARD) continue; /* soft and external links are not ours: ignored */
+        /* an object the file names but HDF5 cannot open is damage, not absence: a group of the model
+         * skipped here (its guard, say) would change predictions without a word */
         hid_t o = H5Oopen(g, ln.names[i], H5P_DEFAULT);
-        if (o < 0) continue;
+        if (o < 0) {
+            st = bl_mf_h5fail(err, BL_EFORMAT, file, "damaged file: cannot open %s/%s", where, ln.names[i]);
+            break;
+        }
         if (H5Iget_type(o) == H5I_GROUP) { /* datasets outside weights/ are not ours: ignored */
             char sub[BL_MF_NAME_MAX + 2];
             int w = snprintf(sub, sizeof sub, "%s%s%s", group, *group ? "/" : "", ln.names[i]);
