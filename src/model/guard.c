@@ -130,8 +130,8 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
     const double w_shape = isinf(e_model) ? 1.0 : fmax(e_model, 1e-3) / (fmax(e_model, 1e-3) + fmax(e_ref, 1e-3));
     char shape_text[200];
     snprintf(shape_text, sizeof shape_text, "the pre-trained model's curve misses the runs' shape by %.1f %%, %s by "
-             "%.1f %%", 100.0 * (exp(e_model) - 1), e_lin <= e_const ? "linear scaling" : "no scaling",
-             100.0 * (exp(e_ref) - 1));
+             "%.1f %% (Ernest %.3g by the shape)", 100.0 * (exp(e_model) - 1),
+             e_lin <= e_const ? "linear scaling" : "no scaling", 100.0 * (exp(e_ref) - 1), w_shape);
     double w_held = -1; /* none */
     char held_text[200] = "";
     if (distinct >= 3 && net_loo && folds >= 2) {
@@ -163,14 +163,15 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
         if (used) {
             w_held = 1.0 - best_k / 20.0;
             snprintf(held_text, sizeof held_text, "; left out one at a time, the network misses the %zu runs by %.1f %%, "
-                     "Ernest by %.1f %%, their best blend (Ernest %.2f) by %.1f %%", used,
+                     "Ernest by %.1f %%, their best blend (Ernest %.3g) by %.1f %%", used,
                      100.0 * err_net / (double)used, 100.0 * err_ern / (double)used, w_held, 100.0 * best / (double)used);
         }
     }
     g->ernest_w = fmax(w_shape, w_held);
     snprintf(g->why, sizeof g->why, "the runs (%g..%g machines) reach outside the scale-outs it was pre-trained on "
-             "(%g..%g), so they weigh it against Ernest fitted to them: %s%s; Ernest %.2f, the network %.2f",
-             xmin, xmax, lo, hi, shape_text, held_text, g->ernest_w, 1.0 - g->ernest_w);
+             "(%g..%g), so they weigh it against Ernest fitted to them: %s%s; %s: Ernest %.3g, the network %.3g",
+             xmin, xmax, lo, hi, shape_text, held_text, w_held < 0 ? "so" : "the larger weight holds", g->ernest_w,
+             1.0 - g->ernest_w);
 out:
     set_method(g);
     free(x);
