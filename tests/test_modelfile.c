@@ -524,6 +524,48 @@ START_TEST(test_failed_save_leaves_file_intact) {
 }
 END_TEST
 
+/* A file too large for the write buffer (64 KiB) that fails to be written (a full disk, here a file-size
+ * limit), added to a file that holds another model: the old file intact and no temporary left behind
+ * (the failed write used to skip the abort that removes it). */
+START_TEST(test_failed_large_save_leaves_no_temporary) {
+    const char *path = tpath("large.h5");
+    unlink(path);
+    bl_modelrec *a = make_record("a", 1.0), *big = make_record("big", 2.0);
+    bl_error e;
+    enum { N = 40000 }; /* 320 KB of weights */
+    double *w = malloc(N * sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i < N; i++) w[i] = i * 1e-3;
+    ck_assert_int_eq(bl_modelrec_add_block(big, "g.W", 1, N, 1, w, &e), BL_OK);
+    free(w);
+    ck_assert_int_eq(bl_mf_save(path, a, &e), BL_OK);
+    size_t len0;
+    unsigned char *before = slurp(path, &len0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {100000, 100000};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
+        bl_error ce;
+        if (bl_mf_save(path, big, &ce) != BL_EIO || !strstr(ce.message, strerror(EFBIG))) _exit(4);
+        exit(0);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    assert_same_bytes(path, before, len0);
+    ck_assert_int_eq(count_temps("large.h5"), 0);
+    ck_assert_int_eq(bl_mf_save(path, big, &e), BL_OK); /* without the limit it is saved */
+    free(before);
+    bl_modelrec_free(a);
+    bl_modelrec_free(big);
+    unlink(path);
+}
+END_TEST
+
 /* A save goes by the common file policy: a symbolic link stays a link (the file it names is replaced)
  * and an existing file keeps its mode. */
 START_TEST(test_save_follows_links_and_keeps_mode) {
@@ -957,6 +999,7 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_fifo_model_file_is_refused);
     tcase_add_test(tc, test_damaged_group_is_an_error_not_an_absence);
+    tcase_add_test(tc, test_failed_large_save_leaves_no_temporary);
     tcase_add_test(tc, test_record_build_and_lookup);
     tcase_add_test(tc, test_roundtrip_every_type);
     tcase_add_test(tc, test_several_models);

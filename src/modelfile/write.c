@@ -372,8 +372,10 @@ static bl_status rewrite(const char *path, const bl_modelrec *add, const char *d
     bl_mf_unlock();
     locked = 0;
     if (g_hook) bl_file_out_set_hook(out, stage_hook, NULL);
-    if ((st = bl_file_out_write(out, image, isize, err)) == BL_OK) st = bl_file_out_commit(out, err);
-    out = NULL; /* committed or, on failure, removed by the commit */
+    if ((st = bl_file_out_write(out, image, isize, err)) == BL_OK) {
+        st = bl_file_out_commit(out, err);
+        out = NULL; /* committed or, on failure, removed by the commit */
+    } /* else a failed write (an image over the write buffer, on a full disk): the abort below removes it */
     goto cleanup;
 
 injected:
