@@ -595,6 +595,20 @@ START_TEST(test_synth_shifted_environments) {
                      "cluster_totals slots memory\n");
     ck_assert_int_eq(bl_synth_shape_from_name("plateau"), BL_SYNTH_PLATEAU);
     ck_assert_int_eq(bl_synth_shape_from_name("round"), -1);
+    /* runtimes below a second keep six significant digits in the file (0.000 was refused by training) */
+    for (int k = 0; k < 2; k++) {
+        bl_synth_config tiny = c;
+        tiny.time_scale = k ? 1e-300 : 1e-4;
+        tiny.noise = 0.03;
+        ck_assert_int_eq(bl_synth_generate(&tiny, &sh, &e), BL_OK);
+        bl_dataset *ds;
+        ck_assert_msg(bl_synth_dataset(sh, NULL, &ds, &e) == BL_OK, "%s", e.message);
+        ck_assert_uint_eq(ds->n_rows, sh->n_rows);
+        for (size_t r = 0; r < ds->n_rows; r++)
+            ck_assert_double_eq_tol(ds->runtime_s[r], sh->runtime_s[r], 1e-5 * sh->runtime_s[r]);
+        bl_dataset_free(ds);
+        bl_synth_free(sh);
+    }
     bl_synth_config bad = c;
     bad.time_scale = 0;
     ck_assert_int_eq(bl_synth_generate(&bad, &sh, &e), BL_EINVAL);

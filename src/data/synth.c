@@ -179,8 +179,12 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
                 if (f < 0.2) f = 0.2;
                 c->scale_out[r] = x;
                 c->truth_s[r] = t;
-                /* Millisecond resolution, as the TSV prints it, so the file and memory agree. */
-                c->runtime_s[r] = round(t * f * 1000.0) / 1000.0;
+                /* As the TSV prints it (milliseconds, six significant digits below a second), so
+                 * the file and memory agree. */
+                const double v = t * f;
+                char txt[32];
+                snprintf(txt, sizeof txt, "%.6g", v);
+                c->runtime_s[r] = v >= 1 ? round(v * 1000.0) / 1000.0 : strtod(txt, NULL);
                 c->context[r] = (uint32_t)k;
             }
     c->n_rows = n;
@@ -199,9 +203,11 @@ bl_status bl_synth_tsv(const bl_synth_corpus *c, char **text, size_t *len, bl_er
     for (size_t r = 0; r < c->n_rows; r++) {
         const bl_synth_context *cx = &c->contexts[c->context[r]];
         double x = c->scale_out[r];
-        fprintf(f, "%.0f\t%s\t%.0f\t%.0f\t%llu\t%llu\t%.3f\n", x, cx->machine_type,
-                (double)cx->slots_per_machine * x, (double)cx->memory_per_machine * x,
-                (unsigned long long)cx->data_size_mb, (unsigned long long)cx->iterations, c->runtime_s[r]);
+        /* milliseconds, or six significant digits below one second (a small --time-scale wrote 0.000) */
+        const double t = c->runtime_s[r];
+        fprintf(f, t >= 1 ? "%.0f\t%s\t%.0f\t%.0f\t%llu\t%llu\t%.3f\n" : "%.0f\t%s\t%.0f\t%.0f\t%llu\t%llu\t%.6g\n", x,
+                cx->machine_type, (double)cx->slots_per_machine * x, (double)cx->memory_per_machine * x,
+                (unsigned long long)cx->data_size_mb, (unsigned long long)cx->iterations, t);
     }
     if (fclose(f) != 0 || !buf) { free(buf); return bl_seterr(err, BL_ENOMEM, "synth: out of memory"); }
     *text = buf;
