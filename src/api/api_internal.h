@@ -13,6 +13,25 @@
 #include "model/model.h"
 #include "model/fcache.h"
 
+/* A predictor: one model plus what the public API adds (api.c; train.c reads it too). */
+struct bl_predictor {
+    bl_model      *m;
+    unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
+    int            any_total; /* some property is a cluster total */
+    bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
+    char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
+    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA or FILL_SEEN */
+    bl_schema     *schema;    /* the schema stored in the model, parsed (NULL: none) */
+};
+
+enum { FILL_SCHEMA = 1, FILL_SEEN = 2 }; /* bl_predictor_prop_default's *from */
+
+/* A predictor around m, taking ownership of m (freed on failure). */
+bl_status bl_predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);
+
+/* Fine-tuning options of the public bl_tune_opts (NULL: the defaults), checked: BL_EINVAL naming the field. */
+bl_status bl_tune_opts_apply(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err);
+
 /* Checks that the runs' schema describes the model's properties: the same names, essential or
  * optional, number or text, and cluster total or not (the last only when the model stores its
  * schema). BL_EFORMAT naming the schema file, line and property otherwise (bl_schema_check_props). */
