@@ -301,8 +301,8 @@ BL_API double bl_evaluation_mean_relative_error(const bl_evaluation *e);
 
 /* The checksum header of a model file, checked strictly (BELLAMY_MODEL_IGNORE_CHECKSUM does not
  * apply), without parsing HDF5: BL_OK with *present 1 (present and matching) or 0 (none: written before
- * 0.4.1 or by another program); BL_EFORMAT for a damaged, truncated or edited file, BL_EIO for one that
- * cannot be read, the message naming the file. */
+ * 0.4.1, by another program, or no model file at all: bl_model_file_open tells); BL_EFORMAT for a
+ * damaged, truncated or edited file, BL_EIO for one that cannot be read, the message naming the file. */
 BL_API bl_status bl_model_file_verify(const char *path, int *present, bl_error *err);
 
 /* Rewrites a model file with a checksum header (atomically): vouches for the file, so give it only a
