@@ -194,8 +194,9 @@ BL_API bl_status bl_cuda_check(bl_error *err);
 BL_API bl_status bl_pretrain_data(const bl_data *d, const bl_train_opts *o, const char *name, bl_predictor **out,
                                   bl_error *err);
 
-/* bl_data_load, then bl_pretrain_data, then bl_predictor_save into out_path (NULL: not saved) when
- * *out is NULL. out may be NULL when out_path is given. */
+/* bl_data_load (dopts: NULL for the defaults), bl_pretrain_data, then, when out_path is given,
+ * bl_predictor_save into it. *out receives the predictor; out may be NULL when out_path is given
+ * (BL_EINVAL when both are NULL). Options are checked before the file is read. */
 BL_API bl_status bl_pretrain_file(const char *data_path, const char *schema_path, const bl_data_opts *dopts,
                                   const bl_train_opts *o, const char *name, const char *out_path,
                                   bl_predictor **out, bl_error *err);

@@ -1,7 +1,8 @@
 /* api.c — the public C API of libbellamy (include/bellamy/bellamy.h): model files, predictors,
  * prediction for a context given as name/value pairs, choosing a scale-out, fine-tuning on runs
  * given as arrays or read from a data file (also in two steps, load then fine-tune, for programs that
- * look at the runs first: api_internal.h), and saving.
+ * look at the runs first: api_internal.h, public as train.h's bl_runs_load and bl_predictor_finetune_data),
+ * and saving. The training face (bellamy/train.h) is train.c.
  *
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
@@ -1140,7 +1141,8 @@ bl_status bl_predictor_finetune_runs(const bl_predictor *base, const bl_dataset 
 
 /* Runs of several contexts are fine-tuned on as they are: a scheduler may mean to (all the history
  * of a cluster, say). A caller that wants to warn first uses bl_predictor_load_runs, looks at the
- * runs' n_contexts, then bl_predictor_finetune_runs (bellamy-train finetune, bellamy-predict do). */
+ * runs' n_contexts, then bl_predictor_finetune_runs (public: bl_runs_load, bl_data_summarize,
+ * bl_predictor_finetune_data, as bellamy-train finetune and bellamy-predict do). */
 bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path, const char *schema_path,
                                      const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_predictor_finetune_file: NULL out");

@@ -1,7 +1,7 @@
-/* api_internal.h — internal queries of src/api/api.c for the command-line programs and tests (not
- * exported: no BL_API). They split bl_predictor_finetune_file into its two steps, so a caller can
- * look at the runs before fine-tuning on them (how many contexts they span, whether they are of
- * the context it will predict for), and check a runs schema against a model.
+/* api_internal.h — what src/api/api.c shares with src/api/train.c and the tests (not exported: no
+ * BL_API): the predictor's layout, bl_predictor_finetune_file in its two steps on internal data sets
+ * (train.c wraps them as bl_runs_load and bl_predictor_finetune_data for programs: the CLIs and the
+ * scheduler use those, never this header), and the check of a runs schema against a model.
  * Not here: anything the public header (include/bellamy/bellamy.h) promises.
  */
 #ifndef BL_API_API_INTERNAL_H
