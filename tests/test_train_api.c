@@ -268,8 +268,10 @@ START_TEST(data_load_errors) {
     double x = 3, y = 0;
     ck_assert_msg(bl_predict(q, &ctx, 1, &x, 1, &y, &err) == BL_OK, "%s", err.message);
     ck_assert(isfinite(y));
-    EXPECT_ERR(bl_predictor_finetune_data(NULL, d, NULL, NULL, &q, err), BL_EINVAL, "NULL");
-    EXPECT_ERR(bl_predictor_new_untrained(NULL, NULL, &p, err), BL_EINVAL, "NULL data");
+    bl_predictor *none = NULL;
+    EXPECT_ERR(bl_predictor_finetune_data(NULL, d, NULL, NULL, &none, err), BL_EINVAL, "NULL");
+    EXPECT_ERR(bl_predictor_new_untrained(NULL, NULL, &none, err), BL_EINVAL, "NULL data");
+    ck_assert_ptr_null(none);
     bl_predictor_free(q);
     bl_predictor_free(p);
     bl_data_free(d);
