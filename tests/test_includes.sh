@@ -16,8 +16,8 @@ for dir in cli sched; do
         echo "test_includes: $folder: no such folder" >&2
         exit 1
     fi
-    for f in "$folder"/*.c "$folder"/*.h; do
-        [ -e "$f" ] || continue
+    # every C source and header, in sub-folders too (a new one cannot escape the rule)
+    for f in $(find "$folder" -type f \( -name '*.c' -o -name '*.h' \) | sort); do
         checked=$((checked + 1))
         # line number and header of every quoted include, blanks after '#' allowed
         lines=$(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
@@ -31,7 +31,7 @@ for dir in cli sched; do
                 "$dir"/*) ok=1; where="$root/src/$hdr" ;;
                 *) ok=0 ;;
             esac
-            rel="src/$dir/$(basename "$f")"
+            rel="src/$dir/${f#"$folder"/}"
             if [ "$ok" = 0 ]; then
                 echo "$rel:$line: #include \"$hdr\": not a public header (bellamy/...), src/common/ or src/$dir/'s own;" \
                      "use the public calls of include/bellamy/*.h instead" >&2
