@@ -312,6 +312,25 @@ START_TEST(test_history_and_finetune) {
 }
 END_TEST
 
+/* bellamy-train finetune says how the guard weighed the network against Ernest, as bellamy-predict does:
+ * one note on stderr when the runtimes are not the fine-tuned network's alone (runs outside the
+ * pre-trained scale-outs 2..12), none when they are (runs inside: test_history_contexts_noted). */
+START_TEST(test_finetune_guard_note) {
+    EXPECT(0, "%s synth --out-dir . --stem wide --contexts 1 --reps 1 --scale-outs 16,24,32", g_train);
+    EXPECT(0, "%s finetune --model model.h5 --data wide.tsv --out wide.h5 --max-epochs 20", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "fine-tuned 'synth' on 3 runs"));
+    ck_assert_msg(strstr(g_err, "bellamy-train finetune: note: runtimes are ") == g_err, "%s", g_err);
+    ck_assert_msg(strstr(g_err, "Ernest") != NULL && strstr(g_err, "reach outside the scale-outs it was pre-trained "
+                                                            "on (2..12)") != NULL, "%s", g_err);
+    ck_assert_msg(count(g_err, "\n") == 1, "not one line: %s", g_err);
+    /* the same decision, read back from the file, in bellamy-predict's note */
+    static char note[sizeof g_err];
+    snprintf(note, sizeof note, "%s", g_err + strlen("bellamy-train finetune"));
+    EXPECT(0, "%s --model wide.h5 %s --scale-out 16..32", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, note) != NULL, "bellamy-predict: %s\nbellamy-train: %s", g_err, note);
+}
+END_TEST
+
 /* Fine-tuning is meant for the runs of one context: notes on stderr (one line each, the command
  * still succeeds) when the runs span several, or are of another context than --set. */
 START_TEST(test_history_contexts_noted) {
@@ -997,6 +1016,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_predict_table);
     tcase_add_test(tc, test_history_and_finetune);
     tcase_add_test(tc, test_history_contexts_noted);
+    tcase_add_test(tc, test_finetune_guard_note);
     tcase_add_test(tc, test_runs_schema_checked);
     tcase_add_test(tc, test_multi_model_file);
     tcase_add_test(tc, test_h5py_edit_on_purpose);

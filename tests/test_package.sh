@@ -107,7 +107,10 @@ install_check() {
         no_cuda "$lib/libbellamy.so.1"
         no_tree_rpath "$lib/libbellamy.so.1"
     fi
-    [ -f "$stage$PKG_INCLUDEDIR/bellamy/bellamy.h" ] || fail "$PKG_INCLUDEDIR/bellamy/bellamy.h not installed"
+    for h in bellamy.h train.h sched.h; do
+        cmp -s "$PKG_SOURCE_ROOT/include/bellamy/$h" "$stage$PKG_INCLUDEDIR/bellamy/$h" ||
+            fail "$PKG_INCLUDEDIR/bellamy/$h missing or not include/bellamy/$h"
+    done
     clean_pc "$lib/pkgconfig/bellamy.pc"
     # every schema of the source tree, in its sub-folder, unchanged
     local n=0

@@ -1,7 +1,8 @@
 /* api.c — the public C API of libbellamy (include/bellamy/bellamy.h): model files, predictors,
  * prediction for a context given as name/value pairs, choosing a scale-out, fine-tuning on runs
  * given as arrays or read from a data file (also in two steps, load then fine-tune, for programs that
- * look at the runs first: api_internal.h), and saving.
+ * look at the runs first: api_internal.h, public as train.h's bl_runs_load and bl_predictor_finetune_data),
+ * and saving. The training face (bellamy/train.h) is train.c.
  *
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
@@ -39,16 +40,6 @@ struct bl_model_file {
     unsigned flags;   /* BL_LOAD_* */
 };
 
-struct bl_predictor {
-    bl_model      *m;
-    unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
-    int            any_total; /* some property is a cluster total */
-    bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
-    char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
-    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA or FILL_SEEN */
-};
-
-enum { FILL_SCHEMA = 1, FILL_SEEN = 2 }; /* bl_predictor_prop_default's *from */
 
 /* One warning about a request, and the list a caller owns. */
 typedef struct warning {
@@ -62,7 +53,6 @@ struct bl_warnings {
     warning *w;
 };
 
-static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);
 
 /* ---- model files ------------------------------------------------------------------------------- */
 
@@ -114,7 +104,7 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
     bl_model *m = NULL;
     bl_status st = bl_model_load_ex(f->path, name, f->flags, &m, err);
     if (st != BL_OK) return st;
-    return predictor_wrap(m, out, err);
+    return bl_predictor_wrap(m, out, err);
 }
 
 /* ---- predictors ---------------------------------------------------------------------------------- */
@@ -122,7 +112,7 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
 /* The model's cluster-total properties, the way the data-set loader marks them (a per_machine
  * source, or a source reading a column listed in cluster_totals): total[i] for property i, 1 or 0.
  * Returns 0 when the model has no (parsable) schema: total[] is then all 0 and unknown. */
-static bl_status model_schema(const bl_model *m, unsigned char *total, char **fill, bl_error *err) {
+static bl_status model_schema(const bl_model *m, unsigned char *total, char **fill, bl_schema **keep, bl_error *err) {
     memset(total, 0, m->n_props);
     if (!m->schema_text || !*m->schema_text) return BL_OK;
     bl_schema *sc = NULL;
@@ -143,18 +133,19 @@ static bl_status model_schema(const bl_model *m, unsigned char *total, char **fi
             return bl_seterr(err, BL_ENOMEM, "out of memory");
         }
     }
-    bl_schema_free(sc);
+    if (keep) *keep = sc;
+    else bl_schema_free(sc);
     return BL_OK;
 }
 
 static bl_status model_totals(const bl_model *m, unsigned char *total, bl_error *err) {
-    return model_schema(m, total, NULL, err);
+    return model_schema(m, total, NULL, NULL, err);
 }
 
 /* Marks the predictor's cluster totals. A model without a schema has none: its values are then
  * taken as given. */
 static bl_status mark_totals(bl_predictor *p, bl_error *err) {
-    bl_status st = model_schema(p->m, p->total, p->fill, err);
+    bl_status st = model_schema(p->m, p->total, p->fill, &p->schema, err);
     for (size_t i = 0; i < p->m->n_props; i++) {
         p->any_total |= p->total[i];
         if (p->fill[i]) p->fill_from[i] = FILL_SCHEMA;
@@ -171,7 +162,7 @@ static bl_status mark_totals(bl_predictor *p, bl_error *err) {
 }
 
 /* Takes ownership of m (freed on failure). */
-static bl_status predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) {
+bl_status bl_predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) {
     bl_predictor *p = calloc(1, sizeof *p);
     const size_t np = m->n_props ? m->n_props : 1;
     if (p) {
@@ -209,12 +200,13 @@ bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **o
     bl_model *m = NULL;
     st = bl_model_load(path, name, &m, err);
     if (st != BL_OK) return st;
-    return predictor_wrap(m, out, err);
+    return bl_predictor_wrap(m, out, err);
 }
 
 void bl_predictor_free(bl_predictor *p) {
     if (!p) return;
     bl_fcache_free(p->fc);
+    bl_schema_free(p->schema);
     if (p->fill)
         for (size_t i = 0; i < p->m->n_props; i++) free(p->fill[i]);
     free(p->fill);
@@ -944,7 +936,7 @@ void bl_tune_opts_init(bl_tune_opts *o) {
     o->stop_cv = f.stop_cv;
 }
 
-static bl_status tune_opts(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err) {
+bl_status bl_tune_opts_apply(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err) {
     bl_finetune_opts_default(f);
     if (!o) return BL_OK;
     if (o->max_epochs < 1) return bl_seterr(err, BL_EINVAL, "fine-tuning: max_epochs %ld must be >= 1", o->max_epochs);
@@ -1007,7 +999,7 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     if (n_runs == 0) return bl_seterr(err, BL_EINVAL, "fine-tuning needs at least one run");
     BL_CHECK_ARG(scale_outs && runtimes_s, err, "bl_predictor_finetune: NULL array");
     bl_finetune_opts fo;
-    bl_status st = tune_opts(o, &fo, err);
+    bl_status st = bl_tune_opts_apply(o, &fo, err);
     if (st != BL_OK) return st;
     st = check_scale_outs(scale_outs, n_runs, err);
     if (st != BL_OK) return st;
@@ -1061,7 +1053,7 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     if (st == BL_OK) st = bl_finetune(m, ds, NULL, 0, &fo, &tuned, err);
     /* the context as given (cluster totals per machine), not as the table recorded it */
     if (st == BL_OK && (st = bl_model_tuned_set_context(tuned, r.vals, err)) != BL_OK) bl_model_free(tuned);
-    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
+    if (st == BL_OK) st = bl_predictor_wrap(tuned, out, err);
 done:
     bl_dataset_free(ds);
     bl_schema_free(sc);
@@ -1139,24 +1131,25 @@ bl_status bl_predictor_finetune_runs(const bl_predictor *base, const bl_dataset 
     BL_CHECK_ARG(base && runs, err, "bl_predictor_finetune_runs: NULL argument");
     if (runs->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", runs->name);
     bl_finetune_opts fo;
-    bl_status st = tune_opts(o, &fo, err);
+    bl_status st = bl_tune_opts_apply(o, &fo, err);
     if (st != BL_OK) return st;
     bl_model *tuned = NULL;
     st = bl_finetune(base->m, runs, NULL, 0, &fo, &tuned, err);
-    if (st == BL_OK) st = predictor_wrap(tuned, out, err);
+    if (st == BL_OK) st = bl_predictor_wrap(tuned, out, err);
     return st;
 }
 
 /* Runs of several contexts are fine-tuned on as they are: a scheduler may mean to (all the history
  * of a cluster, say). A caller that wants to warn first uses bl_predictor_load_runs, looks at the
- * runs' n_contexts, then bl_predictor_finetune_runs (bellamy-train finetune, bellamy-predict do). */
+ * runs' n_contexts, then bl_predictor_finetune_runs (public: bl_runs_load, bl_data_summarize,
+ * bl_predictor_finetune_data, as bellamy-train finetune and bellamy-predict do). */
 bl_status bl_predictor_finetune_file(const bl_predictor *base, const char *data_path, const char *schema_path,
                                      const bl_tune_opts *o, bl_predictor **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_predictor_finetune_file: NULL out");
     *out = NULL;
     BL_CHECK_ARG(base && data_path, err, "bl_predictor_finetune_file: NULL argument");
     bl_finetune_opts fo;
-    bl_status st = tune_opts(o, &fo, err); /* bad options before the file is read */
+    bl_status st = bl_tune_opts_apply(o, &fo, err); /* bad options before the file is read */
     if (st != BL_OK) return st;
     bl_dataset *ds = NULL;
     st = bl_predictor_load_runs(base, data_path, schema_path, &ds, err);

@@ -1,7 +1,7 @@
-/* api_internal.h — internal queries of src/api/api.c for the command-line programs and tests (not
- * exported: no BL_API). They split bl_predictor_finetune_file into its two steps, so a caller can
- * look at the runs before fine-tuning on them (how many contexts they span, whether they are of
- * the context it will predict for), and check a runs schema against a model.
+/* api_internal.h — what src/api/api.c shares with src/api/train.c and the tests (not exported: no
+ * BL_API): the predictor's layout, bl_predictor_finetune_file in its two steps on internal data sets
+ * (train.c wraps them as bl_runs_load and bl_predictor_finetune_data for programs: the CLIs and the
+ * scheduler use those, never this header), and the check of a runs schema against a model.
  * Not here: anything the public header (include/bellamy/bellamy.h) promises.
  */
 #ifndef BL_API_API_INTERNAL_H
@@ -12,6 +12,25 @@
 #include "data/schema.h"
 #include "model/model.h"
 #include "model/fcache.h"
+
+/* A predictor: one model plus what the public API adds (api.c; train.c reads it too). */
+struct bl_predictor {
+    bl_model      *m;
+    unsigned char *total;     /* [m->n_props] 1: cluster total (given per machine) */
+    int            any_total; /* some property is a cluster total */
+    bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
+    char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
+    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA or FILL_SEEN */
+    bl_schema     *schema;    /* the schema stored in the model, parsed (NULL: none) */
+};
+
+enum { FILL_SCHEMA = 1, FILL_SEEN = 2 }; /* bl_predictor_prop_default's *from */
+
+/* A predictor around m, taking ownership of m (freed on failure). */
+bl_status bl_predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);
+
+/* Fine-tuning options of the public bl_tune_opts (NULL: the defaults), checked: BL_EINVAL naming the field. */
+bl_status bl_tune_opts_apply(const bl_tune_opts *o, bl_finetune_opts *f, bl_error *err);
 
 /* Checks that the runs' schema describes the model's properties: the same names, essential or
  * optional, number or text, and cluster total or not (the last only when the model stores its

@@ -1,7 +1,8 @@
 /* bellamy_predict.c — the `bellamy-predict` program: predicted runtime per scale-out for one job
  * context, and the scale-out to choose, using the public library API (bellamy/bellamy.h) and, for
- * --history, the internal split of bl_predictor_finetune_file (api/api_internal.h) that lets it note
- * on stderr when the runs span several contexts or are of another context than --set.
+ * --history, bl_predictor_finetune_file in its two steps (bellamy/train.h: bl_runs_load, then
+ * bl_predictor_finetune_data), which lets it note on stderr when the runs span several contexts or are
+ * of another context than --set.
  *
  *   bellamy-predict --model MODEL.h5 [--name NAME] [--set prop=value ...] [--context-from RUNS]
  *                   --scale-out 2..12 [--history RUNS.tsv [--schema FILE]] [--skip-invalid]
@@ -15,8 +16,6 @@
  * Not here: model logic (src/api, src/model).
  */
 #include "cli/cli_util.h"
-#include "api/api_internal.h"
-#include "bl_config.h"
 #include "common/error.h"
 
 #include <errno.h>
@@ -123,21 +122,29 @@ static const char *goal_name(bl_goal g) {
 
 /* Notes on stderr (the prediction still goes ahead) when the --history runs are not the runs of
  * the one context predicted for: fine-tuning is meant for those. */
-static void history_notes(const char *path, const bl_dataset *runs, const bl_prop_value *ctx, size_t n_ctx) {
+static void history_notes(const char *path, const bl_data *runs, const bl_prop_value *ctx, size_t n_ctx) {
     char msg[600];
-    if (runs->n_contexts > 1) {
-        bl_dataset_context_spread(runs, msg, sizeof msg);
+    bl_data_summary s;
+    bl_data_summarize(runs, &s);
+    if (s.contexts > 1) {
+        bl_data_context_spread(runs, msg, sizeof msg);
         fprintf(stderr, "%s: note: --history %s holds runs of %zu contexts, which differ in %s; fine-tuning is meant "
                 "for the runs of one context (the job predicted for), and uses all %zu runs\n", PROG, path,
-                runs->n_contexts, msg, runs->n_rows);
+                s.contexts, msg, s.rows);
         size_t match = 0;
-        for (size_t c = 0; c < runs->n_contexts && !match; c++)
-            match = bl_dataset_context_diff(runs, c, ctx, n_ctx, msg, sizeof msg) == 0;
+        for (size_t c = 0; c < s.contexts && !match; c++)
+            match = bl_data_context_diff(runs, c, ctx, n_ctx, msg, sizeof msg) == 0;
         if (!match) fprintf(stderr, "%s: note: none of those contexts is the --set context\n", PROG);
-    } else if (bl_dataset_context_diff(runs, 0, ctx, n_ctx, msg, sizeof msg) > 0) {
+    } else if (bl_data_context_diff(runs, 0, ctx, n_ctx, msg, sizeof msg) > 0) {
         fprintf(stderr, "%s: note: the --history runs are of another context than --set (%s); the model is "
                 "fine-tuned on them and predicts for --set\n", PROG, msg);
     }
+}
+
+/* Contexts of a runs file (0 for NULL). */
+static size_t n_contexts(const bl_data *runs) {
+    bl_data_summary s;
+    return runs && bl_data_summarize(runs, &s) == BL_OK ? s.contexts : 0;
 }
 
 /* Where each value of the context came from, for the JSON output. */
@@ -149,14 +156,19 @@ static const char *from_name(int from) {
 
 /* The value of property `name` in the first run of runs' first context, as a context gives it (a
  * cluster total per machine), into buf; NULL when the runs lack it. */
-static const char *run_value(const bl_dataset *runs, const char *name, char *buf, size_t cap) {
-    long j = bl_dataset_find_prop(runs, name);
-    if (j < 0 || runs->n_contexts == 0 || runs->contexts[0].n_rows == 0) return NULL;
-    const bl_dataset_prop *pr = &runs->props[j];
-    const size_t r = runs->contexts[0].rows[0];
-    const char *v = pr->values[pr->row_value[r]];
-    if (pr->kind == BL_PROP_NUMBER && pr->cluster_total && !runs->settings.totals_per_machine) {
-        snprintf(buf, cap, "%.0f", floor(strtod(v, NULL) / runs->scale_out[r] + 0.5));
+static const char *run_value(const bl_data *runs, const char *name, char *buf, size_t cap) {
+    long j = bl_data_find_property(runs, name);
+    size_t r;
+    bl_data_prop pr;
+    bl_data_row row;
+    bl_data_summary s;
+    const char *v;
+    if (j < 0 || bl_data_context_row(runs, 0, 0, &r) != BL_OK || bl_data_property(runs, (size_t)j, &pr) != BL_OK ||
+        bl_data_get_row(runs, r, &row) != BL_OK || bl_data_value(runs, (size_t)j, r, &v, NULL) != BL_OK ||
+        bl_data_summarize(runs, &s) != BL_OK)
+        return NULL;
+    if (pr.number && pr.cluster_total && !s.totals_per_machine) {
+        snprintf(buf, cap, "%.0f", floor(strtod(v, NULL) / row.scale_out + 0.5));
         return buf;
     }
     snprintf(buf, cap, "%s", v);
@@ -278,32 +290,32 @@ int main(int argc, char **argv) {
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
     const bl_predictor *p = NULL;
-    bl_dataset *runs = NULL, *cruns = NULL;
+    bl_data *runs = NULL, *cruns = NULL;
     bl_choice ch;
     bl_cli_note_unverified(PROG, model);
     bl_status st = bl_predictor_load(model, name, &base, &err);
     if (st == BL_OK) st = bl_warnings_new(&warns, &err);
     if (st == BL_OK && ctx_from) {
-        st = bl_predictor_load_runs_skip(base, ctx_from, schema, skip_invalid, &cruns, &err);
+        st = bl_runs_load(base, ctx_from, schema, skip_invalid, &cruns, &err);
         if (st == BL_OK) bl_cli_note_skipped(PROG, "context-from", cruns);
-        if (st == BL_OK && cruns->n_contexts > 1) {
+        if (st == BL_OK && n_contexts(cruns) > 1) {
             char spread[600];
-            bl_dataset_context_spread(cruns, spread, sizeof spread);
+            bl_data_context_spread(cruns, spread, sizeof spread);
             st = bl_seterr(&err, BL_EINVAL, "--context-from %s holds runs of %zu contexts, which differ in %s: give a "
-                           "file of one context, or those properties with --set", ctx_from, cruns->n_contexts, spread);
+                           "file of one context, or those properties with --set", ctx_from, n_contexts(cruns), spread);
         }
         if (st != BL_OK && strncmp(err.message, "--context-from", 14) != 0) bl_prefixerr(&err, "--context-from");
     }
     if (st == BL_OK && history) {
-        st = bl_predictor_load_runs_skip(base, history, schema, skip_invalid, &runs, &err);
+        st = bl_runs_load(base, history, schema, skip_invalid, &runs, &err);
         if (st == BL_OK) bl_cli_note_skipped(PROG, "history", runs);
         if (st == BL_OK && (sets.n || cruns)) history_notes(history, runs, ctx, sets.n);
-        else if (st == BL_OK && runs->n_contexts > 1) history_notes(history, runs, NULL, 0);
+        else if (st == BL_OK && n_contexts(runs) > 1) history_notes(history, runs, NULL, 0);
         if (st != BL_OK) bl_prefixerr(&err, "--history");
     }
     p = base; /* the fine-tuned model has the same properties */
     /* the context: --set, then the runs of --context-from, or of --history when of one context */
-    const bl_dataset *src = cruns ? cruns : runs && runs->n_contexts == 1 ? runs : NULL;
+    const bl_data *src = cruns ? cruns : runs && n_contexts(runs) == 1 ? runs : NULL;
     const size_t np = p ? bl_predictor_prop_count(p) : 0;
     if (st == BL_OK) {
         full = calloc(sets.n + np + 1, sizeof *full);
@@ -336,15 +348,15 @@ int main(int argc, char **argv) {
     if (st == BL_OK && runs) {
         bl_tune_opts to;
         bl_tune_opts_init(&to);
-        st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
+        st = bl_predictor_finetune_data(base, runs, &to, NULL, &tuned, &err);
         if (st != BL_OK) bl_prefixerr(&err, "--history");
         else p = tuned;
     }
     if (st == BL_OK) st = bl_predict_warn(p, full, n_full, x, n, t, warns, &err);
-    if (st == BL_EINVAL && runs && !cruns && runs->n_contexts > 1 && strstr(err.message, "missing")) {
+    if (st == BL_EINVAL && runs && !cruns && n_contexts(runs) > 1 && strstr(err.message, "missing")) {
         size_t len = strlen(err.message);
         snprintf(err.message + len, sizeof err.message - len, "; --history holds runs of %zu contexts, so the "
-                 "context is not taken from it: give --set or --context-from", runs->n_contexts);
+                 "context is not taken from it: give --set or --context-from", n_contexts(runs));
     } else if (st == BL_EINVAL && strstr(err.message, "missing") && !src) {
         size_t len = strlen(err.message);
         snprintf(err.message + len, sizeof err.message - len, "; give each with --set NAME=VALUE or take them from "
@@ -480,8 +492,8 @@ int main(int argc, char **argv) {
     }
     rc = bl_cli_finish(PROG);
 done:
-    bl_dataset_free(runs);
-    bl_dataset_free(cruns);
+    bl_data_free(runs);
+    bl_data_free(cruns);
     bl_predictor_free(tuned);
     bl_predictor_free(base);
 out:

@@ -12,20 +12,14 @@
  * Subcommands live in the table `commands` below; each is a function (prog, argc, argv) that parses
  * its own options with bl_cli_parse (argv[0] is the subcommand's name) and returns an exit code
  * (0 ok, 1 failure, 2 usage error). To add one, write cmd_NAME and add a row to the table.
+ * It sees the library through its public headers only (bellamy/bellamy.h, bellamy/train.h).
  * Not here: library logic (src/), option parsing machinery (cli_util.c).
  */
 #include "cli/cli_util.h"
-#include "api/api_internal.h"
+#include "bellamy/bellamy.h"
+#include "bellamy/train.h"
 #include "common/file.h"
 #include "common/suggest.h"
-#include "bl_config.h"
-#include "data/dataset.h"
-#include "data/synth.h"
-#include "encode/encode.h"
-#include "nn/cuda/cuda.h"
-#include "model/model.h"
-#include "model/seen.h"
-#include "modelfile/modelfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -66,123 +60,117 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema))) return rc;
 
     bl_error err;
-    bl_dataset *ds;
-    bl_encode_settings es;
-    bl_encode_settings_default(&es);
-    if (bl_dataset_load_skip(data, schema, bl_cli_delim(delim), &es, skip_invalid, &ds, &err) != BL_OK)
-        return bl_cli_fail(prog, &err);
+    bl_data *ds;
+    bl_data_opts dopt;
+    bl_data_opts_init(&dopt);
+    dopt.delimiter = bl_cli_delim(delim);
+    dopt.skip_invalid = skip_invalid;
+    if (bl_data_load(data, schema, &dopt, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
     bl_cli_note_skipped(prog, "data", ds);
-    if (opts[2].seen && row >= ds->n_rows) {
-        bl_cli_error(prog, "--row %zu: the data set has %zu rows (0..%zu)", row, ds->n_rows, ds->n_rows - 1);
-        bl_dataset_free(ds);
+    bl_data_summary sum;
+    bl_data_summarize(ds, &sum);
+    if (opts[2].seen && row >= sum.rows) {
+        bl_cli_error(prog, "--row %zu: the data set has %zu rows (0..%zu)", row, sum.rows, sum.rows - 1);
+        bl_data_free(ds);
         return BL_EXIT_FAIL;
     }
-    double xmin = ds->scale_out[0], xmax = xmin, tmin = ds->runtime_s[0], tmax = tmin;
-    for (size_t r = 1; r < ds->n_rows; r++) {
-        if (ds->scale_out[r] < xmin) xmin = ds->scale_out[r];
-        if (ds->scale_out[r] > xmax) xmax = ds->scale_out[r];
-        if (ds->runtime_s[r] < tmin) tmin = ds->runtime_s[r];
-        if (ds->runtime_s[r] > tmax) tmax = ds->runtime_s[r];
-    }
-    double *feat = NULL, scaled[BL_SCALEOUT_NFEAT];
+    const double xmin = sum.scale_out_min, xmax = sum.scale_out_max, tmin = sum.runtime_min_s, tmax = sum.runtime_max_s;
+    double feat[BL_SCALE_OUT_FEATURES], scaled[BL_SCALE_OUT_FEATURES];
+    bl_data_row rw = { 0 };
+    const char *label = "";
     if (opts[2].seen) {
-        int ok = 1;
-        feat = malloc(ds->n_rows * BL_SCALEOUT_NFEAT * sizeof *feat);
-        bl_minmax mm;
-        if (!feat) {
-            ok = 0;
-            snprintf(err.message, sizeof err.message, "out of memory");
-        }
-        if (ok) {
-            bl_dataset_scaleout_features(ds, feat);
-            ok = bl_minmax_fit(&mm, feat, ds->n_rows, BL_SCALEOUT_NFEAT, &err) == BL_OK;
-        }
-        if (!ok) {
-            free(feat);
-            bl_dataset_free(ds);
+        if (bl_data_scale_out_features(ds, row, feat, scaled, &err) != BL_OK) {
+            bl_data_free(ds);
             return bl_cli_fail(prog, &err);
         }
-        bl_minmax_transform(&mm, feat + row * BL_SCALEOUT_NFEAT, 1, scaled);
+        bl_data_get_row(ds, row, &rw);
+        bl_data_context(ds, rw.context, &label, NULL);
     }
     if (json) {
         printf("{\"data\":");
         bl_cli_json_str(data);
         printf(",\"schema\":");
         bl_cli_json_str(schema);
-        printf(",\"data_hash\":\"xxh64:%016llx\",\"rows\":%zu,\"contexts\":%zu,\"skipped_rows\":%zu",
-               (unsigned long long)ds->data_hash, ds->n_rows, ds->n_contexts, ds->n_skipped);
+        printf(",\"data_hash\":\"xxh64:%016llx\",\"rows\":%zu,\"contexts\":%zu,\"skipped_rows\":%zu", sum.data_hash,
+               sum.rows, sum.contexts, sum.skipped);
         printf(",\"scale_out\":{\"min\":%.17g,\"max\":%.17g},\"runtime_s\":{\"min\":%.17g,\"max\":%.17g}", xmin, xmax,
                tmin, tmax);
         printf(",\"properties\":[");
-        for (size_t p = 0; p < ds->n_props; p++) {
-            const bl_dataset_prop *pr = &ds->props[p];
+        for (size_t p = 0; p < sum.props; p++) {
+            bl_data_prop pr;
+            bl_data_property(ds, p, &pr);
             printf("%s{\"name\":", p ? "," : "");
-            bl_cli_json_str(pr->name);
+            bl_cli_json_str(pr.name);
             printf(",\"essential\":%s,\"kind\":\"%s\",\"cluster_total\":%s,\"distinct_values\":%zu}",
-                   pr->essential ? "true" : "false", pr->kind == BL_PROP_NUMBER ? "number" : "text",
-                   pr->cluster_total ? "true" : "false", pr->n_values);
+                   pr.essential ? "true" : "false", pr.number ? "number" : "text",
+                   pr.cluster_total ? "true" : "false", pr.distinct);
         }
         printf("]");
         if (opts[2].seen) {
-            printf(",\"row\":{\"index\":%zu,\"data_row\":%zu,\"context\":%u,\"context_label\":", row, ds->src_row[row],
-                   (unsigned)ds->context[row]);
-            bl_cli_json_str(ds->contexts[ds->context[row]].label);
-            printf(",\"scale_out\":%.17g,\"runtime_s\":%.17g,\"scale_out_features\":[", ds->scale_out[row],
-                   ds->runtime_s[row]);
-            for (int k = 0; k < BL_SCALEOUT_NFEAT; k++) printf("%s%.17g", k ? "," : "", feat[row * BL_SCALEOUT_NFEAT + k]);
+            printf(",\"row\":{\"index\":%zu,\"data_row\":%zu,\"context\":%u,\"context_label\":", row, rw.data_row,
+                   (unsigned)rw.context);
+            bl_cli_json_str(label);
+            printf(",\"scale_out\":%.17g,\"runtime_s\":%.17g,\"scale_out_features\":[", rw.scale_out, rw.runtime_s);
+            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%.17g", k ? "," : "", feat[k]);
             printf("],\"scale_out_features_scaled\":[");
-            for (int k = 0; k < BL_SCALEOUT_NFEAT; k++) printf("%s%.17g", k ? "," : "", scaled[k]);
+            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%.17g", k ? "," : "", scaled[k]);
             printf("],\"values\":{");
-            for (size_t p = 0; p < ds->n_props; p++) {
-                const bl_dataset_prop *pr = &ds->props[p];
+            for (size_t p = 0; p < sum.props; p++) {
+                bl_data_prop pr;
+                const char *v;
+                const double *vec;
+                bl_data_property(ds, p, &pr);
+                bl_data_value(ds, p, row, &v, &vec);
                 printf("%s", p ? "," : "");
-                bl_cli_json_str(pr->name);
+                bl_cli_json_str(pr.name);
                 printf(":{\"value\":");
-                bl_cli_json_value(pr->values[pr->row_value[row]], pr->kind == BL_PROP_NUMBER);
+                bl_cli_json_value(v, pr.number);
                 printf(",\"vector\":[");
-                const double *v = bl_dataset_vec(ds, p, row);
-                for (size_t k = 0; k < ds->settings.vec_len; k++) printf("%s%.17g", k ? "," : "", v[k]);
+                for (size_t k = 0; k < sum.vec_len; k++) printf("%s%.17g", k ? "," : "", vec[k]);
                 printf("]}");
             }
             printf("}}");
         }
         printf("}\n");
-        free(feat);
-        bl_dataset_free(ds);
+        bl_data_free(ds);
         return bl_cli_finish(prog);
     }
     printf("data: %s\n", data);
     printf("schema: %s\n", schema);
-    printf("data hash: xxh64:%016llx\n", (unsigned long long)ds->data_hash);
-    printf("rows: %zu\n", ds->n_rows);
-    if (ds->n_skipped) printf("skipped rows: %zu (invalid; --skip-invalid)\n", ds->n_skipped);
-    printf("contexts: %zu\n", ds->n_contexts);
+    printf("data hash: xxh64:%016llx\n", sum.data_hash);
+    printf("rows: %zu\n", sum.rows);
+    if (sum.skipped) printf("skipped rows: %zu (invalid; --skip-invalid)\n", sum.skipped);
+    printf("contexts: %zu\n", sum.contexts);
     printf("scale-out: %g .. %g\n", xmin, xmax);
     printf("runtime (s): %g .. %g\n", tmin, tmax);
-    printf("properties: %zu\n", ds->n_props);
-    for (size_t p = 0; p < ds->n_props; p++) {
-        const bl_dataset_prop *pr = &ds->props[p];
-        printf("property %s: %s %s%s (%zu distinct value%s)\n", pr->name, pr->essential ? "essential" : "optional",
-               pr->kind == BL_PROP_NUMBER ? "number" : "text", pr->cluster_total ? " cluster-total" : "",
-               pr->n_values, pr->n_values == 1 ? "" : "s");
+    printf("properties: %zu\n", sum.props);
+    for (size_t p = 0; p < sum.props; p++) {
+        bl_data_prop pr;
+        bl_data_property(ds, p, &pr);
+        printf("property %s: %s %s%s (%zu distinct value%s)\n", pr.name, pr.essential ? "essential" : "optional",
+               pr.number ? "number" : "text", pr.cluster_total ? " cluster-total" : "", pr.distinct,
+               pr.distinct == 1 ? "" : "s");
     }
     if (opts[2].seen) {
-        printf("row: %zu (data row %zu)\n", row, ds->src_row[row]);
-        printf("context: %u (%s)\n", (unsigned)ds->context[row], ds->contexts[ds->context[row]].label);
-        printf("scale-out: %g\n", ds->scale_out[row]);
-        printf("runtime (s): %g\n", ds->runtime_s[row]);
+        printf("row: %zu (data row %zu)\n", row, rw.data_row);
+        printf("context: %u (%s)\n", (unsigned)rw.context, label);
+        printf("scale-out: %g\n", rw.scale_out);
+        printf("runtime (s): %g\n", rw.runtime_s);
         printf("scale-out features [1/x, ln x, x]: ");
-        print_vec(feat + row * BL_SCALEOUT_NFEAT, BL_SCALEOUT_NFEAT);
+        print_vec(feat, BL_SCALE_OUT_FEATURES);
         printf("scale-out features min-max scaled over this file: ");
-        print_vec(scaled, BL_SCALEOUT_NFEAT);
-        for (size_t p = 0; p < ds->n_props; p++) {
-            const bl_dataset_prop *pr = &ds->props[p];
-            printf("%s = \"%s\": ", pr->name, pr->values[pr->row_value[row]]);
-            print_vec(bl_dataset_vec(ds, p, row), ds->settings.vec_len);
+        print_vec(scaled, BL_SCALE_OUT_FEATURES);
+        for (size_t p = 0; p < sum.props; p++) {
+            bl_data_prop pr;
+            const char *v;
+            const double *vec;
+            bl_data_property(ds, p, &pr);
+            bl_data_value(ds, p, row, &v, &vec);
+            printf("%s = \"%s\": ", pr.name, v);
+            print_vec(vec, sum.vec_len);
         }
     }
-    free(feat);
-    bl_dataset_free(ds);
+    bl_data_free(ds);
     return bl_cli_finish(prog);
 }
 
@@ -192,13 +180,6 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Reads a whole (small) text file; NULL with a message in err when it cannot. */
-static char *read_text(const char *path, bl_error *err) {
-    char *buf;
-    size_t len;
-    return bl_read_file(path, (size_t)1 << 24, &buf, &len, err) == BL_OK ? buf : NULL;
 }
 
 /* "grep" from "../shared/datasets/c3o/grep.tsv". */
@@ -240,7 +221,7 @@ typedef struct progress_state {
 } progress_state;
 
 /* Adds p's epochs to s->done and returns the share of the plan done, in [0, 1]. */
-static double progress_fraction(progress_state *s, const bl_progress *p) {
+static double progress_fraction(progress_state *s, const bl_train_progress *p) {
     if (p->epochs_planned_all <= 0) return 0;
     if (p->search != s->search) { /* the next member's search: its trials start again from 0 */
         memset(s->seen, 0, sizeof s->seen);
@@ -258,7 +239,7 @@ static double progress_fraction(progress_state *s, const bl_progress *p) {
 }
 
 /* Progress callback: a live line (\r) on a terminal, else a line every 5 s. Serialised by the library. */
-static int on_progress(void *ctx, const bl_progress *p) {
+static int on_progress(void *ctx, const bl_train_progress *p) {
     progress_state *s = ctx;
     double t = now_s();
     double frac = progress_fraction(s, p);
@@ -304,11 +285,11 @@ static int seen(const bl_cli_option *opts, size_t n, const char *name) {
     return 0;
 }
 
-#define VAL_SPLIT_DEFAULT "contexts" /* bl_pretrain_opts_default's val_split */
+#define VAL_SPLIT_DEFAULT "contexts" /* bl_train_opts_init's val_split */
 
 /* Most epochs (and grace period, patience) a command line may ask for: 400 times the default of
  * 2500. More is a typo, not a plan; without a bound a stray digit means a run that never ends. */
-#define EPOCHS_MAX 1000000L
+#define EPOCHS_MAX BL_TRAIN_EPOCHS_MAX
 
 /* Checks an output model file before any training: writable (bl_cli_check_output), and when it
  * exists, a model file of a version this library can add to (saving would refuse it only at the
@@ -319,8 +300,9 @@ static int check_model_out(const char *prog, const char *flag, const char *path)
     if (access(path, F_OK) != 0) return 0;
     bl_model_file *f = NULL;
     bl_error err = { 0 };
+    int present;
     /* strictly, as the save will: a checksum the override would let a load through still refuses it */
-    if (bl_mf_verify(path, &err) < 0 || bl_model_file_open(path, &f, &err) != BL_OK) {
+    if (bl_model_file_verify(path, &present, &err) != BL_OK || bl_model_file_open(path, &f, &err) != BL_OK) {
         bl_cli_error(prog, "--%s: refusing to overwrite %s", flag, err.message);
         return BL_EXIT_FAIL;
     }
@@ -402,8 +384,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         return BL_EXIT_USAGE;
     }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
-    if (members < 1 || members > BL_MODEL_MEMBERS_MAX) {
-        bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
+    if (members < 1 || members > BL_TRAIN_MEMBERS_MAX) {
+        bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_TRAIN_MEMBERS_MAX);
         return BL_EXIT_USAGE;
     }
     if (!numbers) numbers = members >= 2 ? "both" : "binary"; /* measured best; one network reads bits */
@@ -415,7 +397,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     if (name && (rc = bl_cli_check_model_name(prog, "name", name))) return rc;
     if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
         bl_error cerr = { 0 };
-        if (bl_cuda_available(&cerr) != BL_OK) {
+        if (bl_cuda_check(&cerr) != BL_OK) {
             bl_cli_error(prog, "--device cuda: no CUDA support here: %s; use --device cpu", cerr.message);
             return BL_EXIT_FAIL;
         }
@@ -435,34 +417,37 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     }
 
     bl_error err = { 0 };
-    bl_dataset *ds = NULL;
-    bl_model *m = NULL;
-    char *schema_text = read_text(schema, &err);
-    if (!schema_text) return bl_cli_fail(prog, &err);
-    bl_encode_settings es;
-    bl_encode_settings_default(&es);
-    es.totals_per_machine = strcmp(totals, "per-machine") == 0;
-    es.numbers = (uint32_t)bl_enc_numbers_parse(numbers); /* one of the choices above */
-    if (bl_dataset_load_skip(data, schema, bl_cli_delim(delim), &es, skip_invalid, &ds, &err) != BL_OK) {
-        free(schema_text);
-        return bl_cli_fail(prog, &err);
-    }
+    bl_data *ds = NULL;
+    bl_predictor *m = NULL;
+    bl_data_opts dopt;
+    bl_data_opts_init(&dopt);
+    dopt.delimiter = bl_cli_delim(delim);
+    dopt.skip_invalid = skip_invalid;
+    dopt.totals_per_machine = strcmp(totals, "per-machine") == 0;
+    dopt.numbers = strcmp(numbers, "log") == 0     ? BL_NUMBERS_LOG
+                 : strcmp(numbers, "range") == 0 ? BL_NUMBERS_RANGE
+                 : strcmp(numbers, "both") == 0  ? BL_NUMBERS_BOTH
+                                                 : BL_NUMBERS_BINARY;
+    if (bl_data_load(data, schema, &dopt, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
     bl_cli_note_skipped(prog, "data", ds); /* even with --quiet: rows left out are never silent */
-    bl_pretrain_opts po;
-    bl_pretrain_opts_default(&po);
+    bl_data_summary sum;
+    bl_data_summarize(ds, &sum);
+    bl_train_opts po;
+    bl_train_opts_init(&po);
     po.trials = (int)trials;
     po.epochs = epochs;
     po.grace = grace;
     po.threads = (int)threads;
-    po.seed = (uint64_t)seed;
+    po.seed = (unsigned long long)seed;
     po.val_fraction = val_fraction;
-    if (vsplit) po.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
-    po.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
-                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
-                                                   : BL_TARGET_SECONDS;
-    po.device = strcmp(device, "cuda") == 0 ? BL_DEVICE_CUDA : BL_DEVICE_CPU;
+    if (vsplit) po.val_split = strcmp(vsplit, "groups") == 0 ? BL_SPLIT_GROUPS : BL_SPLIT_CONTEXTS;
+    po.target_scale = strcmp(tscale, "mean") == 0  ? BL_SCALE_MEAN
+                    : strcmp(tscale, "log") == 0 ? BL_SCALE_LOG
+                                                 : BL_SCALE_SECONDS;
+    po.device = strcmp(device, "cuda") == 0 ? BL_ON_CUDA : BL_ON_CPU;
     po.members = (int)members;
-    po.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
+    po.dropout_masks = strcmp(masks, "row") == 0 ? BL_MASKS_ROW : strcmp(masks, "hybrid") == 0 ? BL_MASKS_HYBRID
+                                                                                             : BL_MASKS_VALUE;
     /* last = long ago: the first report prints at once */
     progress_state ps = { isatty(STDERR_FILENO), now_s(), -1e9, 0, 0, { 0 }, 0 };
     if (!quiet) {
@@ -472,71 +457,65 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         char gr[48] = "";
         if (trials > 1 && grace < epochs) snprintf(gr, sizeof gr, " (grace %ld)", grace);
         fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs%s on %ld "
-                "thread%s, seed %ld%s\n", prog, ds->n_rows, ds->n_contexts, members, members == 1 ? "" : "es", trials,
+                "thread%s, seed %ld%s\n", prog, sum.rows, sum.contexts, members, members == 1 ? "" : "es", trials,
                 trials == 1 ? "" : "s", epochs, gr, threads, threads == 1 ? "" : "s", seed,
-                members < 2 ? "" : es.numbers == BL_ENC_NUMBERS_BOTH
+                members < 2 ? "" : dopt.numbers == BL_NUMBERS_BOTH
                                        ? " (an ensemble: the median of the searches' winners, which read numbers "
                                          "alternately as bits and as log magnitude)"
                                        : " (an ensemble: the median of the searches' winners)");
     }
-    bl_status st = bl_pretrain(ds, schema_text, &po, &m, &err);
+    bl_status st = bl_pretrain_data(ds, &po, name ? name : stem, &m, &err);
     if (ps.printed) fputc('\n', stderr);
-    if (st == BL_OK) {
-        char *nm = malloc(strlen(name ? name : stem) + 1);
-        if (!nm) {
-            st = BL_ENOMEM;
-            snprintf(err.message, sizeof err.message, "out of memory");
-        } else {
-            strcpy(nm, name ? name : stem);
-            free(m->name);
-            m->name = nm;
-            st = bl_model_save(m, out, &err);
-        }
-    }
+    if (st == BL_OK) st = bl_predictor_save(m, out, NULL, &err);
     if (st == BL_OK) {
         char el[32];
         fmt_duration(now_s() - ps.t0, el, sizeof el);
+        bl_model_info mi;
+        bl_training_info ti;
+        bl_predictor_info(m, &mi);
+        bl_predictor_training(m, &ti);
+        const char *mname = bl_predictor_name(m);
         /* why there were no validation rows, when there were none: the split holds out whole contexts
          * and there is only one, or it holds out repetitions and no (context, scale-out) group has two */
-        const char *why = po.val_split == BL_VAL_GROUPS
+        const char *why = po.val_split == BL_SPLIT_GROUPS
                               ? "no (context, scale-out) group has a second run to hold out"
-                              : ds->n_contexts < 2 ? "one context, and the validation split holds out whole contexts; "
-                                                     "--val-split groups holds out repetitions instead"
-                                                   : "the validation share rounds to no context";
-        if (m->n_members > 1) {
+                              : sum.contexts < 2 ? "one context, and the validation split holds out whole contexts; "
+                                                   "--val-split groups holds out repetitions instead"
+                                                 : "the validation share rounds to no context";
+        if (mi.members > 1) {
             /* one line per member, then one for the ensemble */
-            for (int j = 0; j < m->n_members; j++) {
-                const double *mm = m->member_meta + 4 * j;
-                const long long ep = m->member_epochs ? (long long)m->member_epochs[j] : (long long)m->epochs;
-                const int both = es.numbers == BL_ENC_NUMBERS_BOTH;
+            for (int j = 0; j < mi.members; j++) {
+                bl_member_info mb;
+                bl_predictor_member(m, j, &mb);
+                const long long ep = mb.epochs >= 0 ? mb.epochs : mi.epochs;
+                const int both = dopt.numbers == BL_NUMBERS_BOTH;
                 printf("member %d/%d (search seed %ld, numbers %s): best %s loss %.6g after %lld epochs (dropout %g, "
-                       "learning rate %g, weight decay %g)\n", j + 1, m->n_members, seed + (both ? j / 2 : j),
-                       bl_enc_numbers_name(bl_model_member_numbers(m, j)), m->val_rows == 0 ? "training" : "validation",
-                       mm[3], ep, mm[0], mm[1], mm[2]);
+                       "learning rate %g, weight decay %g)\n", j + 1, mi.members, seed + (both ? j / 2 : j),
+                       mb.numbers, ti.val_rows == 0 ? "training" : "validation", mb.best_loss, ep, mb.dropout,
+                       mb.learning_rate, mb.weight_decay);
             }
-            if (m->val_rows == 0)
+            if (ti.val_rows == 0)
                 printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
                        "their predictions); no validation rows (%s), so each search ranked trials by their training "
-                       "loss; saved to %s\n", m->name, ds->n_rows, ds->n_contexts, el, m->n_members, why, out);
+                       "loss; saved to %s\n", mname, sum.rows, sum.contexts, el, mi.members, why, out);
             else
                 printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
-                       "their predictions), validated on %lld rows; saved to %s\n", m->name, ds->n_rows,
-                       ds->n_contexts, el, m->n_members, (long long)m->val_rows, out);
-        } else if (m->val_rows == 0) {
+                       "their predictions), validated on %lld rows; saved to %s\n", mname, sum.rows,
+                       sum.contexts, el, mi.members, ti.val_rows, out);
+        } else if (ti.val_rows == 0) {
             printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (%s), so the search ranked "
                    "trials by their training loss, best %.6g after %lld epochs (dropout %g, learning rate %g, weight "
                    "decay %g); saved to %s\n",
-                   m->name, ds->n_rows, ds->n_contexts, el, why, m->best_val_loss, (long long)m->epochs, m->dropout,
-                   m->lr, m->weight_decay, out);
+                   mname, sum.rows, sum.contexts, el, why, mi.best_val_loss, mi.epochs, mi.dropout, mi.learning_rate,
+                   mi.weight_decay, out);
         } else
             printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g on %lld rows after %lld "
                    "epochs (dropout %g, learning rate %g, weight decay %g); saved to %s\n",
-                   m->name, ds->n_rows, ds->n_contexts, el, m->best_val_loss, (long long)m->val_rows,
-                   (long long)m->epochs, m->dropout, m->lr, m->weight_decay, out);
+                   mname, sum.rows, sum.contexts, el, mi.best_val_loss, ti.val_rows, mi.epochs, mi.dropout,
+                   mi.learning_rate, mi.weight_decay, out);
     }
-    bl_model_free(m);
-    bl_dataset_free(ds);
-    free(schema_text);
+    bl_predictor_free(m);
+    bl_data_free(ds);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     return bl_cli_finish(prog);
 }
@@ -606,22 +585,24 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
 
     bl_error err = { 0 };
     bl_predictor *base = NULL, *tuned = NULL;
-    bl_dataset *runs = NULL;
+    bl_data *runs = NULL;
     double t0 = now_s();
     bl_cli_note_unverified(prog, model);
     bl_status st = bl_predictor_load(model, name, &base, &err);
     /* Loaded first (as bl_predictor_finetune_file would) to warn about runs of several contexts:
      * fine-tuning is meant for one, the new job's; the library fine-tunes on them all regardless. */
-    if (st == BL_OK) st = bl_predictor_load_runs_skip(base, data, schema, skip_invalid, &runs, &err);
+    if (st == BL_OK) st = bl_runs_load(base, data, schema, skip_invalid, &runs, &err);
     if (st == BL_OK) bl_cli_note_skipped(prog, "data", runs);
-    if (st == BL_OK && runs->n_contexts > 1) {
+    bl_data_summary rs = { 0 };
+    if (st == BL_OK) bl_data_summarize(runs, &rs);
+    if (st == BL_OK && rs.contexts > 1) {
         char spread[600];
-        bl_dataset_context_spread(runs, spread, sizeof spread);
+        bl_data_context_spread(runs, spread, sizeof spread);
         fprintf(stderr, "%s: note: --data %s holds runs of %zu contexts, which differ in %s; fine-tuning is meant for "
-                "the runs of one context (the new job), and uses all %zu runs\n", prog, data, runs->n_contexts, spread,
-                runs->n_rows);
+                "the runs of one context (the new job), and uses all %zu runs\n", prog, data, rs.contexts, spread,
+                rs.rows);
     }
-    if (st == BL_OK) st = bl_predictor_finetune_runs(base, runs, &to, &tuned, &err);
+    if (st == BL_OK) st = bl_predictor_finetune_data(base, runs, &to, NULL, &tuned, &err);
     if (st == BL_OK) st = bl_predictor_save(tuned, out, out_name, &err);
     if (st == BL_OK) {
         bl_model_info mi;
@@ -638,8 +619,17 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
             if (bl_predictor_finetune_context(tuned, i, &v) == BL_OK) printf("%s%s='%s'", i ? "; " : " ", pi.name, v);
         }
         putchar('\n');
+        /* how far the runs let it trust the network against Ernest (the guard): said as bellamy-predict
+         * says it, when the runtimes are not the fine-tuned network's alone */
+        const char *meth = "network", *why = "";
+        double ew = 0;
+        bl_predictor_method(tuned, &meth, &ew, &why);
+        if (strcmp(meth, "network") != 0)
+            fprintf(stderr, "%s: note: runtimes are %s: %s\n", prog,
+                    strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" : "a blend of the network and Ernest",
+                    why);
     }
-    bl_dataset_free(runs);
+    bl_data_free(runs);
     bl_predictor_free(tuned);
     bl_predictor_free(base);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
@@ -676,82 +666,54 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
         return rc;
 
     bl_error err = { 0 };
-    bl_model *m = NULL;
-    bl_schema *sc = NULL;
-    bl_dataset *ds = NULL;
-    double *pred = NULL, *xs = NULL;
+    bl_predictor *m = NULL;
+    bl_evaluation *ev = NULL;
     bl_cli_note_unverified(prog, model);
-    bl_status st = bl_model_load(model, name, &m, &err);
+    bl_status st = bl_predictor_load(model, name, &m, &err);
+    if (st == BL_OK) st = bl_evaluate_file(m, data, schema, skip_invalid, &ev, &err);
     if (st == BL_OK) {
-        if (schema) st = bl_schema_load(schema, &sc, &err);
-        else if (m->schema_text) st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
-        else { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "the model stores no schema: give --schema"); }
-    }
-    /* runs described by other properties than the model's: an error naming the schema line */
-    if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, &err);
-    if (st == BL_OK) st = bl_dataset_load_schema_skip(data, sc, 0, &m->enc, skip_invalid, &ds, &err);
-    if (st == BL_OK) bl_cli_note_skipped(prog, "data", ds);
-    if (st == BL_OK && ds->n_rows == 0) { st = BL_EINVAL; snprintf(err.message, sizeof err.message, "%s: no runs", data); }
-    if (st == BL_OK) {
-        pred = malloc(ds->n_rows * sizeof *pred);
-        xs = malloc(ds->n_rows * sizeof *xs);
-        if (!pred || !xs) { st = BL_ENOMEM; snprintf(err.message, sizeof err.message, "out of memory"); }
-    }
-    double ctx[BL_BNET_DIM_MAX];
-    for (size_t r = 0; st == BL_OK && r < ds->n_rows; r++) {
-        /* Each row's own context (its cluster totals included), as in training. */
-        st = bl_model_context_row(m, ds, r, ctx, &err);
-        if (st == BL_OK) st = bl_model_predict(m, ctx, &ds->scale_out[r], 1, &pred[r], &err);
-    }
-    if (st == BL_OK) {
-        memcpy(xs, ds->scale_out, ds->n_rows * sizeof *xs);
-        qsort(xs, ds->n_rows, sizeof *xs, cmp_dbl);
+        const bl_data *ds = bl_evaluation_data(ev);
+        bl_data_summary sum;
+        bl_data_summarize(ds, &sum);
+        bl_cli_note_skipped(prog, "data", ds);
         if (json) {
             printf("{\"model\":");
-            bl_cli_json_str(m->name);
+            bl_cli_json_str(bl_predictor_name(m));
             printf(",\"data\":");
             bl_cli_json_str(data);
-            printf(",\"runs\":%zu,\"skipped_rows\":%zu,\"contexts\":%zu,\"scale_outs\":[", ds->n_rows, ds->n_skipped,
-                   ds->n_contexts);
+            printf(",\"runs\":%zu,\"skipped_rows\":%zu,\"contexts\":%zu,\"scale_outs\":[", sum.rows, sum.skipped,
+                   sum.contexts);
         } else {
             printf("scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
         }
-        double sum_rel = 0;
-        size_t n_x = 0;
-        for (size_t i = 0; i < ds->n_rows; i++) {
-            if (i > 0 && xs[i] == xs[i - 1]) continue;
-            double sm = 0, sp = 0;
-            size_t k = 0;
-            for (size_t r = 0; r < ds->n_rows; r++)
-                if (ds->scale_out[r] == xs[i]) { sm += ds->runtime_s[r]; sp += pred[r]; k++; }
-            double mean_m = sm / (double)k, mean_p = sp / (double)k, rel = fabs(mean_p - mean_m) / mean_m;
+        const size_t n_x = bl_evaluation_count(ev);
+        for (size_t i = 0; i < n_x; i++) {
+            bl_eval_row r;
+            bl_evaluation_row(ev, i, &r);
             if (json) {
-                printf("%s{\"scale_out\":%.17g,\"runs\":%zu,\"measured_mean_s\":", n_x ? "," : "", xs[i], k);
-                bl_cli_json_num(mean_m);
+                printf("%s{\"scale_out\":%.17g,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", r.scale_out, r.runs);
+                bl_cli_json_num(r.measured_mean_s);
                 printf(",\"predicted_s\":");
-                bl_cli_json_num(mean_p);
+                bl_cli_json_num(r.predicted_mean_s);
                 printf(",\"relative_error\":");
-                bl_cli_json_num(rel);
+                bl_cli_json_num(r.relative_error);
                 putchar('}');
             } else {
-                printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", xs[i], k, mean_m, mean_p, 100 * rel);
+                printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", r.scale_out, r.runs, r.measured_mean_s, r.predicted_mean_s,
+                       100 * r.relative_error);
             }
-            sum_rel += rel;
-            n_x++;
         }
         if (json) {
             printf("],\"mean_relative_error\":");
-            bl_cli_json_num(sum_rel / (double)n_x);
+            bl_cli_json_num(bl_evaluation_mean_relative_error(ev));
             printf("}\n");
         } else {
-            printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x, 100 * sum_rel / (double)n_x);
+            printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x,
+                   100 * bl_evaluation_mean_relative_error(ev));
         }
     }
-    free(pred);
-    free(xs);
-    bl_dataset_free(ds);
-    bl_schema_free(sc);
-    bl_model_free(m);
+    bl_evaluation_free(ev);
+    bl_predictor_free(m);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     return bl_cli_finish(prog);
 }
@@ -851,13 +813,12 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((rc = bl_cli_check_input(prog, "model", model))) return rc;
     bl_error err = { 0 };
-    char **names = NULL;
-    size_t n = 0;
     /* the header first, strictly (BELLAMY_MODEL_IGNORE_CHECKSUM reads a file, it does not vouch for it);
      * with the variable set, --stamp gives a file edited on purpose a header matching its edits */
     const char *ov = getenv("BELLAMY_MODEL_IGNORE_CHECKSUM");
     const int trust = ov && strcmp(ov, "1") == 0;
-    int header = bl_mf_verify(model, &err);
+    int present = 0;
+    int header = bl_model_file_verify(model, &present, &err) == BL_OK ? present : -1;
     if (header < 0 && trust) {
         fprintf(stderr, "%s: %s; BELLAMY_MODEL_IGNORE_CHECKSUM=1: reading it anyway (HDF5 itself may fail on a "
                         "file that is really damaged)\n", prog, err.message);
@@ -868,11 +829,13 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     /* a file without a header loads only for whoever trusts it: --stamp (which then vouches for it)
      * or BELLAMY_MODEL_ALLOW_UNSTAMPED=1; otherwise the load's own refusal names both */
-    const unsigned flags = header == 0 && stamp ? BL_MF_ALLOW_UNSTAMPED : 0;
-    if (bl_mf_list_ex(model, flags, &names, &n, &err) != BL_OK) {
+    const unsigned flags = header == 0 && stamp ? BL_LOAD_ALLOW_UNSTAMPED : 0;
+    bl_model_file *mf = NULL;
+    if (bl_model_file_open_ex(model, flags, &mf, &err) != BL_OK) {
         bl_cli_error(prog, "%s", err.message);
         return BL_EXIT_FAIL;
     }
+    const size_t n = bl_model_file_count(mf);
     if (json) {
         printf("{\"file\":");
         bl_cli_json_str(model);
@@ -885,43 +848,53 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     }
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        bl_model *m = NULL;
-        const int ok = bl_model_load_ex(model, names[i], flags, &m, &err) == BL_OK;
+        const char *nm = bl_model_file_name(mf, i);
+        bl_predictor *m = NULL;
+        const int ok = bl_model_file_load(mf, nm, &m, &err) == BL_OK;
+        bl_model_info mi = { 0 };
+        if (ok) bl_predictor_info(m, &mi);
+        const size_t np = bl_predictor_prop_count(m);
         if (json) {
             printf("%s{\"name\":", i ? "," : "");
-            bl_cli_json_str(names[i]);
+            bl_cli_json_str(nm);
             printf(",\"ok\":%s", ok ? "true" : "false");
             if (!ok) {
                 printf(",\"error\":");
                 bl_cli_json_str(err.message);
             } else {
                 printf(",\"members\":%d,\"pretraining_rows\":%lld,\"fine_tuned_on_runs\":%lld,\"properties\":[",
-                       m->n_members, (long long)m->rows, (long long)m->finetune_runs);
-                for (size_t k = 0; k < m->n_props; k++) {
+                       mi.members, mi.rows, mi.finetune_runs);
+                for (size_t k = 0; k < np; k++) {
+                    bl_prop_info pi;
+                    bl_predictor_prop(m, k, &pi);
                     printf("%s", k ? "," : "");
-                    bl_cli_json_str(m->props[k].name);
+                    bl_cli_json_str(pi.name);
                 }
                 printf("]");
             }
             putchar('}');
         } else if (!ok) {
-            printf("  %s: BAD: %s\n", names[i], err.message);
+            printf("  %s: BAD: %s\n", nm, err.message);
         } else {
-            printf("  %s: ok (%d member%s, %lld pre-training rows; %zu propert%s:", names[i], m->n_members,
-                   m->n_members == 1 ? "" : "s", (long long)m->rows, m->n_props, m->n_props == 1 ? "y" : "ies");
-            for (size_t k = 0; k < m->n_props; k++) printf("%s %s", k ? "," : "", m->props[k].name);
-            printf("; bellamy-train info --model FILE --name %s says what each needs)\n", names[i]);
+            printf("  %s: ok (%d member%s, %lld pre-training rows; %zu propert%s:", nm, mi.members,
+                   mi.members == 1 ? "" : "s", mi.rows, np, np == 1 ? "y" : "ies");
+            for (size_t k = 0; k < np; k++) {
+                bl_prop_info pi;
+                bl_predictor_prop(m, k, &pi);
+                printf("%s %s", k ? "," : "", pi.name);
+            }
+            printf("; bellamy-train info --model FILE --name %s says what each needs)\n", nm);
         }
         bad += !ok;
-        bl_model_free(m);
+        bl_predictor_free(m);
     }
     const char *stamped = NULL;
     if (stamp && !bad && header != 1 && n > 0) {
-        bl_status st = bl_mf_rewrite(model, header == -2, &err);
+        bl_status st = bl_model_file_stamp(model, header == -2, &err);
         if (st != BL_OK) {
             if (json) printf("]}\n");
             bl_cli_error(prog, "--stamp: %s", err.message);
-            bl_mf_names_free(names, n);
+            bl_model_file_free(mf);
             return BL_EXIT_FAIL;
         }
         stamped = "rewritten with a checksum header";
@@ -941,7 +914,7 @@ static int cmd_check(const char *prog, int argc, char **argv) {
         if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
         else printf("%s: %s\n", model, stamped);
     }
-    bl_mf_names_free(names, n);
+    bl_model_file_free(mf);
     if (bad) {
         bl_cli_error(prog, "%zu of %zu models in %s did not load", bad, n, model);
         return BL_EXIT_FAIL;
@@ -1004,35 +977,60 @@ static int cmd_split(const char *prog, int argc, char **argv) {
             }
     }
     bl_error err = { 0 };
-    bl_dataset *ds = NULL;
-    if (bl_dataset_load(data, schema, bl_cli_delim(delim), NULL, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    bl_data *ds = NULL;
+    bl_data_opts dopt;
+    bl_data_opts_init(&dopt);
+    dopt.delimiter = bl_cli_delim(delim);
+    if (bl_data_load(data, schema, &dopt, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    bl_data_summary sum;
+    bl_data_summarize(ds, &sum);
     if (list) {
-        for (size_t c = 0; c < ds->n_contexts; c++) printf("%zu\t%zu\t%s\n", c, ds->contexts[c].n_rows, ds->contexts[c].label);
-        bl_dataset_free(ds);
+        for (size_t c = 0; c < sum.contexts; c++) {
+            const char *label;
+            size_t nr;
+            bl_data_context(ds, c, &label, &nr);
+            printf("%zu\t%zu\t%s\n", c, nr, label);
+        }
+        bl_data_free(ds);
         return bl_cli_finish(prog);
     }
-    if (context >= ds->n_contexts) {
-        bl_cli_error(prog, "--context %zu: %s has %zu contexts (0..%zu)", context, data, ds->n_contexts, ds->n_contexts - 1);
-        bl_dataset_free(ds);
+    if (context >= sum.contexts) {
+        bl_cli_error(prog, "--context %zu: %s has %zu contexts (0..%zu)", context, data, sum.contexts, sum.contexts - 1);
+        bl_data_free(ds);
         return BL_EXIT_FAIL;
     }
-    const bl_context *cx = &ds->contexts[context];
+    const char *cx_label;
+    size_t cx_rows;
+    bl_data_context(ds, context, &cx_label, &cx_rows);
     size_t n_mark = 0;
-    for (size_t r = 0; r < ds->n_rows; r++)
-        if (ds->src_row[r] + 1 > n_mark) n_mark = ds->src_row[r] + 1;
+    for (size_t r = 0; r < sum.rows; r++) {
+        bl_data_row rw;
+        bl_data_get_row(ds, r, &rw);
+        if (rw.data_row + 1 > n_mark) n_mark = rw.data_row + 1;
+    }
     unsigned char *mark = calloc(n_mark ? n_mark : 1, 1);
-    double *xs = malloc((cx->n_rows ? cx->n_rows : 1) * sizeof *xs);
+    double *xs = malloc((cx_rows ? cx_rows : 1) * sizeof *xs);
     if (!mark || !xs) {
         free(mark);
         free(xs);
-        bl_dataset_free(ds);
+        bl_data_free(ds);
         bl_cli_error(prog, "out of memory");
         return BL_EXIT_FAIL;
     }
     /* marks: 1 rest, 2 held out, 4 sampled */
-    for (size_t r = 0; r < ds->n_rows; r++) mark[ds->src_row[r]] = ds->context[r] == context ? 2 : 1;
+    for (size_t r = 0; r < sum.rows; r++) {
+        bl_data_row rw;
+        bl_data_get_row(ds, r, &rw);
+        mark[rw.data_row] = rw.context == context ? 2 : 1;
+    }
     size_t k = 0;
-    for (size_t i = 0; i < cx->n_rows; i++) xs[k++] = ds->scale_out[cx->rows[i]];
+    for (size_t i = 0; i < cx_rows; i++) {
+        size_t r;
+        bl_data_row rw;
+        bl_data_context_row(ds, context, i, &r);
+        bl_data_get_row(ds, r, &rw);
+        xs[k++] = rw.scale_out;
+    }
     qsort(xs, k, sizeof *xs, cmp_dbl);
     size_t nd = 0;
     for (size_t i = 0; i < k; i++)
@@ -1046,42 +1044,52 @@ static int cmd_split(const char *prog, int argc, char **argv) {
     for (size_t j = 0; rc == BL_EXIT_OK && j < sample; j++) {
         /* evenly spread over the sorted distinct scale-outs; the first run (file order) at each */
         size_t idx = sample == 1 ? nd / 2 : (size_t)floor((double)j * (double)(nd - 1) / (double)(sample - 1) + 0.5);
-        for (size_t i = 0; i < cx->n_rows; i++)
-            if (ds->scale_out[cx->rows[i]] == xs[idx]) {
-                mark[ds->src_row[cx->rows[i]]] |= 4;
+        for (size_t i = 0; i < cx_rows; i++) {
+            size_t r;
+            bl_data_row rw;
+            bl_data_context_row(ds, context, i, &r);
+            bl_data_get_row(ds, r, &rw);
+            if (rw.scale_out == xs[idx]) {
+                mark[rw.data_row] |= 4;
                 size_t pl = strlen(picked);
                 snprintf(picked + pl, sizeof picked - pl, "%s%g", j ? ", " : "", xs[idx]);
                 break;
             }
+        }
     }
     if (rc == BL_EXIT_OK && held) rc = write_rows(prog, data, held, mark, n_mark, 2);
     if (rc == BL_EXIT_OK && rest) rc = write_rows(prog, data, rest, mark, n_mark, 1);
     if (rc == BL_EXIT_OK && sample_out) rc = write_rows(prog, data, sample_out, mark, n_mark, 4);
     if (rc == BL_EXIT_OK) {
-        fprintf(stderr, "%s: context %zu of %zu held out: %s (%zu rows)%s%s\n", prog, context, ds->n_contexts, cx->label,
-                cx->n_rows, sample ? "; sampled runs at scale-outs " : "", picked);
+        fprintf(stderr, "%s: context %zu of %zu held out: %s (%zu rows)%s%s\n", prog, context, sum.contexts, cx_label,
+                cx_rows, sample ? "; sampled runs at scale-outs " : "", picked);
         /* The context's values, as bellamy-predict --set takes them. */
-        size_t r0 = cx->rows[0];
-        for (size_t p = 0; p < ds->n_props; p++) {
-            const bl_dataset_prop *pr = &ds->props[p];
-            const char *v = pr->values[pr->row_value[r0]];
-            if (pr->cluster_total && pr->kind == BL_PROP_NUMBER)
-                printf("%s=%.0f\n", pr->name, floor(strtod(v, NULL) / ds->scale_out[r0] + 0.5));
+        size_t r0;
+        bl_data_row rw0;
+        bl_data_context_row(ds, context, 0, &r0);
+        bl_data_get_row(ds, r0, &rw0);
+        for (size_t p = 0; p < sum.props; p++) {
+            bl_data_prop pr;
+            const char *v;
+            bl_data_property(ds, p, &pr);
+            bl_data_value(ds, p, r0, &v, NULL);
+            if (pr.cluster_total && pr.number)
+                printf("%s=%.0f\n", pr.name, floor(strtod(v, NULL) / rw0.scale_out + 0.5));
             else
-                printf("%s=%s\n", pr->name, v);
+                printf("%s=%s\n", pr.name, v);
         }
         rc = bl_cli_finish(prog);
     }
     free(mark);
     free(xs);
-    bl_dataset_free(ds);
+    bl_data_free(ds);
     return rc;
 }
 
 /* ---- synth --------------------------------------------------------------------------------------- */
 
 /* --scale-outs: "A,B,..." or "A..B" or "A..B:STEP", whole numbers 1..100000, at most 64 of them. */
-static int synth_scale_outs(const char *prog, const char *spec, bl_synth_config *c) {
+static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *c) {
     char *end;
     size_t n = 0;
     const char *dots = strstr(spec, "..");
@@ -1098,7 +1106,7 @@ static int synth_scale_outs(const char *prog, const char *spec, bl_synth_config 
         }
         if (*end || a < 1 || b < a || b > 100000 || step < 1) goto bad;
         for (long x = a; x <= b; x += step) {
-            if (n == BL_SYNTH_MAX_SCALEOUTS) goto many;
+            if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
             c->scale_outs[n++] = (double)x;
         }
     } else {
@@ -1106,7 +1114,7 @@ static int synth_scale_outs(const char *prog, const char *spec, bl_synth_config 
             errno = 0;
             long x = strtol(p, &end, 10);
             if (end == p || errno || x < 1 || x > 100000 || (*end && *end != ',')) goto bad;
-            if (n == BL_SYNTH_MAX_SCALEOUTS) goto many;
+            if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
             c->scale_outs[n++] = (double)x;
             if (!*end) break;
             p = end + 1;
@@ -1118,15 +1126,15 @@ bad:
     bl_cli_error(prog, "--scale-outs '%s': whole numbers 1..100000 as A,B,... or A..B or A..B:STEP", spec);
     return BL_EXIT_USAGE;
 many:
-    bl_cli_error(prog, "--scale-outs '%s': at most %d scale-outs", spec, BL_SYNTH_MAX_SCALEOUTS);
+    bl_cli_error(prog, "--scale-outs '%s': at most %d scale-outs", spec, BL_CORPUS_SCALE_OUTS_MAX);
     return BL_EXIT_USAGE;
 }
 
 static int cmd_synth(const char *prog, int argc, char **argv) {
     const char *dir = NULL, *stem = "synth";
-    bl_synth_config c;
-    bl_synth_config_default(&c);
-    size_t contexts = c.n_contexts, reps = c.reps;
+    bl_corpus_opts c;
+    bl_corpus_opts_init(&c);
+    size_t contexts = c.contexts, reps = c.reps;
     long seed = (long)c.seed;
     double noise = c.noise, time_scale = 1.0;
     const char *xs_spec = NULL, *shape_s = NULL, *env = NULL;
@@ -1154,11 +1162,11 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
                           "shifted environment of it (other scale-outs, shape, runtime scale, environment).",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
-    if (contexts < 1 || contexts > BL_SYNTH_MAX_CONTEXTS) {
-        bl_cli_error(prog, "--contexts %zu: must be 1..%d", contexts, BL_SYNTH_MAX_CONTEXTS);
+    if (contexts < 1 || contexts > BL_CORPUS_CONTEXTS_MAX) {
+        bl_cli_error(prog, "--contexts %zu: must be 1..%d", contexts, BL_CORPUS_CONTEXTS_MAX);
         return BL_EXIT_USAGE;
     }
-    /* the bounds bl_synth_generate checks, named by flag here */
+    /* the bounds bl_corpus_write checks, named by flag here */
     if (reps < 1 || reps > 1000) { bl_cli_error(prog, "--reps %zu: must be 1..1000", reps); return BL_EXIT_USAGE; }
     if (noise < 0 || noise > 1) { bl_cli_error(prog, "--noise %g: must be 0..1", noise); return BL_EXIT_USAGE; }
     if (strchr(stem, '/') || strcmp(stem, ".") == 0 || strcmp(stem, "..") == 0) {
@@ -1169,12 +1177,12 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
     if (stat(dir, &dst) != 0) { bl_cli_error(prog, "--out-dir %s: %s", dir, strerror(errno)); return BL_EXIT_FAIL; }
     if (!S_ISDIR(dst.st_mode)) { bl_cli_error(prog, "--out-dir %s: not a folder", dir); return BL_EXIT_FAIL; }
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
-    c.n_contexts = contexts;
+    c.contexts = contexts;
     c.reps = reps;
     c.noise = noise;
-    c.seed = (uint64_t)seed;
+    c.seed = (unsigned long long)seed;
     if (xs_spec && (rc = synth_scale_outs(prog, xs_spec, &c))) return rc;
-    if (shape_s && (c.shape = bl_synth_shape_from_name(shape_s)) < 0) {
+    if (shape_s && (c.shape = bl_corpus_shape(shape_s)) < 0) {
         bl_cli_error(prog, "--shape '%s': one of ernest, cliff, superlinear, plateau", shape_s);
         return BL_EXIT_USAGE;
     }
@@ -1184,54 +1192,44 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
     }
     c.time_scale = time_scale;
     if (env) {
-        if (strlen(env) >= sizeof c.environment || strpbrk(env, "\"\\")) {
-            bl_cli_error(prog, "--environment '%s': at most %zu characters, no quote or backslash", env,
-                         sizeof c.environment - 1);
+        if (strlen(env) > BL_CORPUS_ENVIRONMENT_MAX || strpbrk(env, "\"\\")) {
+            bl_cli_error(prog, "--environment '%s': at most %d characters, no quote or backslash", env,
+                         BL_CORPUS_ENVIRONMENT_MAX);
             return BL_EXIT_USAGE;
         }
-        snprintf(c.environment, sizeof c.environment, "%s", env);
+        c.environment = env;
     }
     bl_error err = { 0 };
-    bl_synth_corpus *corp = NULL;
-    bl_status st = bl_synth_generate(&c, &corp, &err);
-    if (st == BL_OK) st = bl_synth_write(corp, dir, stem, &err);
-    if (st == BL_OK) printf("%s/%s.tsv (%zu rows, %zu contexts) and %s/%s.schema\n", dir, stem, corp->n_rows,
-                            corp->n_contexts, dir, stem);
-    bl_synth_free(corp);
+    size_t n_rows = 0, n_contexts = 0;
+    bl_status st = bl_corpus_write(&c, dir, stem, &n_rows, &n_contexts, &err);
+    if (st == BL_OK) printf("%s/%s.tsv (%zu rows, %zu contexts) and %s/%s.schema\n", dir, stem, n_rows, n_contexts, dir,
+                            stem);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     return bl_cli_finish(prog);
 }
 
 /* ---- info ---------------------------------------------------------------------------------------- */
 
-/* How a stored schema makes property `name`: "column X", "join A B", "template \"...\"", "const
- * \"v\"", "per_machine v"; "" when the model stores no schema (or not this property). */
-static void source_text(const bl_schema *sc, const char *name, char *buf, size_t cap, const bl_schema_prop **out) {
+/* How the stored schema makes property i: "column X", "join A B", "template \"...\"", "const \"v\"",
+ * "per_machine v"; "" when the model stores no schema (or not this property). *src receives the
+ * source (kind NULL when none). */
+static void source_text(const bl_predictor *p, size_t i, char *buf, size_t cap, bl_prop_source *src) {
     buf[0] = '\0';
-    *out = NULL;
-    if (!sc) return;
-    for (size_t i = 0; i < sc->n_props; i++) {
-        const bl_schema_prop *p = &sc->props[i];
-        if (strcmp(p->name, name) != 0) continue;
-        *out = p;
-        size_t len = 0;
-        static const char *const kinds[] = { "column", "join", "const", "per_machine", "template" };
-        int w = snprintf(buf, cap, "%s", kinds[p->source]);
-        len = w > 0 && (size_t)w < cap ? (size_t)w : len;
-        if (p->source == BL_SRC_COLUMN || p->source == BL_SRC_JOIN)
-            for (size_t k = 0; k < p->n_cols && len + 1 < cap; k++) {
-                w = snprintf(buf + len, cap - len, " %s", p->cols[k].name);
-                if (w > 0) len += (size_t)w;
-            }
-        else if (p->value && len + 1 < cap)
-            snprintf(buf + len, cap - len, p->source == BL_SRC_PER_MACHINE ? " %s" : " \"%s\"", p->value);
+    memset(src, 0, sizeof *src);
+    if (bl_predictor_prop_source(p, i, src) != BL_OK) {
+        src->kind = NULL;
         return;
     }
-}
-
-static const char *source_kind(const bl_schema_prop *p) {
-    static const char *const kinds[] = { "column", "join", "const", "per_machine", "template" };
-    return p ? kinds[p->source] : NULL;
+    size_t len = 0;
+    int w = snprintf(buf, cap, "%s", src->kind);
+    len = w > 0 && (size_t)w < cap ? (size_t)w : len;
+    if (strcmp(src->kind, "column") == 0 || strcmp(src->kind, "join") == 0)
+        for (size_t k = 0; k < src->n_columns && len + 1 < cap; k++) {
+            w = snprintf(buf + len, cap - len, " %s", bl_predictor_prop_source_column(p, i, k));
+            if (w > 0) len += (size_t)w;
+        }
+    else if (src->value && len + 1 < cap)
+        snprintf(buf + len, cap - len, strcmp(src->kind, "per_machine") == 0 ? " %s" : " \"%s\"", src->value);
 }
 
 /* Everything a model knows, for a person (text) or a program (--json): properties (kind, essential or
@@ -1257,51 +1255,48 @@ static int cmd_info(const char *prog, int argc, char **argv) {
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if ((rc = bl_cli_check_input(prog, "model", model))) return rc;
     bl_error err = { 0 };
-    bl_model *m = NULL;
     bl_predictor *p = NULL;
-    bl_schema *sc = NULL;
     bl_cli_note_unverified(prog, model);
-    bl_status st = bl_predictor_load(model, name, &p, &err);
-    if (st == BL_OK) st = bl_model_load(model, name, &m, &err);
-    if (st == BL_OK && m->schema_text && *m->schema_text)
-        st = bl_schema_parse_stored("schema stored in the model", m->schema_text, strlen(m->schema_text), &sc, &err);
-    if (st != BL_OK) {
-        bl_predictor_free(p);
-        bl_model_free(m);
-        return bl_cli_fail(prog, &err);
-    }
+    if (bl_predictor_load(model, name, &p, &err) != BL_OK) return bl_cli_fail(prog, &err);
     bl_model_ranges rg;
+    bl_model_info mi;
+    bl_training_info ti;
     bl_predictor_ranges(p, &rg);
-    const bl_model_seen *sn = &m->seen;
-    const bl_model_tuned *tu = &m->tuned;
+    bl_predictor_info(p, &mi);
+    bl_predictor_training(p, &ti);
+    const size_t np = bl_predictor_prop_count(p);
+    const char *mname = bl_predictor_name(p);
+    bl_prop_seen_info sn0 = { 0 };
+    if (np > 0) bl_predictor_prop_seen_info(p, 0, &sn0);
+    const int seen_known = sn0.recorded; /* the records are kept for every property or for none */
     if (json) {
         printf("{\"file\":");
         bl_cli_json_str(model);
         printf(",\"model\":");
-        bl_cli_json_str(m->name);
+        bl_cli_json_str(mname);
         printf(",\"properties\":[");
-        for (size_t i = 0; i < m->n_props; i++) {
+        for (size_t i = 0; i < np; i++) {
             bl_prop_info pi;
             bl_predictor_prop(p, i, &pi);
             char src[300];
-            const bl_schema_prop *sp;
-            source_text(sc, pi.name, src, sizeof src, &sp);
+            bl_prop_source sp;
+            source_text(p, i, src, sizeof src, &sp);
             printf("%s{\"name\":", i ? "," : "");
             bl_cli_json_str(pi.name);
             printf(",\"essential\":%s,\"kind\":\"%s\",\"cluster_total\":%s,\"source\":", pi.essential ? "true" : "false",
                    pi.number ? "number" : "text", pi.cluster_total ? "true" : "false");
-            if (sp) {
-                printf("{\"kind\":\"%s\",\"text\":", source_kind(sp));
+            if (sp.kind) {
+                printf("{\"kind\":\"%s\",\"text\":", sp.kind);
                 bl_cli_json_str(src);
                 printf(",\"columns\":[");
-                for (size_t k = 0; k < sp->n_cols; k++) {
+                for (size_t k = 0; k < sp.n_columns; k++) {
                     printf("%s", k ? "," : "");
-                    bl_cli_json_str(sp->cols[k].name);
+                    bl_cli_json_str(bl_predictor_prop_source_column(p, i, k));
                 }
                 printf("]");
-                if (sp->value) {
+                if (sp.value) {
                     printf(",\"value\":");
-                    bl_cli_json_value(sp->value, pi.number && sp->source != BL_SRC_TEMPLATE);
+                    bl_cli_json_value(sp.value, pi.number && strcmp(sp.kind, "template") != 0);
                 }
                 putchar('}');
             } else {
@@ -1317,35 +1312,37 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                 printf("null,\"default_from\":null");
             }
             printf(",\"seen\":");
-            if (sn->known) {
-                size_t f, nv;
-                bl_model_seen_span(m, i, &f, &nv);
-                printf("{\"distinct\":%lld,\"per_machine\":%s,\"min\":", (long long)sn->distinct[i],
-                       sn->per_machine[i] ? "true" : "false");
-                bl_cli_json_num(sn->num_min[i]);
+            bl_prop_seen_info sn;
+            bl_predictor_prop_seen_info(p, i, &sn);
+            if (sn.recorded) {
+                printf("{\"distinct\":%lld,\"per_machine\":%s,\"min\":", sn.distinct, sn.per_machine ? "true" : "false");
+                bl_cli_json_num(sn.num_min);
                 printf(",\"max\":");
-                bl_cli_json_num(sn->num_max[i]);
+                bl_cli_json_num(sn.num_max);
                 printf(",\"values\":[");
-                for (size_t k = 0; k < nv; k++) {
+                for (size_t k = 0; k < sn.kept; k++) {
+                    const char *v;
+                    long long rows = 0;
+                    bl_predictor_prop_seen(p, i, k, &v, &rows);
                     printf("%s{\"value\":", k ? "," : "");
-                    bl_cli_json_value(sn->value[f + k], pi.number);
-                    printf(",\"rows\":%lld}", (long long)sn->count[f + k]);
+                    bl_cli_json_value(v, pi.number);
+                    printf(",\"rows\":%lld}", rows);
                 }
                 printf("]}");
             } else {
                 printf("null");
             }
             printf(",\"fine_tuned_value\":");
-            if (tu->known) bl_cli_json_value(tu->context[i], pi.number);
+            const char *fv;
+            if (ti.finetune_recorded && bl_predictor_finetune_context(p, i, &fv) == BL_OK) bl_cli_json_value(fv, pi.number);
             else printf("null");
             putchar('}');
         }
         printf("],\"pretraining\":{\"pretrained\":%s,\"rows\":%lld,\"contexts\":%lld,\"data_hash\":\"%016llx\","
-               "\"created\":", m->pretrained ? "true" : "false", (long long)m->rows, (long long)m->contexts,
-               (unsigned long long)m->data_hash);
-        bl_cli_json_str(m->created);
-        printf(",\"epochs\":%lld,\"val_rows\":%lld,\"best_val_loss\":", (long long)m->epochs, (long long)m->val_rows);
-        bl_cli_json_num(m->best_val_loss);
+               "\"created\":", mi.pretrained ? "true" : "false", mi.rows, mi.contexts, ti.data_hash);
+        bl_cli_json_str(mi.created);
+        printf(",\"epochs\":%lld,\"val_rows\":%lld,\"best_val_loss\":", mi.epochs, ti.val_rows);
+        bl_cli_json_num(mi.best_val_loss);
         printf(",\"scale_out_min\":");
         bl_cli_json_num(rg.scale_out_min);
         printf(",\"scale_out_max\":");
@@ -1354,56 +1351,60 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         bl_cli_json_num(rg.runtime_min_s);
         printf(",\"runtime_max_s\":");
         bl_cli_json_num(rg.runtime_max_s);
-        printf(",\"recorded\":%s},\"hyperparameters\":{\"dropout\":", sn->known ? "true" : "false");
-        bl_cli_json_num(m->dropout);
+        printf(",\"recorded\":%s},\"hyperparameters\":{\"dropout\":", seen_known ? "true" : "false");
+        bl_cli_json_num(mi.dropout);
         printf(",\"learning_rate\":");
-        bl_cli_json_num(m->lr);
+        bl_cli_json_num(mi.learning_rate);
         printf(",\"weight_decay\":");
-        bl_cli_json_num(m->weight_decay);
+        bl_cli_json_num(mi.weight_decay);
         printf("},\"members\":[");
-        for (int j = 0; j < m->n_members; j++) {
-            const double *mm = m->member_meta ? m->member_meta + 4 * j : NULL;
-            printf("%s{\"numbers\":\"%s\",\"dropout\":", j ? "," : "", bl_enc_numbers_name(bl_model_member_numbers(m, j)));
-            bl_cli_json_num(mm ? mm[0] : m->dropout);
+        for (int j = 0; j < mi.members; j++) {
+            bl_member_info mb;
+            bl_predictor_member(p, j, &mb);
+            printf("%s{\"numbers\":\"%s\",\"dropout\":", j ? "," : "", mb.numbers);
+            bl_cli_json_num(mb.dropout);
             printf(",\"learning_rate\":");
-            bl_cli_json_num(mm ? mm[1] : m->lr);
+            bl_cli_json_num(mb.learning_rate);
             printf(",\"weight_decay\":");
-            bl_cli_json_num(mm ? mm[2] : m->weight_decay);
+            bl_cli_json_num(mb.weight_decay);
             printf(",\"best_val_loss\":");
-            bl_cli_json_num(mm ? mm[3] : m->best_val_loss);
+            bl_cli_json_num(mb.best_loss);
             printf(",\"epochs\":");
-            if (m->member_epochs) printf("%lld", (long long)m->member_epochs[j]);
-            else if (j == 0) printf("%lld", (long long)m->epochs);
+            if (mb.epochs >= 0) printf("%lld", mb.epochs);
+            else if (j == 0) printf("%lld", mi.epochs);
             else printf("null");
             putchar('}');
         }
         printf("],\"combine\":\"%s\",\"encoding\":{\"numbers\":\"%s\",\"cluster_totals\":\"%s\",\"vec_len\":%u,"
                "\"ngram_min\":%u,\"ngram_max\":%u,\"hash\":\"xxh32\",\"hash_seed\":%u,\"target_scaling\":\"%s\","
-               "\"target_scale\":", m->n_members > 1 ? "median" : "single", bl_enc_numbers_name(m->enc.numbers),
-               m->enc.totals_per_machine ? "per_machine" : "total", m->enc.vec_len, m->enc.ngram_min, m->enc.ngram_max,
-               m->enc.hash_seed, m->target_scaling == BL_TARGET_MEAN ? "mean" : m->target_scaling == BL_TARGET_LOG ? "log"
-                                                                                                      : "seconds");
-        bl_cli_json_num(m->target_scale);
+               "\"target_scale\":", mi.members > 1 ? "median" : "single", ti.numbers,
+               ti.totals_per_machine ? "per_machine" : "total", ti.vec_len, ti.ngram_min, ti.ngram_max, ti.hash_seed,
+               ti.target_scale);
+        bl_cli_json_num(ti.target_scale_s);
         printf("},\"fine_tuning\":");
-        if (m->finetune_runs > 0) {
-            printf("{\"runs\":%lld,\"epochs\":%lld,\"mae_s\":", (long long)m->finetune_runs, (long long)m->finetune_epochs);
-            bl_cli_json_num(m->finetune_mae);
-            printf(",\"recorded\":%s", tu->known ? "true" : "false");
-            if (tu->known) {
-                printf(",\"contexts\":%lld,\"scale_out_min\":", (long long)tu->contexts);
-                bl_cli_json_num(tu->scale_out_min);
+        if (mi.finetune_runs > 0) {
+            printf("{\"runs\":%lld,\"epochs\":%lld,\"mae_s\":", mi.finetune_runs, mi.finetune_epochs);
+            bl_cli_json_num(mi.finetune_mae_s);
+            printf(",\"recorded\":%s", ti.finetune_recorded ? "true" : "false");
+            if (ti.finetune_recorded) {
+                printf(",\"contexts\":%lld,\"scale_out_min\":", rg.finetune_contexts);
+                bl_cli_json_num(rg.finetune_scale_out_min);
                 printf(",\"scale_out_max\":");
-                bl_cli_json_num(tu->scale_out_max);
+                bl_cli_json_num(rg.finetune_scale_out_max);
                 printf(",\"runtime_min_s\":");
-                bl_cli_json_num(tu->runtime_min_s);
+                bl_cli_json_num(rg.finetune_runtime_min_s);
                 printf(",\"runtime_max_s\":");
-                bl_cli_json_num(tu->runtime_max_s);
+                bl_cli_json_num(rg.finetune_runtime_max_s);
                 printf(",\"context\":{");
-                for (size_t i = 0; i < m->n_props; i++) {
+                for (size_t i = 0; i < np; i++) {
+                    bl_prop_info pi;
+                    const char *fv = "";
+                    bl_predictor_prop(p, i, &pi);
+                    bl_predictor_finetune_context(p, i, &fv);
                     printf("%s", i ? "," : "");
-                    bl_cli_json_str(m->props[i].name);
+                    bl_cli_json_str(pi.name);
                     putchar(':');
-                    bl_cli_json_value(tu->context[i], m->props[i].kind == BL_PROP_NUMBER);
+                    bl_cli_json_value(fv, pi.number);
                 }
                 putchar('}');
             }
@@ -1413,16 +1414,16 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         }
         printf("}\n");
     } else {
-        printf("model '%s' in %s: %d member%s%s, %zu propert%s\n", m->name, model, m->n_members,
-               m->n_members == 1 ? "" : "s", m->n_members > 1 ? " (the median of their predictions)" : "", m->n_props,
-               m->n_props == 1 ? "y" : "ies");
+        printf("model '%s' in %s: %d member%s%s, %zu propert%s\n", mname, model, mi.members,
+               mi.members == 1 ? "" : "s", mi.members > 1 ? " (the median of their predictions)" : "", np,
+               np == 1 ? "y" : "ies");
         printf("properties (a context gives each by name; cluster totals per machine):\n");
-        for (size_t i = 0; i < m->n_props; i++) {
+        for (size_t i = 0; i < np; i++) {
             bl_prop_info pi;
             bl_predictor_prop(p, i, &pi);
             char src[300];
-            const bl_schema_prop *sp;
-            source_text(sc, pi.name, src, sizeof src, &sp);
+            bl_prop_source sp;
+            source_text(p, i, src, sizeof src, &sp);
             const char *dv;
             int from = 0;
             const int has_default = bl_predictor_prop_default(p, i, &dv, &from) == BL_OK;
@@ -1436,66 +1437,73 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             else
                 printf("; may be left out");
             putchar('\n');
-            if (sn->known) {
-                size_t f, nv;
-                bl_model_seen_span(m, i, &f, &nv);
-                printf("    seen: %lld value%s", (long long)sn->distinct[i], sn->distinct[i] == 1 ? "" : "s");
-                if (pi.number && isfinite(sn->num_min[i]) && sn->num_min[i] == sn->num_max[i])
-                    printf(" of %.17g%s", sn->num_min[i], sn->per_machine[i] ? " per machine" : "");
-                else if (pi.number && isfinite(sn->num_min[i]))
-                    printf(" in %.17g..%.17g%s", sn->num_min[i], sn->num_max[i], sn->per_machine[i] ? " per machine" : "");
+            bl_prop_seen_info sn;
+            bl_predictor_prop_seen_info(p, i, &sn);
+            if (sn.recorded) {
+                const size_t nv = sn.kept;
+                printf("    seen: %lld value%s", sn.distinct, sn.distinct == 1 ? "" : "s");
+                if (pi.number && isfinite(sn.num_min) && sn.num_min == sn.num_max)
+                    printf(" of %.17g%s", sn.num_min, sn.per_machine ? " per machine" : "");
+                else if (pi.number && isfinite(sn.num_min))
+                    printf(" in %.17g..%.17g%s", sn.num_min, sn.num_max, sn.per_machine ? " per machine" : "");
                 printf(":");
-                for (size_t k = 0; k < nv && k < most; k++)
-                    printf("%s '%s' (%lld row%s)", k ? "," : "", sn->value[f + k], (long long)sn->count[f + k],
-                           sn->count[f + k] == 1 ? "" : "s");
-                if ((long long)nv > (long long)most || sn->distinct[i] > (int64_t)nv)
-                    printf(", ... (%lld more; --values N or --json)", (long long)sn->distinct[i] - (long long)(nv < most ? nv : most));
+                for (size_t k = 0; k < nv && k < most; k++) {
+                    const char *v;
+                    long long rows = 0;
+                    bl_predictor_prop_seen(p, i, k, &v, &rows);
+                    printf("%s '%s' (%lld row%s)", k ? "," : "", v, rows, rows == 1 ? "" : "s");
+                }
+                if ((long long)nv > (long long)most || sn.distinct > (long long)nv)
+                    printf(", ... (%lld more; --values N or --json)", sn.distinct - (long long)(nv < most ? nv : most));
                 putchar('\n');
             }
         }
-        if (!sn->known)
+        if (!seen_known)
             printf("  (the values the pre-training rows had are not recorded: the file was written before 0.5)\n");
-        printf("pre-training: %s; %lld rows, %lld contexts, scale-outs %.10g..%.10g", m->pretrained ? "yes" : "no (trained from scratch)",
-               (long long)m->rows, (long long)m->contexts, rg.scale_out_min, rg.scale_out_max);
+        printf("pre-training: %s; %lld rows, %lld contexts, scale-outs %.10g..%.10g", mi.pretrained ? "yes" : "no (trained from scratch)",
+               mi.rows, mi.contexts, rg.scale_out_min, rg.scale_out_max);
         if (isfinite(rg.runtime_min_s)) printf(", runtimes %.6g..%.6g s", rg.runtime_min_s, rg.runtime_max_s);
-        printf("; data xxh64:%016llx; created %s\n", (unsigned long long)m->data_hash, m->created);
+        printf("; data xxh64:%016llx; created %s\n", ti.data_hash, mi.created);
         printf("search winner: %lld epochs, best %s loss %.6g%s; dropout %g, learning rate %g, weight decay %g\n",
-               (long long)m->epochs, m->val_rows == 0 ? "training" : "validation", m->best_val_loss,
-               m->val_rows > 0 ? "" : m->val_rows == 0 ? " (no validation rows)" : "", m->dropout, m->lr, m->weight_decay);
-        for (int j = 0; m->n_members > 1 && j < m->n_members; j++) {
-            const double *mm = m->member_meta + 4 * j;
-            printf("  member %d/%d: numbers %s, best loss %.6g", j + 1, m->n_members,
-                   bl_enc_numbers_name(bl_model_member_numbers(m, j)), mm[3]);
-            if (m->member_epochs) printf(" after %lld epochs", (long long)m->member_epochs[j]);
-            printf(" (dropout %g, learning rate %g, weight decay %g)\n", mm[0], mm[1], mm[2]);
+               mi.epochs, ti.val_rows == 0 ? "training" : "validation", mi.best_val_loss,
+               ti.val_rows > 0 ? "" : ti.val_rows == 0 ? " (no validation rows)" : "", mi.dropout, mi.learning_rate,
+               mi.weight_decay);
+        for (int j = 0; mi.members > 1 && j < mi.members; j++) {
+            bl_member_info mb;
+            bl_predictor_member(p, j, &mb);
+            printf("  member %d/%d: numbers %s, best loss %.6g", j + 1, mi.members, mb.numbers, mb.best_loss);
+            if (mb.epochs >= 0) printf(" after %lld epochs", mb.epochs);
+            printf(" (dropout %g, learning rate %g, weight decay %g)\n", mb.dropout, mb.learning_rate, mb.weight_decay);
         }
         printf("encoding: numbers %s, cluster totals as %s, vectors of %u, character %u..%u-grams hashed with "
-               "xxh32 (seed %u); target %s (scale %g)\n", bl_enc_numbers_name(m->enc.numbers),
-               m->enc.totals_per_machine ? "per-machine values" : "totals", m->enc.vec_len, m->enc.ngram_min,
-               m->enc.ngram_max, m->enc.hash_seed,
-               m->target_scaling == BL_TARGET_MEAN ? "seconds / mean" : m->target_scaling == BL_TARGET_LOG ? "log"
-                                                                                                  : "seconds",
-               m->target_scale);
-        if (m->finetune_runs <= 0) {
+               "xxh32 (seed %u); target %s (scale %g)\n", ti.numbers,
+               ti.totals_per_machine ? "per-machine values" : "totals", ti.vec_len, ti.ngram_min, ti.ngram_max,
+               ti.hash_seed, strcmp(ti.target_scale, "mean") == 0 ? "seconds / mean" : ti.target_scale,
+               ti.target_scale_s);
+        if (mi.finetune_runs <= 0) {
             printf("fine-tuning: never fine-tuned\n");
         } else {
-            printf("fine-tuning: %lld run%s, %lld epochs, training MAE %.4g s", (long long)m->finetune_runs,
-                   m->finetune_runs == 1 ? "" : "s", (long long)m->finetune_epochs, m->finetune_mae);
-            if (tu->known)
-                printf("; %lld context%s, scale-outs %.10g..%.10g, runtimes %.6g..%.6g s\n", (long long)tu->contexts,
-                       tu->contexts == 1 ? "" : "s", tu->scale_out_min, tu->scale_out_max, tu->runtime_min_s,
-                       tu->runtime_max_s);
+            printf("fine-tuning: %lld run%s, %lld epochs, training MAE %.4g s", mi.finetune_runs,
+                   mi.finetune_runs == 1 ? "" : "s", mi.finetune_epochs, mi.finetune_mae_s);
+            if (ti.finetune_recorded)
+                printf("; %lld context%s, scale-outs %.10g..%.10g, runtimes %.6g..%.6g s\n", rg.finetune_contexts,
+                       rg.finetune_contexts == 1 ? "" : "s", rg.finetune_scale_out_min, rg.finetune_scale_out_max,
+                       rg.finetune_runtime_min_s, rg.finetune_runtime_max_s);
             else
                 printf("; its runs and context are not recorded (fine-tuned before 0.5)\n");
-            if (tu->known) {
-                printf("fine-tuned for%s:", tu->contexts > 1 ? " (the first run's context of several)" : "");
-                for (size_t i = 0; i < m->n_props; i++) printf("%s %s='%s'", i ? ";" : "", m->props[i].name, tu->context[i]);
+            if (ti.finetune_recorded) {
+                printf("fine-tuned for%s:", rg.finetune_contexts > 1 ? " (the first run's context of several)" : "");
+                for (size_t i = 0; i < np; i++) {
+                    bl_prop_info pi;
+                    const char *fv = "";
+                    bl_predictor_prop(p, i, &pi);
+                    bl_predictor_finetune_context(p, i, &fv);
+                    printf("%s %s='%s'", i ? ";" : "", pi.name, fv);
+                }
                 putchar('\n');
             }
         }
     }
-    bl_schema_free(sc);
-    bl_model_free(m);
     bl_predictor_free(p);
     return bl_cli_finish(prog);
 }

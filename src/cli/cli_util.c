@@ -2,9 +2,7 @@
  * Not here: program logic. */
 #include "cli/cli_util.h"
 #include "common/suggest.h"
-#include "data/dataset.h"
 #include "common/utf8.h"
-#include "modelfile/modelfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,7 +40,8 @@ void bl_cli_note_unverified(const char *prog, const char *model_path) {
     const int ignore = ov && strcmp(ov, "1") == 0, unstamped = un && strcmp(un, "1") == 0;
     if (!model_path || (!ignore && !unstamped)) return;
     bl_error e = { 0 };
-    const int header = bl_mf_verify(model_path, &e);
+    int present = 0;
+    const int header = bl_model_file_verify(model_path, &present, &e) != BL_OK ? -1 : present;
     if (header < 0 && ignore)
         fprintf(stderr, "%s: note: %s; read anyway because BELLAMY_MODEL_IGNORE_CHECKSUM=1\n", prog, e.message);
     else if (header == 0 && unstamped)
@@ -213,16 +212,17 @@ void bl_cli_json_value(const char *v, int number) {
         bl_cli_json_str(v);
 }
 
-void bl_cli_note_skipped(const char *prog, const char *flag, const struct bl_dataset *ds) {
-    if (!ds || ds->n_skipped == 0) return;
-    size_t kept = ds->n_skipped < BL_DATASET_SKIPPED_KEPT ? ds->n_skipped : BL_DATASET_SKIPPED_KEPT;
-    for (size_t i = 0; i < kept; i++)
-        fprintf(stderr, "%s: note: %s; row skipped (--skip-invalid)\n", prog, ds->skipped[i]);
-    if (ds->n_skipped > kept)
+void bl_cli_note_skipped(const char *prog, const char *flag, const bl_data *d) {
+    bl_data_summary s;
+    if (!d || bl_data_summarize(d, &s) != BL_OK || s.skipped == 0) return;
+    size_t kept = 0;
+    for (const char *why; (why = bl_data_skipped(d, kept)) != NULL; kept++)
+        fprintf(stderr, "%s: note: %s; row skipped (--skip-invalid)\n", prog, why);
+    if (s.skipped > kept)
         fprintf(stderr, "%s: note: ... and %zu more invalid rows (the first %zu are named above)\n", prog,
-                ds->n_skipped - kept, kept);
-    fprintf(stderr, "%s: note: --%s %s: %zu invalid row%s skipped, %zu used\n", prog, flag, ds->name, ds->n_skipped,
-            ds->n_skipped == 1 ? "" : "s", ds->n_rows);
+                s.skipped - kept, kept);
+    fprintf(stderr, "%s: note: --%s %s: %zu invalid row%s skipped, %zu used\n", prog, flag, s.name, s.skipped,
+            s.skipped == 1 ? "" : "s", s.rows);
 }
 
 int bl_cli_finish(const char *prog) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "bellamy/bellamy.h"
+#include "bellamy/train.h"
 
 enum { BL_EXIT_OK = 0, BL_EXIT_FAIL = 1, BL_EXIT_USAGE = 2 };
 
@@ -115,11 +116,10 @@ void bl_cli_json_str(const char *s);
 void bl_cli_json_num(double v);
 void bl_cli_json_value(const char *v, int number);
 
-struct bl_dataset;
 /* Says on stderr which rows of a runs or data file (--flag) were skipped as invalid, one line each
  * ("PROG: note: FILE:LINE:COLUMN: why; row skipped (--skip-invalid)"), then how many and how many
  * are used; nothing when none was. */
-void bl_cli_note_skipped(const char *prog, const char *flag, const struct bl_dataset *ds);
+void bl_cli_note_skipped(const char *prog, const char *flag, const bl_data *d);
 
 /* Flushes standard output; when that fails (disk full, closed pipe) prints
  * "PROG: cannot write the output: reason" and returns BL_EXIT_FAIL, else BL_EXIT_OK. Every program

@@ -13,8 +13,8 @@
  *                 explicit job, 0 for an implicit one        essential number
  * so an implicit job is its own context (x_iterations 0) and learns the runtime of its kind and params.
  *
- * Training: the history is turned into a TSV + schema in memory (bl_dataset_load_mem); the first
- * model is fresh (bl_model_new_untrained, seeded, target scaled by the mean runtime) and fine-tuned on
+ * Training: the history is turned into a TSV + schema in memory (bl_data_load_text); the first
+ * model is fresh (bl_predictor_new_untrained, seeded, target scaled by the mean runtime) and fine-tuned on
  * every row (f and z trainable); later models fine-tune the previous one on the grown history (warm
  * start) or start afresh (opts.warm_start = 0). A training runs inside observe() when the history reaches
  * the next size in the schedule 1, 2, ..., every_until, then x growth each time (8 -> 16 -> 32 ...
@@ -27,15 +27,16 @@
  * predicts a non-positive or non-finite runtime. Everything is seeded and single-threaded: the same
  * observations in the same order give the same predictions, bit for bit.
  *
- * Not here: the scheduler (core.c), the per-kind history predictor (history.c), model internals
- * (src/model); it never prints. */
+ * It sees Bellamy only through the public headers (bellamy/bellamy.h, bellamy/train.h), as any other
+ * scheduler would. Not here: the scheduler (core.c), the per-kind history predictor (history.c), model
+ * internals (src/model); it never prints. */
+#include "bellamy/bellamy.h"
 #include "bellamy/sched.h"
+#include "bellamy/train.h"
 #include "common/error.h"
-#include "data/dataset.h"
-#include "data/schema.h"
-#include "model/model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,15 +81,12 @@ typedef struct bp_key {          /* (kind, device kind, mode) */
 
 struct bl_sched_bellamy {
     bl_sched_bellamy_opts o;
-    bl_schema *schema;
     bp_row    *ring;             /* [o.max_rows], the most recent rows; ring[(head + i) % max_rows] */
     size_t     head, nring;
     bp_key    *keys;
     size_t     nkeys, capkeys;
     size_t     next_train;       /* train when observations reach this */
-    bl_model  *model;
-    long       prop_ix[4];       /* model property index of machine_type, job_type, job_args, x_iterations */
-    double    *ctx;              /* [bl_model_ctx_len] scratch for predictions */
+    bl_predictor *model;
     bp_memo   *memo;             /* [BP_CACHE], cleared at each training */
     char      *tsv;              /* training text buffer */
     size_t     tsv_cap;
@@ -146,8 +144,6 @@ bl_status bl_sched_bellamy_new(const bl_sched_bellamy_opts *opts, bl_sched_bella
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((st = bl_schema_parse("dbmlsched-history.schema", bp_schema_text, sizeof bp_schema_text - 1, &p->schema, err)))
-        goto fail;
     *out = p;
     return BL_OK;
 fail:
@@ -157,12 +153,10 @@ fail:
 
 void bl_sched_bellamy_free(bl_sched_bellamy *p) {
     if (!p) return;
-    bl_schema_free(p->schema);
-    bl_model_free(p->model);
+    bl_predictor_free(p->model);
     free(p->ring);
     free(p->memo);
     free(p->keys);
-    free(p->ctx);
     free(p->tsv);
     free(p);
 }
@@ -260,9 +254,8 @@ static int tsv_put(bl_sched_bellamy *p, size_t *len, const char *s, size_t n) {
 static bl_status train(bl_sched_bellamy *p, bl_error *err) {
     static const char hdr[] = "cores\tseconds\tdevice\tkind\targs\titerations\n";
     size_t len = 0;
-    bl_dataset *ds = NULL;
-    bl_model *fresh = NULL, *tuned = NULL;
-    double *ctx = NULL;
+    bl_data *ds = NULL;
+    bl_predictor *fresh = NULL, *tuned = NULL;
     bl_status st = BL_OK;
     if (tsv_put(p, &len, hdr, sizeof hdr - 1)) return bl_seterr(err, BL_ENOMEM, "out of memory");
     size_t oldest = (p->head + p->o.max_rows - p->nring) % p->o.max_rows;
@@ -275,57 +268,67 @@ static bl_status train(bl_sched_bellamy *p, bl_error *err) {
         if (n < 0 || (size_t)n >= sizeof line || tsv_put(p, &len, line, (size_t)n))
             return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
-    if ((st = bl_dataset_load_mem("dbmlsched-history", p->tsv, len, '\t', p->schema, NULL, &ds, err))) goto done;
-    bl_finetune_opts fo;
-    bl_finetune_opts_default(&fo);
-    fo.max_epochs = p->o.max_epochs;
-    fo.patience = p->o.patience;
-    fo.stop_rel = p->o.stop_rel;
-    fo.stop_mae = 0;
-    fo.stop_cv = 0; /* the history mixes many kinds and grows to hundreds of rows: the rule as measured */
-    fo.seed = p->o.seed;
-    fo.lr_min = p->o.lr_min;
-    fo.lr_max = p->o.lr_max;
-    fo.weight_decay = p->o.weight_decay;
-    const bl_model *base = p->o.warm_start ? p->model : NULL;
+    if ((st = bl_data_load_text("dbmlsched-history", p->tsv, len, "dbmlsched-history.schema", bp_schema_text,
+                                sizeof bp_schema_text - 1, NULL, &ds, err)))
+        goto done;
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = p->o.max_epochs;
+    to.patience = p->o.patience;
+    to.stop_rel = p->o.stop_rel;
+    to.stop_mae_s = 0;
+    to.stop_cv = 0; /* the history mixes many kinds and grows to hundreds of rows: the rule as measured */
+    to.seed = p->o.seed;
+    bl_tune_more more;
+    bl_tune_more_init(&more);
+    more.lr_min = p->o.lr_min;
+    more.lr_max = p->o.lr_max;
+    more.weight_decay = p->o.weight_decay;
+    const bl_predictor *base = p->o.warm_start ? p->model : NULL;
     if (!base) {
-        if ((st = bl_model_new_untrained(ds, bp_schema_text, BL_TARGET_MEAN, p->o.seed, &fresh, err))) goto done;
+        bl_train_opts fo;
+        bl_train_opts_init(&fo);
+        fo.target_scale = BL_SCALE_MEAN;
+        fo.seed = p->o.seed;
+        if ((st = bl_predictor_new_untrained(ds, &fo, &fresh, err))) goto done;
         base = fresh;
     }
-    if ((st = bl_finetune(base, ds, NULL, 0, &fo, &tuned, err))) goto done;
+    if ((st = bl_predictor_finetune_data(base, ds, &to, &more, &tuned, err))) goto done;
+    /* the properties bp_predict names, in the order of the schema above */
     static const char *const names[4] = { "machine_type", "job_type", "job_args", "x_iterations" };
-    long ix[4];
+    if (bl_predictor_prop_count(tuned) != 4) {
+        st = bl_seterr(err, BL_EINTERNAL, "model has %zu properties, not 4", bl_predictor_prop_count(tuned));
+        goto done;
+    }
     for (int i = 0; i < 4; i++) {
-        ix[i] = bl_model_find_prop(tuned, names[i]);
-        if (ix[i] < 0 || (size_t)ix[i] >= tuned->n_props || tuned->n_props != 4) {
+        int found = 0;
+        for (size_t k = 0; k < 4 && !found; k++) {
+            bl_prop_info pi;
+            found = bl_predictor_prop(tuned, k, &pi) == BL_OK && strcmp(pi.name, names[i]) == 0;
+        }
+        if (!found) {
             st = bl_seterr(err, BL_EINTERNAL, "model lacks property %s", names[i]);
             goto done;
         }
     }
-    ctx = malloc(bl_model_ctx_len(tuned) * sizeof *ctx);
-    if (!ctx) {
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-        goto done;
-    }
-    bl_model_free(p->model);
+    bl_predictor_free(p->model);
     p->model = tuned;
     tuned = NULL;
-    free(p->ctx);
-    p->ctx = ctx;
-    ctx = NULL;
-    memcpy(p->prop_ix, ix, sizeof ix);
     for (size_t i = 0; i < p->nkeys; i++) p->keys[i].trained = p->keys[i].count;
     memset(p->memo, 0, BP_CACHE * sizeof *p->memo);
+    bl_data_summary ds_sum;
+    bl_model_info mi;
+    bl_data_summarize(ds, &ds_sum);
+    bl_predictor_info(p->model, &mi);
     p->st.trainings++;
-    p->st.last_rows = ds->n_rows;
-    p->st.last_epochs = (long)p->model->finetune_epochs;
-    p->st.last_mae = p->model->finetune_mae;
+    p->st.last_rows = ds_sum.rows;
+    p->st.last_epochs = (long)mi.finetune_epochs;
+    p->st.last_mae = mi.finetune_mae_s;
     p->st.epochs_total += p->st.last_epochs;
 done:
-    free(ctx);
-    bl_model_free(tuned);
-    bl_model_free(fresh);
-    bl_dataset_free(ds);
+    bl_predictor_free(tuned);
+    bl_predictor_free(fresh);
+    bl_data_free(ds);
     return st;
 }
 
@@ -414,14 +417,10 @@ static int bp_predict(void *vp, const bl_sched_job_desc *job, const bl_sched_dev
     args_text(job, a, sizeof a);
     field_copy(args, sizeof args, a);
     snprintf(iters, sizeof iters, "%.0f", known);
-    const char *values[4];
-    values[p->prop_ix[0]] = dk == BL_SCHED_GPU ? "gpu" : "cpu";
-    values[p->prop_ix[1]] = kind;
-    values[p->prop_ix[2]] = args;
-    values[p->prop_ix[3]] = iters;
+    const bl_prop_value ctx[4] = { { "machine_type", dk == BL_SCHED_GPU ? "gpu" : "cpu" }, { "job_type", kind },
+                                   { "job_args", args }, { "x_iterations", iters } };
     double x = (double)cores, y = 0;
-    if (bl_model_context(p->model, values, p->ctx, NULL) != BL_OK ||
-        bl_model_predict(p->model, p->ctx, &x, 1, &y, NULL) != BL_OK || !(y > 0) || !isfinite(y)) {
+    if (bl_predict(p->model, ctx, 4, &x, 1, &y, NULL) != BL_OK || !(y > 0) || !isfinite(y)) {
         p->st.fallbacks++;
         return BL_ENOTFOUND;
     }
