@@ -160,6 +160,21 @@ START_TEST(test_repro_inputs) {
 }
 END_TEST
 
+/* FIFOs nobody writes to, given as a model, data or schema file: a one-line error at once (each
+ * program hung in its open); `timeout` turns a hang into exit 124. */
+START_TEST(test_fifo_inputs_fail_at_once) {
+    EXPECT(0, "rm -f f.h5 f.tsv f.schema && mkfifo f.h5 f.tsv f.schema");
+    EXPECT_ERR(1, "f.h5: not a regular file", "timeout 20 %s --model f.h5 --scale-out 4", g_predict);
+    EXPECT_ERR(1, "f.h5: not a regular file", "timeout 20 %s info --model f.h5", g_train);
+    EXPECT_ERR(1, "f.h5: not a regular file", "timeout 20 %s check --model f.h5", g_train);
+    EXPECT_ERR(1, "f.tsv:1:1: empty file", "timeout 20 %s inspect --data f.tsv --schema '%s/datasets/c3o/grep.schema'",
+               g_train, getenv("BELLAMY_SOURCE_ROOT"));
+    EXPECT_ERR(1, "f.schema", "timeout 20 %s synth --out-dir . --stem fs --contexts 2 >/dev/null && timeout 20 %s "
+               "inspect --data fs.tsv --schema f.schema", g_train, g_train);
+    EXPECT(0, "rm -f f.h5 f.tsv f.schema fs.tsv fs.schema");
+}
+END_TEST
+
 /* The C3O data: job_type and environment are constants of the schema and slots had one value (8 per
  * machine) in every grep row, so leaving them out predicts the same; memory (an optional cluster total
  * of two values) left out is named, and so are a machine type the rows never had and scale-outs
@@ -1011,6 +1026,7 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tc, 300); /* sanitizer builds on a busy machine */
     tcase_add_test(tc, test_help_version);
     tcase_add_test(tc, test_repro_inputs);
+    tcase_add_test(tc, test_fifo_inputs_fail_at_once);
     tcase_add_test(tc, test_c3o_contexts);
     tcase_add_test(tc, test_pretrain_progress_and_errors);
     tcase_add_test(tc, test_predict_table);

@@ -725,9 +725,9 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
  * The file is replaced by the one policy of common/file.h: whole or not at all. */
 static int write_rows(const char *prog, const char *in, const char *path, const unsigned char *mark, size_t n_mark,
                       unsigned char want) {
-    FILE *f = fopen(in, "rb");
-    if (!f) { bl_cli_error(prog, "%s: cannot open: %s", in, strerror(errno)); return BL_EXIT_FAIL; }
     bl_error err = { 0 };
+    FILE *f = bl_file_open_read(in, 0, &err);
+    if (!f) return bl_cli_fail(prog, &err);
     bl_file_out *o = NULL;
     if (bl_file_out_open(path, &o, &err) != BL_OK) {
         fclose(f);

@@ -1,6 +1,7 @@
 /* cli_util.c — option parsing, --help generation and error printing for the command-line programs.
  * Not here: program logic. */
 #include "cli/cli_util.h"
+#include "common/file.h"
 #include "common/suggest.h"
 #include "common/utf8.h"
 
@@ -122,8 +123,9 @@ int bl_cli_check_input(const char *prog, const char *flag, const char *path) {
         return BL_EXIT_FAIL;
     }
     if (S_ISDIR(st.st_mode)) { bl_cli_error(prog, "--%s %s: is a folder, not a file", flag, path); return BL_EXIT_FAIL; }
-    FILE *f = fopen(path, "rb");
-    if (!f) { bl_cli_error(prog, "--%s %s: cannot open: %s", flag, path, strerror(errno)); return BL_EXIT_FAIL; }
+    bl_error e = { 0 };
+    FILE *f = bl_file_open_read(path, 0, &e); /* never blocks: a FIFO nobody writes to hung here */
+    if (!f) { bl_cli_error(prog, "--%s %s", flag, e.message); return BL_EXIT_FAIL; }
     fclose(f);
     return 0;
 }
