@@ -749,6 +749,7 @@ def _check_finetune(rec, n_props, members):
         raise rec.fail("finetune/runs, contexts, scale_out_min/max or runtime_min_s/max_s out of range")
     if len(ctx) != n_props:
         raise rec.fail("finetune/context must hold one value per property (schema/names)")
+    return contexts, [_text(v) for v in ctx]
 
 
 GUARD_METHODS = ("network", "blend", "ernest")
@@ -809,7 +810,7 @@ class Property:
     """One property of a model: name, essential (else optional), number (else text), cluster_total,
     default (the value the model fills in when a context leaves the property out, or None) and
     default_from ('schema': a const or per_machine source of the stored schema; 'seen': the one value
-    every pre-training row had; None)."""
+    every pre-training row had; 'finetune': the context of the runs a model was fine-tuned on; None)."""
 
     def __init__(self, name, essential, number, cluster_total=False, default=None, default_from=None):
         self.name, self.essential, self.number, self.cluster_total = name, essential, number, cluster_total
@@ -889,7 +890,7 @@ class Model:
         for hp in ("dropout", "learning_rate", "weight_decay"):   # unused here, required all the same
             rec.get("hyperparameters", hp, "double")
         seen = _seen(rec, len(props))
-        _check_finetune(rec, len(props), len(members))
+        tuned = _check_finetune(rec, len(props), len(members))
         w, theta, why = _guard(rec)
 
         if schema_text:                   # §P3.2, §P3.5: cluster totals and constants, from the stored schema
@@ -905,6 +906,10 @@ class Model:
             only = _seen_only_value(seen, i)
             if p.default is None and not p.essential and only is not None:
                 p.default, p.default_from = only, "seen"
+        if tuned is not None and tuned[0] == 1:   # §P3.5.3: fine-tuned on one context: its values
+            for i, p in enumerate(props):
+                if p.default is not None and tuned[1][i] and tuned[1][i] != p.default:
+                    p.default, p.default_from = tuned[1][i], "finetune"
 
         self.dims, self.enc, self.properties, self.members = dims, enc, props, members
         self.scaler_lo, self.scaler_hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)

@@ -985,6 +985,19 @@ START_TEST(test_constants_filled) {
     ck_assert_mem_eq(full, part, sizeof full);
     bl_predictor_free(a);
     bl_predictor_free(b);
+    /* fine-tuned on runs of another environment, the model fills environment with theirs (from 3),
+     * not the stored schema's pre-training constant: left out equals given as the runs had it */
+    const bl_prop_value lab[5] = { USER_CTX[0], USER_CTX[1], USER_CTX[2], { "environment", "lab b" }, USER_CTX[4] };
+    ck_assert_int_eq(bl_predictor_finetune(p, lab, 5, rx, rt, 3, &to, &a, &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_prop_default(a, 3, &v, &from), BL_OK);
+    ck_assert_str_eq(v, "lab b");
+    ck_assert_int_eq(from, 3);
+    ck_assert_int_eq(bl_predictor_prop_default(a, 4, &v, &from), BL_OK); /* the same value: still the schema's */
+    ck_assert_int_eq(from, 1);
+    ck_assert_int_eq(bl_predict(a, lab, 5, x, 15, full, &err), BL_OK);
+    ck_assert_int_eq(bl_predict(a, USER_CTX, 3, x, 15, part, &err), BL_OK);
+    ck_assert_mem_eq(full, part, sizeof full);
+    bl_predictor_free(a);
     bl_predictor_free(p);
     /* the synthetic corpus: three constants left out */
     p = load();

@@ -98,7 +98,7 @@ def c_describe(path, name, env=None):
     for line in lines[1:]:
         _, pn, ess, num, tot, frm, value = line.split("\t", 6)
         props.append((pn, ess == "1", num == "1", tot == "1", value if frm != "0" else None,
-                      {"0": None, "1": "schema", "2": "seen"}[frm]))
+                      {"0": None, "1": "schema", "2": "seen", "3": "finetune"}[frm]))
     return method, float(w), why, props
 
 
@@ -697,12 +697,15 @@ def run_all(tmp):
                                                            ("leave-one-out", "bin3_mean", "3..30:3", "1", False)):
         stem = "plateau_" + base_name
         r = run([TRAIN, "synth", "--out-dir", tmp, "--stem", stem, "--shape", "plateau", "--contexts", "1",
-                 "--reps", reps, "--seed", "4", "--scale-outs", scale_outs])
+                 "--reps", reps, "--seed", "4", "--scale-outs", scale_outs, "--environment", "lab " + base_name])
         check(r.returncode == 0, "bellamy-train synth --shape plateau: %s" % r.stderr.decode())
         guarded = j(tmp, "guard_%s.h5" % base_name)
-        train(["finetune", "--model", synth, "--name", base_name, "--data", j(tmp, stem + ".tsv"), "--out", guarded,
-               "--max-epochs", "30"])
+        train(["finetune", "--model", synth, "--name", base_name, "--data", j(tmp, stem + ".tsv"), "--schema",
+               j(tmp, stem + ".schema"), "--out", guarded, "--max-epochs", "30"])
         check_guard(guarded, rows, must_blend)
+        # fine-tuned on runs of one context in another environment: left out, environment is theirs
+        check_defaults(guarded, None, {"environment": ("lab " + base_name, "finetune"),
+                                       "job_type": ("synth-spark", "schema")})
         compare(guarded, None, synth_cases(guarded, None, rows), "guard, %s: %s" % (label, base_name))
 
     # the user-shaped data set: other columns, every source kind, non-ASCII text, no optional property

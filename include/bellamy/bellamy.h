@@ -184,13 +184,14 @@ BL_API bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ct
  * Properties a context leaves out are FILLED where the model knows the value: a constant of the
  * schema stored in the model (its `const` and `per_machine` sources; per_machine values are per
  * machine, as a context gives them), or, for an optional property, the one value every pre-training
- * row had. A prediction with such a property left out equals the prediction with it given. An
+ * row had; a model fine-tuned on runs of one context fills such a property with that context's value
+ * instead. A prediction with such a property left out equals the prediction with it given. An
  * optional property left out that the model cannot fill is left out, with a warning. An essential
  * property left out that the model cannot fill is an error; every missing one is named at once. */
 
 /* The value the library uses for property i when a context leaves it out, into *value (lives as long
  * as the predictor), and where it comes from (*from: 1 the stored schema's constant, 2 the one value
- * every pre-training row had; may be NULL). BL_ENOTFOUND when there is none, BL_ERANGE for i ≥ count. */
+ * every pre-training row had, 3 the context the model was fine-tuned for; may be NULL). BL_ENOTFOUND when there is none, BL_ERANGE for i ≥ count. */
 BL_API bl_status bl_predictor_prop_default(const bl_predictor *p, size_t i, const char **value, int *from);
 
 /* Value k (0 = the most frequent) that property i had in the pre-training rows, and in how many rows

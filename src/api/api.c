@@ -158,6 +158,18 @@ static bl_status mark_totals(bl_predictor *p, bl_error *err) {
         if (!(p->fill[i] = bl_strdup(only))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
         else p->fill_from[i] = FILL_SEEN;
     }
+    /* a model fine-tuned on runs of one context fills what it fills with that context's value: the
+     * stored schema's constant is the pre-training environment's, not the one the runs came from */
+    const bl_model_tuned *t = &p->m->tuned;
+    for (size_t i = 0; i < p->m->n_props && st == BL_OK && t->known && t->contexts == 1 && t->context; i++) {
+        const char *tv = t->context[i];
+        if (!p->fill[i] || !tv || !*tv || strcmp(tv, p->fill[i]) == 0) continue;
+        char *c = bl_strdup(tv);
+        if (!c) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
+        free(p->fill[i]);
+        p->fill[i] = c;
+        p->fill_from[i] = FILL_TUNED;
+    }
     return st;
 }
 

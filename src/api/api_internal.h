@@ -20,11 +20,11 @@ struct bl_predictor {
     int            any_total; /* some property is a cluster total */
     bl_fcache     *fc;        /* f's outputs per scale-out (the model never changes once wrapped) */
     char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
-    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA or FILL_SEEN */
+    unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA, FILL_SEEN or FILL_TUNED */
     bl_schema     *schema;    /* the schema stored in the model, parsed (NULL: none) */
 };
 
-enum { FILL_SCHEMA = 1, FILL_SEEN = 2 }; /* bl_predictor_prop_default's *from */
+enum { FILL_SCHEMA = 1, FILL_SEEN = 2, FILL_TUNED = 3 }; /* bl_predictor_prop_default's *from */
 
 /* A predictor around m, taking ownership of m (freed on failure). */
 bl_status bl_predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err);

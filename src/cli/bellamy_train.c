@@ -1307,7 +1307,7 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             printf(",\"default\":");
             if (bl_predictor_prop_default(p, i, &dv, &from) == BL_OK) {
                 bl_cli_json_value(dv, pi.number);
-                printf(",\"default_from\":\"%s\"", from == 1 ? "schema" : "seen");
+                printf(",\"default_from\":\"%s\"", from == 1 ? "schema" : from == 3 ? "finetune" : "seen");
             } else {
                 printf("null,\"default_from\":null");
             }
@@ -1431,7 +1431,8 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                    pi.cluster_total ? ", a cluster total (given per machine)" : "");
             if (src[0]) printf(", from %s", src);
             if (has_default)
-                printf("; left out, it is '%s' (%s)", dv, from == 1 ? "the schema's constant" : "the one value every row had");
+                printf("; left out, it is '%s' (%s)", dv, from == 1 ? "the schema's constant" : from == 3 ?
+                       "the context it was fine-tuned for" : "the one value every row had");
             else if (pi.essential)
                 printf("; must be given");
             else
