@@ -759,6 +759,13 @@ def _guard(rec):
     """§P2/§P8: the group guard — (ernest_weight w, ernest_theta θ0..θ3, why); (0, zeros, "") when the
     model has none (the network alone)."""
     if rec.find("guard", "ernest_weight") is None:
+        major = rec.find("", "format_major_required")
+        blends = bool(major) and major[0] == "int64" and major[1] >= 3
+        if blends or rec.find("guard", "ernest_theta") is not None or rec.find("guard", "why") is not None:
+            raise rec.fail("damaged: it %s but guard/ernest_weight is missing (without it the model would predict "
+                           "with its network alone); fine-tune it again or restore the file" % (
+                               "blends Ernest into its predictions (format_major_required = 3)" if blends
+                               else "holds part of a guard/ group"))
         return 0.0, [0.0] * 4, ""
     w = rec.get("guard", "ernest_weight", "double")
     theta = rec.get("guard", "ernest_theta", "double array")
@@ -835,25 +842,35 @@ class Model:
         BELLAMY_MODEL_IGNORE_CHECKSUM=1 like libbellamy; True reads a file whose checksum mismatches.
         allow_unstamped None follows BELLAMY_MODEL_ALLOW_UNSTAMPED=1; True reads a file without a
         checksum header (refused otherwise)."""
-        f, note, unstamped = _open_h5(path, ignore_checksum, allow_unstamped)
-        with f:
-            models = list(f["models"].keys())
-            present = ", ".join("'%s'" % n for n in models) if models else "none"
-            if name is None:
-                if len(models) != 1:
-                    raise BellamyError("%s: %s; name the model with --name (models present: %s)" % (
-                        path, "the file holds several models" if models else "the file holds no model", present),
-                        "invalid" if models else "notfound")
-                name = models[0]
-            elif name not in models:
-                raise BellamyError("%s: no model '%s' (models present: %s)" % (path, name, present), "notfound")
-            g = f["models"][name]
-            if not isinstance(g, h5py.Group):
-                raise BellamyError("%s: /models/%s is not a group" % (path, name))
-            m = cls()
-            m.path, m.name, m.note, m.unstamped = path, name, note, unstamped
-            m._read(_Record(path, name, g))
-            return m
+        try:
+            f, note, unstamped = _open_h5(path, ignore_checksum, allow_unstamped)
+            with f:
+                return cls._load_open(f, path, name, note, unstamped)
+        except BellamyError:
+            raise
+        except (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexError) as e:
+            # h5py's own errors on a damaged file (read with the checksum ignored): one line naming it
+            raise BellamyError("%s: damaged file: %s" % (path, (str(e) or type(e).__name__).split("\n")[0]))
+
+    @classmethod
+    def _load_open(cls, f, path, name, note, unstamped):
+        models = list(f["models"].keys())
+        present = ", ".join("'%s'" % n for n in models) if models else "none"
+        if name is None:
+            if len(models) != 1:
+                raise BellamyError("%s: %s; name the model with --name (models present: %s)" % (
+                    path, "the file holds several models" if models else "the file holds no model", present),
+                    "invalid" if models else "notfound")
+            name = models[0]
+        elif name not in models:
+            raise BellamyError("%s: no model '%s' (models present: %s)" % (path, name, present), "notfound")
+        g = f["models"][name]
+        if not isinstance(g, h5py.Group):
+            raise BellamyError("%s: /models/%s is not a group" % (path, name))
+        m = cls()
+        m.path, m.name, m.note, m.unstamped = path, name, note, unstamped
+        m._read(_Record(path, name, g))
+        return m
 
     def _read(self, rec):
         """§P2: every attribute and block a prediction reads, checked as libbellamy checks them."""
@@ -1258,6 +1275,11 @@ def main(argv=None):
             sys.stderr.write("%s: note: runtimes are %s (Ernest's weight %.3g): %s\n" % (
                 PROG, "Ernest's fit to the fine-tuning runs" if m.method == "ernest"
                 else "a blend of the network and Ernest", m.ernest_weight, m.method_why))
+    except (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexError) as e:
+        # h5py's errors on a damaged file read with the checksum ignored, wherever they arise
+        what = "damaged file" if m is None else "model '%s': cannot predict" % m.name
+        sys.stderr.write("%s: %s: %s: %s\n" % (PROG, opts["model"], what, (str(e) or type(e).__name__).split("\n")[0]))
+        return 1
     except BellamyError as e:
         msg = str(e)
         if m is not None:           # a context's error: say which file and model it is about
