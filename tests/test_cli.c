@@ -343,6 +343,20 @@ START_TEST(test_finetune_guard_note) {
     snprintf(note, sizeof note, "%s", g_err + strlen("bellamy-train finetune"));
     EXPECT(0, "%s --model wide.h5 %s --scale-out 16..32", g_predict, g_sets);
     ck_assert_msg(strstr(g_err, note) != NULL, "bellamy-predict: %s\nbellamy-train: %s", g_err, note);
+    ck_assert_msg(strstr(note, "(Ernest's weight ") != NULL, "%s", note);
+    /* and bellamy-train info, in words and in JSON */
+    EXPECT(0, "%s info --model wide.h5", g_train);
+    ck_assert_msg(strstr(g_out, "\nruntimes: a blend of the network and Ernest (Ernest's weight ") ||
+                  strstr(g_out, "\nruntimes: Ernest's fit to the fine-tuning runs (Ernest's weight 1)"), "%s", g_out);
+    EXPECT(0, "%s info --model wide.h5 --json | python3 -c 'import json,sys; m=json.load(sys.stdin)[\"fine_tuning\"]"
+              "[\"method\"]; assert m[\"name\"] in (\"blend\", \"ernest\") and m[\"ernest_weight\"] > 0 and "
+              "\"reach outside\" in m[\"why\"], m'", g_train);
+    /* --guard off: the network alone, no note */
+    EXPECT(0, "%s finetune --model model.h5 --data wide.tsv --out wide0.h5 --max-epochs 20 --guard off", g_train);
+    ck_assert_str_eq(g_err, "");
+    EXPECT(0, "%s info --model wide0.h5", g_train);
+    ck_assert_msg(strstr(g_out, "\nruntimes: the fine-tuned network\n"), "%s", g_out);
+    EXPECT_ERR(2, "--guard", "%s finetune --model model.h5 --data wide.tsv --out wide0.h5 --guard maybe", g_train);
 }
 END_TEST
 

@@ -213,6 +213,8 @@ typedef struct bl_tune_more {
     size_t size;              /* sizeof(bl_tune_more), set by bl_tune_more_init */
     double lr_min, lr_max;    /* the learning-rate schedule's bounds, 0 < lr_min ≤ lr_max (0.001, 0.01) */
     double weight_decay;      /* ≥ 0 (default 0) */
+    int guard;                /* 1 (default): runs reaching outside the pre-training scale-outs weigh the network
+                                 against Ernest fitted to them (bl_predictor_method says how); 0: the network alone */
 } bl_tune_more;
 
 BL_API void bl_tune_more_init(bl_tune_more *o);

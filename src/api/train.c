@@ -470,6 +470,7 @@ void bl_tune_more_init(bl_tune_more *o) {
     o->lr_min = f.lr_min;
     o->lr_max = f.lr_max;
     o->weight_decay = f.weight_decay;
+    o->guard = f.guard;
 }
 
 bl_status bl_predictor_finetune_data(const bl_predictor *base, const bl_data *runs, const bl_tune_opts *o,
@@ -486,12 +487,15 @@ bl_status bl_predictor_finetune_data(const bl_predictor *base, const bl_data *ru
                          mo.lr_max);
     if (!(mo.weight_decay >= 0 && isfinite(mo.weight_decay)))
         return bl_seterr(err, BL_EINVAL, "bl_tune_more.weight_decay: %g must be >= 0", mo.weight_decay);
+    if (mo.guard != 0 && mo.guard != 1)
+        return bl_seterr(err, BL_EINVAL, "bl_tune_more.guard: %d must be 0 or 1", mo.guard);
     bl_finetune_opts fo;
     if ((st = bl_tune_opts_apply(o, &fo, err)) != BL_OK) return st;
     if (runs->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", runs->ds->name);
     fo.lr_min = mo.lr_min;
     fo.lr_max = mo.lr_max;
     fo.weight_decay = mo.weight_decay;
+    fo.guard = mo.guard;
     bl_model *tuned = NULL;
     st = bl_finetune(base->m, runs->ds, NULL, 0, &fo, &tuned, err);
     if (st == BL_OK) st = bl_predictor_wrap(tuned, out, err);

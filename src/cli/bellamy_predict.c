@@ -373,9 +373,9 @@ int main(int argc, char **argv) {
     double ew = 0;
     bl_predictor_method(p, &meth, &ew, &why);
     if (strcmp(meth, "network") != 0) /* not the fine-tuned network alone: say what and why */
-        fprintf(stderr, "%s: note: runtimes are %s: %s\n", PROG,
+        fprintf(stderr, "%s: note: runtimes are %s (Ernest's weight %.3g): %s\n", PROG,
                 strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" : "a blend of the network and Ernest",
-                why);
+                ew, why);
     if (json) {
         printf("{\"model\":");
         json_str(bl_predictor_name(p));

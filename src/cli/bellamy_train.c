@@ -528,8 +528,10 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     bl_tune_opts_init(&to);
     long max_epochs = to.max_epochs, patience = to.patience, seed = (long)to.seed;
     double stop_mae = to.stop_mae_s, stop_rel = to.stop_rel;
-    const char *stop = to.stop_cv ? "cv" : "mae";
+    const char *stop = to.stop_cv ? "cv" : "mae", *guard = "on";
     int skip_invalid = 0;
+    bl_tune_more more;
+    bl_tune_more_init(&more);
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file to start from", NULL, 1, NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "model inside the file", "the file's only model", 0, NULL, 0 },
@@ -553,12 +555,15 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
         { "skip-invalid", BL_OPT_FLAG, &skip_invalid, NULL,
           "leave invalid rows of RUNS out (a failed run with a blank runtime, say), each named on stderr (without it "
           "the first one is an error)", NULL, 0, NULL, 0 },
+        { "guard", BL_OPT_CHOICE, &guard, NULL,
+          "on: runs reaching outside the scale-outs the model was pre-trained on weigh its network against Ernest "
+          "fitted to them (the note says how); off: the fine-tuned network alone", "on", 0, "on|off", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
                           "bellamy-train finetune --model MODEL.h5 [--name NAME] --data RUNS [--schema FILE] --out NEW.h5\n"
                           "         [--out-name NAME] [--max-epochs N] [--patience N] [--stop-mae S] [--stop-rel F] [--seed S]\n"
-                          "         [--stop cv|mae] [--skip-invalid]",
+                          "         [--stop cv|mae] [--skip-invalid] [--guard on|off]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (max_epochs < 1 || max_epochs > EPOCHS_MAX) {
@@ -578,6 +583,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
     to.stop_rel = stop_rel;
     to.seed = (unsigned long long)seed;
     to.stop_cv = strcmp(stop, "cv") == 0;
+    more.guard = strcmp(guard, "on") == 0;
     if (out_name && (rc = bl_cli_check_model_name(prog, "out-name", out_name))) return rc;
     if ((rc = bl_cli_check_input(prog, "model", model)) || (rc = bl_cli_check_input(prog, "data", data)) ||
         (schema && (rc = bl_cli_check_input(prog, "schema", schema))) || (rc = check_model_out(prog, "out", out)))
@@ -602,7 +608,7 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
                 "the runs of one context (the new job), and uses all %zu runs\n", prog, data, rs.contexts, spread,
                 rs.rows);
     }
-    if (st == BL_OK) st = bl_predictor_finetune_data(base, runs, &to, NULL, &tuned, &err);
+    if (st == BL_OK) st = bl_predictor_finetune_data(base, runs, &to, &more, &tuned, &err);
     if (st == BL_OK) st = bl_predictor_save(tuned, out, out_name, &err);
     if (st == BL_OK) {
         bl_model_info mi;
@@ -625,9 +631,9 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
         double ew = 0;
         bl_predictor_method(tuned, &meth, &ew, &why);
         if (strcmp(meth, "network") != 0)
-            fprintf(stderr, "%s: note: runtimes are %s: %s\n", prog,
+            fprintf(stderr, "%s: note: runtimes are %s (Ernest's weight %.3g): %s\n", prog,
                     strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" : "a blend of the network and Ernest",
-                    why);
+                    ew, why);
     }
     bl_data_free(runs);
     bl_predictor_free(tuned);
@@ -1408,6 +1414,16 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                 }
                 putchar('}');
             }
+            const char *meth = "network", *why = "";
+            double ew = 0;
+            bl_predictor_method(p, &meth, &ew, &why);
+            printf(",\"method\":{\"name\":");
+            bl_cli_json_str(meth);
+            printf(",\"ernest_weight\":");
+            bl_cli_json_num(ew);
+            printf(",\"why\":");
+            bl_cli_json_str(why);
+            putchar('}');
             putchar('}');
         } else {
             printf("null");
@@ -1503,6 +1519,14 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                 }
                 putchar('\n');
             }
+            /* the guard's decision (bellamy-predict's note says the same when it is not the network alone) */
+            const char *meth = "network", *why = "";
+            double ew = 0;
+            bl_predictor_method(p, &meth, &ew, &why);
+            printf("runtimes: %s", strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" :
+                   strcmp(meth, "blend") == 0 ? "a blend of the network and Ernest" : "the fine-tuned network");
+            if (strcmp(meth, "network") != 0) printf(" (Ernest's weight %.3g)", ew);
+            printf(why[0] ? ": %s\n" : "\n", why);
         }
     }
     bl_predictor_free(p);
