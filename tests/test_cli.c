@@ -833,6 +833,17 @@ START_TEST(test_strict_option_values) {
     EXPECT_ERR(2, "--reps 1001", "%s synth --out-dir . --stem s2 --reps 1001", g_train);
     EXPECT_ERR(2, "--stem", "%s synth --out-dir . --stem ''", g_train);
     EXPECT_ERR(2, "--stem", "%s synth --out-dir . --stem ../s2", g_train);
+    /* shifted environments' options: usage errors (exit 2), one line, the value shown only when printable */
+    EXPECT_ERR(2, "--scale-outs '5..2': the range runs down (5 > 2): write 2..5",
+               "%s synth --out-dir . --stem s2 --scale-outs 5..2", g_train);
+    EXPECT_ERR(2, "2 is listed twice", "%s synth --out-dir . --stem s2 --scale-outs 2,2,4", g_train);
+    EXPECT_ERR(2, "--scale-outs ' 2, 4'", "%s synth --out-dir . --stem s2 --scale-outs ' 2, 4'", g_train);
+    EXPECT_ERR(2, "a value with control or non-ASCII bytes", "%s synth --out-dir . --stem s2 --environment \"$(printf "
+               "'a\\tb')\"", g_train);
+    EXPECT_ERR(2, "'a\"b' is not", "%s synth --out-dir . --stem s2 --environment 'a\"b'", g_train);
+    EXPECT_ERR(2, "--environment", "%s synth --out-dir . --stem s2 --environment \"$(printf '%%0200d' 0)\"", g_train);
+    ck_assert_msg(strlen(g_err) < 400, "the message echoes a long value whole: %zu bytes", strlen(g_err));
+    EXPECT_ERR(2, "--time-scale", "%s synth --out-dir . --stem s2 --time-scale 0", g_train);
     EXPECT_ERR(2, "--version", "%s --version extra", g_train);
 }
 END_TEST

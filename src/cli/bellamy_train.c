@@ -1098,6 +1098,7 @@ static int cmd_split(const char *prog, int argc, char **argv) {
 static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *c) {
     char *end;
     size_t n = 0;
+    if (strpbrk(spec, " \t")) goto bad; /* strtol would skip blanks before a number, not after it */
     const char *dots = strstr(spec, "..");
     if (dots) {
         errno = 0;
@@ -1110,6 +1111,10 @@ static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *
             step = strtol(st, &end, 10);
             if (end == st || errno) goto bad;
         }
+        if (!*end && a >= 1 && b >= 1 && b < a) {
+            bl_cli_error(prog, "--scale-outs '%s': the range runs down (%ld > %ld): write %ld..%ld", spec, a, b, b, a);
+            return BL_EXIT_USAGE;
+        }
         if (*end || a < 1 || b < a || b > 100000 || step < 1) goto bad;
         for (long x = a; x <= b; x += step) {
             if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
@@ -1121,6 +1126,12 @@ static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *
             long x = strtol(p, &end, 10);
             if (end == p || errno || x < 1 || x > 100000 || (*end && *end != ',')) goto bad;
             if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
+            for (size_t k = 0; k < n; k++)
+                if (c->scale_outs[k] == (double)x) {
+                    bl_cli_error(prog, "--scale-outs '%s': %ld is listed twice (--reps sets the runs per scale-out)",
+                                 spec, x);
+                    return BL_EXIT_USAGE;
+                }
             c->scale_outs[n++] = (double)x;
             if (!*end) break;
             p = end + 1;
@@ -1198,9 +1209,16 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
     }
     c.time_scale = time_scale;
     if (env) {
-        if (strlen(env) > BL_CORPUS_ENVIRONMENT_MAX || strpbrk(env, "\"\\")) {
-            bl_cli_error(prog, "--environment '%s': at most %d characters, no quote or backslash", env,
-                         BL_CORPUS_ENVIRONMENT_MAX);
+        int printable = 1, allowed = 1; /* a schema constant holds printable ASCII, no quote or backslash */
+        for (const unsigned char *q = (const unsigned char *)env; *q; q++) {
+            printable &= *q >= 0x20 && *q < 0x7f;
+            allowed &= *q != '"' && *q != '\\';
+        }
+        if (!*env || strlen(env) > BL_CORPUS_ENVIRONMENT_MAX || !printable || !allowed) {
+            bl_cli_error(prog, "--environment: 1..%d printable ASCII characters without a quote or backslash (a "
+                         "schema constant holds it); %s%.60s%s is not", BL_CORPUS_ENVIRONMENT_MAX, printable ? "'" : "",
+                         printable ? env : "a value with control or non-ASCII bytes",
+                         !printable ? "" : strlen(env) > 60 ? "...'" : "'");
             return BL_EXIT_USAGE;
         }
         c.environment = env;
