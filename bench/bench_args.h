@@ -8,8 +8,8 @@
 
 #include "bellamy/bellamy.h"
 
-/* Returns -1 to go on measuring, else the exit status: 0 after --version or --help, 2 when
- * BELLAMY_CPU cannot be honoured (its message on stderr). */
+/* Returns -1 to go on measuring, else the exit status: 0 after --version or --help, 1 (as the
+ * programs) when BELLAMY_CPU cannot be honoured (its message on stderr). */
 static inline int bench_args(int argc, char **argv, const char *prog, const char *usage) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -22,7 +22,7 @@ static inline int bench_args(int argc, char **argv, const char *prog, const char
             bl_error e = { 0 };
             if (bl_cpu_kernels_check(&e) != BL_OK) {
                 fprintf(stderr, "%s: %s\n", prog, e.message);
-                return 2;
+                return 1;
             }
             return 0;
         }

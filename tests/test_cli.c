@@ -113,6 +113,7 @@ START_TEST(test_help_version) {
     ck_assert_ptr_null(strstr(g_out, "kernels: generic (this processor runs avx")); /* a cap never lowers below it */
     EXPECT_ERR(2, "BELLAMY_CPU='avx3' is not one of generic, avx2, avx512", "BELLAMY_CPU=avx3 %s --version", g_train);
     EXPECT_ERR(1, "BELLAMY_CPU='sse'", "BELLAMY_CPU=sse %s --model model.h5 %s --scale-out 4", g_predict, g_sets);
+    EXPECT_ERR(1, "BELLAMY_CPU='sse'", "BELLAMY_CPU=sse %s --workload paper --policy fifo-gpu", g_sim); /* no Bellamy */
     EXPECT(0, "%s --help", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "pretrain"));
     ck_assert_ptr_nonnull(strstr(g_out, "finetune"));

@@ -451,8 +451,10 @@ bl_status bl_predictor_new_untrained(const bl_data *d, const bl_train_opts *in, 
     BL_CHECK_ARG(out, err, "bl_predictor_new_untrained: NULL out");
     *out = NULL;
     BL_CHECK_ARG(d, err, "bl_predictor_new_untrained: NULL data");
+    bl_status st = bl_cpu_kernels_check(err); /* BELLAMY_CPU must be honoured wherever a model is made */
+    if (st != BL_OK) return st;
     bl_train_opts o;
-    bl_status st = train_opts(in, &o, err);
+    st = train_opts(in, &o, err);
     if (st != BL_OK) return st;
     if (d->ds->n_rows == 0) return bl_seterr(err, BL_EINVAL, "%s: no rows to fit the scaler on", d->ds->name);
     bl_model *m = NULL;

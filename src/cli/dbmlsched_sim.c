@@ -467,6 +467,11 @@ int main(int argc, char **argv) {
         if (gi < 0) { fprintf(stderr, "dbmlsched-sim: --gantt-policy %s is not among the --policy flags\n", gantt_pol); return 2; }
     }
 
+    /* BELLAMY_CPU is checked for every run, as the other programs check it, whether a policy uses Bellamy */
+    if (bl_cpu_kernels_check(&err) != BL_OK) {
+        fprintf(stderr, "dbmlsched-sim: %s\n", err.message);
+        return 1;
+    }
     bl_sched_workload *w = NULL;
     bl_sched_result *res[MAXPOL] = { 0 };
     struct stat st;

@@ -134,6 +134,7 @@ bl_status bl_sched_bellamy_new(const bl_sched_bellamy_opts *opts, bl_sched_bella
     }
     bl_status st = check_opts(opts, err);
     if (st) return st;
+    if ((st = bl_cpu_kernels_check(err))) return st; /* a BELLAMY_CPU it cannot honour: say so before any job */
     bl_sched_bellamy *p = calloc(1, sizeof *p);
     if (!p) return bl_seterr(err, BL_ENOMEM, "out of memory");
     p->o = *opts;
