@@ -906,6 +906,7 @@ START_TEST(test_stored_schema_read_leniently) {
             ck_assert_int_ne(bl_predictor_load(path, NULL, &p, &err), BL_OK);
             ck_assert_ptr_null(p);
             ck_assert_msg(strstr(err.message, "schema stored in the model"), "%s", err.message);
+            ck_assert_msg(strncmp(err.message, path, strlen(path)) == 0, "the file is not named: %s", err.message);
             continue;
         }
         ck_assert_msg(bl_predictor_load(path, NULL, &p, &err) == BL_OK, "%s", err.message);

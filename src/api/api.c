@@ -104,7 +104,9 @@ bl_status bl_model_file_load(const bl_model_file *f, const char *name, bl_predic
     bl_model *m = NULL;
     bl_status st = bl_model_load_ex(f->path, name, f->flags, &m, err);
     if (st != BL_OK) return st;
-    return bl_predictor_wrap(m, out, err);
+    st = bl_predictor_wrap(m, out, err);
+    if (st != BL_OK && st != BL_ENOMEM) bl_prefixerr(err, "%s", f->path); /* the stored schema's errors name no file */
+    return st;
 }
 
 /* ---- predictors ---------------------------------------------------------------------------------- */
@@ -212,7 +214,9 @@ bl_status bl_predictor_load(const char *path, const char *name, bl_predictor **o
     bl_model *m = NULL;
     st = bl_model_load(path, name, &m, err);
     if (st != BL_OK) return st;
-    return bl_predictor_wrap(m, out, err);
+    st = bl_predictor_wrap(m, out, err);
+    if (st != BL_OK && st != BL_ENOMEM) bl_prefixerr(err, "%s", path);
+    return st;
 }
 
 void bl_predictor_free(bl_predictor *p) {
