@@ -315,6 +315,28 @@ START_TEST(eval_split_file_errors) {
 }
 END_TEST
 
+/* Runs of one scale-out only: no split can be drawn, and the error names the data file. */
+START_TEST(eval_no_split_names_the_file) {
+    char data[8192], schema[8192];
+    snprintf(data, sizeof data, "%s/one-scale-out.tsv", bl_test_tmpdir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", corpus_dir());
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("instance_count\tmachine_type\tslots\tmemory\tdata_size_MB\titerations\tgross_runtime\n"
+          "4\tc1.large\t16\t16000\t1000\t1\t100\n4\tc1.large\t16\t16000\t1000\t1\t110\n", f);
+    fclose(f);
+    bl_eval_opts o;
+    bl_eval_opts_default(&o);
+    bl_eval ev;
+    bl_error err;
+    ck_assert_int_eq(bl_eval_init(&ev, &o, &err), BL_OK);
+    ck_assert_msg(bl_eval_add_algo(&ev, "synth", data, schema, NULL, NULL, &err) == BL_OK, "%s", err.message);
+    ck_assert_int_eq(bl_eval_draw_splits(&ev, &err), BL_EINVAL);
+    ck_assert_msg(strstr(err.message, data) && strstr(err.message, "two or more distinct scale-outs"), "%s", err.message);
+    bl_eval_free(&ev);
+}
+END_TEST
+
 /* --fold-by: contexts that share the property's value share a fold (so a fold model never saw the
  * values of the contexts it is evaluated on), several folds are used, and a property that does not
  * exist, is a cluster total, is optional, or has one value is an error naming the flag. */
@@ -585,6 +607,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_model_cache_follows_the_schema);
     tcase_add_test(tc, eval_split_file_reproduces_predictions);
     tcase_add_test(tc, eval_split_file_errors);
+    tcase_add_test(tc, eval_no_split_names_the_file);
     tcase_add_test(tc, eval_split_file_valid_groups);
     tcase_add_test(tc, eval_folds_by_property);
     tcase_add_test(tc, eval_command_line_errors);

@@ -411,7 +411,15 @@ bl_status bl_eval_draw_splits(bl_eval *ev, bl_error *err) {
         }
         free(elig);
     }
-    if (ev->n_splits == 0) return bl_seterr(err, BL_EINVAL, "no split could be drawn (contexts need two distinct scale-outs)");
+    if (ev->n_splits == 0) {
+        char files[600];
+        size_t len = 0;
+        files[0] = '\0';
+        for (size_t ai = 0; ai < ev->n_algos && len < sizeof files - 1; ai++)
+            len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", ai ? ", " : "", ev->algos[ai].data_path);
+        return bl_seterr(err, BL_EINVAL, "%s: no split could be drawn: every context needs runs at two or more distinct "
+                         "scale-outs (give more runs, at other scale-outs)", files);
+    }
     return make_groups(ev, err);
 }
 
