@@ -884,7 +884,7 @@ START_TEST(guard_weighs_network_against_ernest) {
     memcpy(loo, y, sizeof loo);
     ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, loo, 5, &e), BL_OK);
     const double w_shape = c->guard.ernest_w; /* the held-out blend chose the network: the shape alone */
-    ck_assert_msg(w_shape > 0 && w_shape < 1, "%g: %s", w_shape, c->guard.why);
+    ck_assert_msg(w_shape >= 0.5 && w_shape < 1, "%g: %s", w_shape, c->guard.why);
     ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, NULL, 0, &e), BL_OK); /* no held-out predictions */
     ck_assert_double_eq(c->guard.ernest_w, w_shape);
     /* predictions blend the two exactly */
@@ -905,7 +905,11 @@ START_TEST(guard_weighs_network_against_ernest) {
     }
     for (int i = 0; i < 5; i++) runs->runtime_s[i] = 20.0 * p[i];
     ck_assert_int_eq(bl_guard_decide(c, m, runs, NULL, 5, NULL, 0, &e), BL_OK);
-    ck_assert_msg(c->guard.ernest_w < 0.05, "%g: %s", c->guard.ernest_w, c->guard.why);
+    /* the shape test trusts the network fully, but outside its pre-training it gets at most half */
+    ck_assert_msg(c->guard.ernest_w == 0.5 && strstr(c->guard.why, "the network gets at most half"), "%g: %s",
+                  c->guard.ernest_w, c->guard.why);
+    ck_assert_msg(strstr(c->guard.why, "(Ernest 0.00") || strstr(c->guard.why, "(Ernest 0.001 by the shape)"), "%s",
+                  c->guard.why);
     /* one scale-out: the network alone */
     size_t same[1] = {0};
     ck_assert_int_eq(bl_guard_decide(c, m, far, same, 1, NULL, 0, &e), BL_OK);
