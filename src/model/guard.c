@@ -27,7 +27,7 @@
  * shape, not of an output the network cannot reach in a few hundred steps.
  * Not here: the fine-tuning itself (model.c), Ernest's fit (baselines/).
  */
-#include "model/model_internal.h"
+#include "model/guard.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,17 +56,6 @@ static void set_method(bl_guard *g) {
 
 static double rel(double p, double y) { return fabs(p - y) / y; }
 
-/* The pre-training rows' scale-outs: recorded (format 1.3), else the scaler's bounds of feature x. */
-static void pretrain_range(const bl_model *m, double *lo, double *hi) {
-    if (m->seen.known) {
-        *lo = m->seen.scale_out_min;
-        *hi = m->seen.scale_out_max;
-    } else {
-        *lo = m->scaler.lo[2];
-        *hi = m->scaler.hi[2];
-    }
-}
-
 /* Mean absolute deviation of log(y / c) around its mean over n runs; INFINITY when c is not positive. */
 static double log_dev(const double *y, const double *c, size_t n) {
     double mean = 0;
@@ -80,25 +69,20 @@ static double log_dev(const double *y, const double *c, size_t n) {
     return d / (double)n;
 }
 
-bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
-                          const double *net_loo, size_t folds, bl_error *err) {
-    bl_guard *g = &c->guard;
+bl_status bl_guard_weigh(bl_guard *g, const bl_guard_runs *r, const double *net_loo, size_t folds, bl_error *err) {
     bl_guard_reset(g);
+    const size_t n = r->n;
     if (n == 0) return BL_OK;
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *p = malloc(n * sizeof *p);
+    const double *x = r->x, *y = r->y, *p = r->prior, lo = r->lo, hi = r->hi;
     double *xe = malloc(n * sizeof *xe), *ye = malloc(n * sizeof *ye), *eloo = malloc(n * sizeof *eloo);
     bl_status st = BL_OK;
-    if (!x || !y || !p || !xe || !ye || !eloo) {
+    if (!xe || !ye || !eloo) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
         goto out;
     }
     size_t distinct = 0;
-    double lo, hi, xmin = INFINITY, xmax = 0;
-    pretrain_range(prior, &lo, &hi);
+    double xmin = INFINITY, xmax = 0;
     for (size_t i = 0; i < n; i++) {
-        const size_t r = rows ? rows[i] : i;
-        x[i] = runs->scale_out[r];
-        y[i] = runs->runtime_s[r];
         xmin = fmin(xmin, x[i]);
         xmax = fmax(xmax, x[i]);
         int seen = 0;
@@ -122,11 +106,6 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
     }
     memcpy(g->theta, em.theta, sizeof g->theta);
     /* the shape: the pre-trained model's curve (before this fine-tuning) against linear scaling's */
-    double ctx[BL_BNET_DIM_MAX];
-    for (size_t i = 0; i < n; i++) /* each run in its own row's context (cluster totals grow with x) */
-        if ((st = bl_model_context_row(prior, runs, rows ? rows[i] : i, ctx, err)) ||
-            (st = bl_model_predict(prior, ctx, &x[i], 1, &p[i], err)))
-            goto out;
     const double e_model = log_dev(y, p, n);
     for (size_t i = 0; i < n; i++) xe[i] = 1.0 / x[i];
     const double e_lin = log_dev(y, xe, n);
@@ -183,37 +162,23 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
              : w_held < 0 ? "so" : "the larger weight holds", g->ernest_w, 1.0 - g->ernest_w);
 out:
     set_method(g);
-    free(x);
-    free(y);
-    free(p);
     free(xe);
     free(ye);
     free(eloo);
     return st;
 }
 
-bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
-                           bl_error *err) {
-    double lo, hi, ctx[BL_BNET_DIM_MAX], sum = 0;
-    pretrain_range(prior, &lo, &hi);
+double bl_guard_scale(const bl_guard_runs *r) {
     int outside = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double x = runs->scale_out[rows ? rows[i] : i];
-        outside |= x < lo || x > hi;
+    for (size_t i = 0; i < r->n; i++) outside |= r->x[i] < r->lo || r->x[i] > r->hi;
+    if (!outside) return 1.0;
+    double sum = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (!(r->prior[i] > 0) || !isfinite(r->prior[i])) return 1.0; /* no curve to scale: leave the scale */
+        sum += log(r->y[i] / r->prior[i]);
     }
-    if (!outside || !(c->target_scale > 0)) return BL_OK;
-    for (size_t i = 0; i < n; i++) {
-        const size_t r = rows ? rows[i] : i;
-        double p;
-        bl_status st = bl_model_context_row(prior, runs, r, ctx, err);
-        if (!st) st = bl_model_predict(prior, ctx, &runs->scale_out[r], 1, &p, err);
-        if (st) return st;
-        if (!(p > 0) || !isfinite(p)) return BL_OK; /* no curve to scale: leave the scale */
-        sum += log(runs->runtime_s[r] / p);
-    }
-    const double f = exp(sum / (double)n);
-    if (isfinite(f) && f > 0 && isfinite(c->target_scale * f) && c->target_scale * f > 0) c->target_scale *= f;
-    return BL_OK;
+    const double f = exp(sum / (double)r->n);
+    return isfinite(f) && f > 0 ? f : 1.0;
 }
 
 /* ---- in the model file: group "guard" (models/README.md) ---- */

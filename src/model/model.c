@@ -724,6 +724,62 @@ out:
     return st;
 }
 
+/* ---- the guard's inputs (guard.h decides from them) ---- */
+
+/* The pre-training rows' scale-outs: recorded (format 1.3), else the scaler's bounds of feature x. */
+static void pretrain_range(const bl_model *m, double *lo, double *hi) {
+    if (m->seen.known) {
+        *lo = m->seen.scale_out_min;
+        *hi = m->seen.scale_out_max;
+    } else {
+        *lo = m->scaler.lo[2];
+        *hi = m->scaler.hi[2];
+    }
+}
+
+/* The n runs as the guard sees them, into buf [3n]: scale-outs, runtimes and prior's prediction of
+ * each in its own row's context (cluster totals grow with the scale-out); NaN where it cannot predict. */
+static void guard_runs(const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n, double *buf,
+                       bl_guard_runs *r) {
+    double *x = buf, *y = buf + n, *p = buf + 2 * n, ctx[BL_BNET_DIM_MAX];
+    for (size_t i = 0; i < n; i++) {
+        const size_t row = rows ? rows[i] : i;
+        x[i] = runs->scale_out[row];
+        y[i] = runs->runtime_s[row];
+        if (bl_model_context_row(prior, runs, row, ctx, NULL) != BL_OK ||
+            bl_model_predict(prior, ctx, &x[i], 1, &p[i], NULL) != BL_OK)
+            p[i] = NAN;
+    }
+    *r = (bl_guard_runs){.n = n, .x = x, .y = y, .prior = p};
+    pretrain_range(prior, &r->lo, &r->hi);
+}
+
+bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
+                          const double *net_loo, size_t folds, bl_error *err) {
+    bl_guard_reset(&c->guard);
+    if (n == 0) return BL_OK;
+    double *buf = malloc(3 * n * sizeof *buf);
+    if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_guard_runs r;
+    guard_runs(prior, runs, rows, n, buf, &r);
+    bl_status st = bl_guard_weigh(&c->guard, &r, net_loo, folds, err);
+    free(buf);
+    return st;
+}
+
+bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
+                           bl_error *err) {
+    if (n == 0 || !(c->target_scale > 0)) return BL_OK;
+    double *buf = malloc(3 * n * sizeof *buf);
+    if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_guard_runs r;
+    guard_runs(prior, runs, rows, n, buf, &r);
+    const double f = bl_guard_scale(&r);
+    if (isfinite(c->target_scale * f) && c->target_scale * f > 0) c->target_scale *= f;
+    free(buf);
+    return BL_OK;
+}
+
 /* The network's held-out predictions when fine-tuning ran no cross-validation (another stopping rule or
  * a fixed length): per fold, the same fine-tuning on the other runs (the network alone), predicting the
  * fold's runs. *loo [n] is malloc'd. */

@@ -36,6 +36,7 @@
 #include "data/dataset.h"
 #include "encode/encode.h"
 #include "model/bnet.h"
+#include "model/guard.h" /* bl_guard: how far a fine-tuned model trusts its network */
 
 typedef enum bl_target_scaling {
     BL_TARGET_SECONDS = 0, /* the network predicts seconds (the paper) */
@@ -51,17 +52,6 @@ typedef struct bl_model_prop {
 
 #define BL_MODEL_MEMBERS_MAX 16
 
-/* How far a fine-tuned model trusts its network (guard.c): a prediction is
- *   (1 − ernest_w) · network(x) + ernest_w · (θ0 + θ1/x + θ2·ln x + θ3·x)
- * with Ernest's θ fitted on the fine-tuning runs. ernest_w is 0 (the network alone) until a
- * fine-tuning decides otherwise. */
-enum bl_guard_method { BL_GUARD_NETWORK = 0, BL_GUARD_BLEND = 1, BL_GUARD_ERNEST = 2 };
-typedef struct bl_guard {
-    double ernest_w;                  /* 0..1 */
-    double theta[4];                  /* Ernest's θ0..θ3 in seconds */
-    int    method;                    /* bl_guard_method, from ernest_w */
-    char   why[768];                  /* how the weight was found ("" for the network alone by default) */
-} bl_guard;
 
 /* What the pre-training rows held, so that a request can be compared with it (model/seen.h; file
  * group `seen`, format 1.3). Per property (network order) the values with their row counts, most

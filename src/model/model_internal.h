@@ -49,24 +49,15 @@ double bl_finetune_lr(const bl_finetune_opts *o, long epoch);
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err);
 
-/* The guard (guard.c): a fine-tuned model's trust in its network against Ernest on its runs. */
-void bl_guard_reset(bl_guard *g);
-/* The prediction at scale-out x from the network's net (seconds). */
-double bl_guard_apply(const bl_guard *g, double x, double net);
-/* Decides c->guard from the n runs (rows of runs; NULL: every row) c was fine-tuned on. prior: the
- * model before this fine-tuning (its predictions judge the runs' speed-up when they hold two
- * scale-outs). net_loo [n]: the network's held-out prediction of each run over `folds` folds (run i
- * in fold i % folds), or NULL. */
+/* The guard (guard.h), as fine-tuning uses it (model.c gathers the runs and the prior's predictions).
+ * Decides c->guard from the n runs (rows of runs; NULL: every row) c was fine-tuned on. prior: the
+ * model before this fine-tuning. net_loo [n]: the network's held-out prediction of each run over
+ * `folds` folds (run i in fold i % folds), or NULL. */
 bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
                           const double *net_loo, size_t folds, bl_error *err);
 /* Before fine-tuning c (a copy of prior) on runs that reach outside the pre-training scale-outs: the
- * output scale set so that prior's curve, scaled, passes through the runs' geometric mean (a job of
- * another runtime scale is then a matter of shape, which fine-tuning can learn from a few runs). */
+ * output scale multiplied by bl_guard_scale's factor. */
 bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
                            bl_error *err);
-/* The guard in a model record (group "guard"), and back; a record without one is the network alone. */
-struct bl_modelrec;
-bl_status bl_guard_save(const bl_guard *g, struct bl_modelrec *rec, bl_error *err);
-bl_status bl_guard_load(bl_guard *g, const struct bl_modelrec *rec, bl_error *err);
 
 #endif
