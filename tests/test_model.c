@@ -940,6 +940,20 @@ START_TEST(guard_weighs_network_against_ernest) {
     bl_model *t3;
     ck_assert_int_eq(bl_finetune(t, far, rows, 3, &fo, &t3, &e), BL_OK);
     ck_assert_msg(strstr(t3->guard.why, "the 3 runs"), "%s", t3->guard.why);
+    /* and judges the runs by its network, not by its old blend: the same as a copy without the guard */
+    bl_model *tn, *ra, *rb;
+    ck_assert_int_eq(bl_model_clone(t, &tn, &e), BL_OK);
+    bl_guard_reset(&tn->guard);
+    ck_assert_int_eq(bl_model_clone(t, &ra, &e), BL_OK);
+    ck_assert_int_eq(bl_model_clone(tn, &rb, &e), BL_OK);
+    ck_assert_int_eq(bl_guard_rescale(ra, t, far, rows, 5, &e), BL_OK);
+    ck_assert_int_eq(bl_guard_rescale(rb, tn, far, rows, 5, &e), BL_OK);
+    ck_assert_double_eq(ra->target_scale, rb->target_scale);
+    ck_assert_int_eq(bl_guard_decide(ra, t, far, rows, 5, NULL, 0, &e), BL_OK);
+    ck_assert_int_eq(bl_guard_decide(rb, tn, far, rows, 5, NULL, 0, &e), BL_OK);
+    ck_assert_double_eq(ra->guard.ernest_w, rb->guard.ernest_w);
+    ck_assert_str_eq(ra->guard.why, rb->guard.why);
+    bl_model_free(tn), bl_model_free(ra), bl_model_free(rb);
     /* the guard travels in the file: reloaded predictions are bit for bit the same, and a blending
      * model's file is format 3.0 (older libraries refuse it instead of predicting with the network alone) */
     char path[4200], ver[64];

@@ -123,8 +123,9 @@ int bl_cli_check_input(const char *prog, const char *flag, const char *path) {
         return BL_EXIT_FAIL;
     }
     if (S_ISDIR(st.st_mode)) { bl_cli_error(prog, "--%s %s: is a folder, not a file", flag, path); return BL_EXIT_FAIL; }
+    if (!S_ISREG(st.st_mode)) return 0; /* a pipe is opened once, by its reader (a probe would end its writer) */
     bl_error e = { 0 };
-    FILE *f = bl_file_open_read(path, 0, &e); /* never blocks: a FIFO nobody writes to hung here */
+    FILE *f = bl_file_open_read(path, 0, &e); /* can it be read (permissions)? */
     if (!f) { bl_cli_error(prog, "--%s %s", flag, e.message); return BL_EXIT_FAIL; }
     fclose(f);
     return 0;

@@ -73,11 +73,11 @@ FILE *bl_file_open_read(const char *path, int regular_only, bl_error *err) {
     }
     struct stat sb;
     const char *bad = NULL;
-    if (fstat(fd, &sb) != 0) bad = "cannot be examined";
+    if (fstat(fd, &sb) != 0) bad = strerror(errno);
     else if (S_ISDIR(sb.st_mode)) bad = "is a folder, not a file"; /* opens fine, fails only at the first read */
     else if (regular_only && !S_ISREG(sb.st_mode)) bad = "not a regular file (a pipe, device or socket)";
     const int fl = bad ? 0 : fcntl(fd, F_GETFL);
-    if (!bad && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) bad = "cannot be read (fcntl failed)";
+    if (!bad && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) bad = strerror(errno);
     FILE *f = bad ? NULL : fdopen(fd, "rb");
     if (!f) {
         if (!bad) bad = "cannot open (out of memory)";

@@ -737,21 +737,25 @@ static void pretrain_range(const bl_model *m, double *lo, double *hi) {
     }
 }
 
-/* The n runs as the guard sees them, into buf [3n]: scale-outs, runtimes and prior's prediction of
- * each in its own row's context (cluster totals grow with the scale-out); NaN where it cannot predict. */
-static void guard_runs(const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n, double *buf,
-                       bl_guard_runs *r) {
+/* The n runs as the guard sees them, into buf [3n]: scale-outs, runtimes and the prior network's
+ * prediction of each in its own row's context (cluster totals grow with the scale-out). The network's,
+ * not a blend: a guarded model fine-tuned again is judged by what it learned, not by its last runs' Ernest. */
+static bl_status guard_runs(const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n, double *buf,
+                            bl_guard_runs *r, bl_error *err) {
     double *x = buf, *y = buf + n, *p = buf + 2 * n, ctx[BL_BNET_DIM_MAX];
+    bl_model net = *prior; /* shares every block; only its guard differs (predictions read, never write, it) */
+    bl_guard_reset(&net.guard);
     for (size_t i = 0; i < n; i++) {
         const size_t row = rows ? rows[i] : i;
         x[i] = runs->scale_out[row];
         y[i] = runs->runtime_s[row];
-        if (bl_model_context_row(prior, runs, row, ctx, NULL) != BL_OK ||
-            bl_model_predict(prior, ctx, &x[i], 1, &p[i], NULL) != BL_OK)
-            p[i] = NAN;
+        bl_status st = bl_model_context_row(&net, runs, row, ctx, err);
+        if (!st) st = bl_model_predict(&net, ctx, &x[i], 1, &p[i], err);
+        if (st) return st;
     }
     *r = (bl_guard_runs){.n = n, .x = x, .y = y, .prior = p};
     pretrain_range(prior, &r->lo, &r->hi);
+    return BL_OK;
 }
 
 bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
@@ -761,8 +765,8 @@ bl_status bl_guard_decide(bl_model *c, const bl_model *prior, const bl_dataset *
     double *buf = malloc(3 * n * sizeof *buf);
     if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
     bl_guard_runs r;
-    guard_runs(prior, runs, rows, n, buf, &r);
-    bl_status st = bl_guard_weigh(&c->guard, &r, net_loo, folds, err);
+    bl_status st = guard_runs(prior, runs, rows, n, buf, &r, err);
+    if (!st) st = bl_guard_weigh(&c->guard, &r, net_loo, folds, err);
     free(buf);
     return st;
 }
@@ -773,11 +777,11 @@ bl_status bl_guard_rescale(bl_model *c, const bl_model *prior, const bl_dataset 
     double *buf = malloc(3 * n * sizeof *buf);
     if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
     bl_guard_runs r;
-    guard_runs(prior, runs, rows, n, buf, &r);
-    const double f = bl_guard_scale(&r);
+    bl_status st = guard_runs(prior, runs, rows, n, buf, &r, err);
+    const double f = st ? 1.0 : bl_guard_scale(&r);
     if (isfinite(c->target_scale * f) && c->target_scale * f > 0) c->target_scale *= f;
     free(buf);
-    return BL_OK;
+    return st;
 }
 
 /* The network's held-out predictions when fine-tuning ran no cross-validation (another stopping rule or
