@@ -62,15 +62,31 @@ class BellamyError(Exception):
 
 # ---- §P1 the file: header, HDF5, format and version -------------------------------------------
 
+def _hard(g, name):
+    """g[name] when it is a hard link in g, else None: soft and external links (which could lead to
+    another object or another file) are not read, as libbellamy's reader does not read them."""
+    try:
+        link = g.get(name, getlink=True)
+    except (KeyError, OSError, RuntimeError, ValueError):
+        return None
+    return g[name] if isinstance(link, h5py.HardLink) else None
+
+
+def _model_names(f):
+    """The models of an open file: hard-linked groups under /models, in the file's order."""
+    models = _hard(f, "models")
+    return [] if models is None else [n for n in models.keys() if isinstance(_hard(models, n), h5py.Group)]
+
+
 def _read_file(path):
     try:
         os.stat(path)
     except OSError as e:
         raise BellamyError("%s: cannot open: %s" % (path, e.strerror), "io")
     if os.path.isdir(path):
-        raise BellamyError("%s: is a directory, not a model file" % path, "io")
+        raise BellamyError("%s: is a folder, not a file" % path, "io")
     if not os.path.isfile(path):
-        raise BellamyError("%s: not a regular file" % path, "io")
+        raise BellamyError("%s: not a regular file (a pipe, device or socket)" % path, "io")
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -216,7 +232,7 @@ def list_models(path, ignore_checksum=None, allow_unstamped=None):
     """The names of the models in a file, in the file's order."""
     f, _, _ = _open_h5(path, ignore_checksum, allow_unstamped)
     with f:
-        return list(f["models"].keys())
+        return _model_names(f)
 
 
 # ---- attributes as libbellamy types them --------------------------------------------------------
@@ -260,9 +276,9 @@ class _Record:
     def find(self, group, name):
         g = self.g
         for part in [p for p in group.split("/") if p]:
-            if part not in g or not isinstance(g[part], h5py.Group):
+            g = _hard(g, part)
+            if not isinstance(g, h5py.Group):
                 return None
-            g = g[part]
         return _attr_value(g.attrs, name) if name in g.attrs else None
 
     def get(self, group, name, kind, required=True):
@@ -573,13 +589,15 @@ def _strtod_whole(text):
 def _weight_datasets(rec):
     """Every dataset under weights/ as a numpy array: float64, rank 1 or 2, not empty."""
     g = rec.g
-    if "weights" not in g or not isinstance(g["weights"], h5py.Group):
+    weights = _hard(g, "weights")
+    if not isinstance(weights, h5py.Group):
         raise rec.fail("has no group /models/%s/weights" % rec.name)
     blocks = {}
-    for bname, obj in g["weights"].items():
-        if not isinstance(obj, h5py.Dataset):
-            continue
+    for bname in weights.keys():
         where = "/models/%s/weights/%s" % (rec.name, bname)
+        obj = _hard(weights, bname)
+        if not isinstance(obj, h5py.Dataset):   # a soft or external link, a group: as libbellamy refuses them
+            raise BellamyError("%s: %s is not a dataset" % (rec.path, where))
         if obj.dtype.kind != "f" or obj.dtype.itemsize != 8:
             raise BellamyError("%s: dataset %s is not float64" % (rec.path, where))
         if obj.ndim not in (1, 2):
@@ -759,8 +777,8 @@ def _guard(rec):
     """§P2/§P8: the group guard — (ernest_weight w, ernest_theta θ0..θ3, why); (0, zeros, "") when the
     model has none (the network alone)."""
     if rec.find("guard", "ernest_weight") is None:
-        major = rec.find("", "format_major_required")
-        blends = bool(major) and major[0] == "int64" and major[1] >= 3
+        major = rec.get("", "format_major_required", "int64", required=False)   # refused unless int64, as in C
+        blends = major is not None and major >= 3
         if blends or rec.find("guard", "ernest_theta") is not None or rec.find("guard", "why") is not None:
             raise rec.fail("damaged: it %s but guard/ernest_weight is missing (without it the model would predict "
                            "with its network alone); fine-tune it again or restore the file" % (
@@ -854,7 +872,7 @@ class Model:
 
     @classmethod
     def _load_open(cls, f, path, name, note, unstamped):
-        models = list(f["models"].keys())
+        models = _model_names(f)
         present = ", ".join("'%s'" % n for n in models) if models else "none"
         if name is None:
             if len(models) != 1:
@@ -864,7 +882,7 @@ class Model:
             name = models[0]
         elif name not in models:
             raise BellamyError("%s: no model '%s' (models present: %s)" % (path, name, present), "notfound")
-        g = f["models"][name]
+        g = _hard(f["models"], name)
         if not isinstance(g, h5py.Group):
             raise BellamyError("%s: /models/%s is not a group" % (path, name))
         m = cls()

@@ -551,6 +551,25 @@ def check_guard(path, rows, must_blend):
     r = run([PREDICT, "--model", lost, "--scale-out", "4"] + sets)
     check(r.returncode != 0 and b"damaged: it blends Ernest" in r.stderr, "libbellamy, guard lost: %r" % r.stderr)
     os.unlink(lost)
+    # a soft link where the guard group should be: both readers ignore it (the file is then damaged,
+    # as the weight is gone), and format_major_required of another type is refused by both
+    for edit, label in (("soft", "guard as a soft link"), ("string", "format_major_required as text")):
+        bad = path + ".%s.h5" % edit
+        shutil.copy(path, bad)
+        with h5py.File(bad, "r+") as f:
+            g = next(iter(f["models"].values()))
+            if edit == "soft":
+                g.move("guard", "guard_real")
+                g["guard"] = h5py.SoftLink(g.name + "/guard_real")
+            else:   # and the weight gone, so that the readers must read it
+                g.attrs["format_major_required"] = "3"
+                del g["guard"].attrs["ernest_weight"]
+        stamp(bad)
+        rc, _, err = cli(["--model", bad, "--scale-out", "4"] + sets)
+        r = run([PREDICT, "--model", bad, "--scale-out", "4"] + sets)
+        check(rc != 0 and r.returncode != 0, "%s: Python %d %r, libbellamy %d %r" % (
+            label, rc, err, r.returncode, r.stderr.decode()[-300:]))
+        os.unlink(bad)
     # flipped bytes read with the checksum ignored: one line of error or a prediction, never a traceback
     data = open(path, "rb").read()
     bad = path + ".flip.h5"
