@@ -215,6 +215,7 @@ typedef struct bl_tune_more {
     double weight_decay;      /* ≥ 0 (default 0) */
     int guard;                /* 1 (default): runs reaching outside the pre-training scale-outs weigh the network
                                  against Ernest fitted to them (bl_predictor_method says how); 0: the network alone */
+    int reserved;             /* 0; fills the padding, so that a field added later grows sizeof (the version) */
 } bl_tune_more;
 
 BL_API void bl_tune_more_init(bl_tune_more *o);

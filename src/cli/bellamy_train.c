@@ -21,6 +21,7 @@
 #include "common/file.h"
 #include "common/suggest.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1098,7 +1099,8 @@ static int cmd_split(const char *prog, int argc, char **argv) {
 static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *c) {
     char *end;
     size_t n = 0;
-    if (strpbrk(spec, " \t")) goto bad; /* strtol would skip blanks before a number, not after it */
+    for (const char *q = spec; *q; q++) /* strtol would take blanks and signs before a number */
+        if (!isdigit((unsigned char)*q) && *q != ',' && *q != '.' && *q != ':') goto bad;
     const char *dots = strstr(spec, "..");
     if (dots) {
         errno = 0;

@@ -159,7 +159,7 @@ bl_status bl_guard_weigh(bl_guard *g, const bl_guard_runs *r, const double *net_
              "(%g..%g), so they weigh it against Ernest fitted to them: %s%s; %s: Ernest %.3g, the network %.3g",
              xmin, xmax, lo, hi, shape_text, held_text,
              w_test < GUARD_OUTSIDE_MIN ? "outside its pre-training the network gets at most half"
-             : w_held < 0 ? "so" : "the larger weight holds", g->ernest_w, 1.0 - g->ernest_w);
+             : w_held < 0 ? "the shape's weight holds" : "the larger weight holds", g->ernest_w, 1.0 - g->ernest_w);
 out:
     set_method(g);
     free(xe);
