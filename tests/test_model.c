@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 #include "model/fcache.h"
+#include "model/seen.h"
 #include "baselines/baselines.h"
 #include "modelfile/modelfile.h"
 
@@ -988,6 +989,41 @@ START_TEST(guard_weighs_network_against_ernest) {
     bl_model_free(c);
     bl_model_free(m);
     bl_dataset_free(far);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* The context a fine-tuning records is the runs' value of each property, "" where they differ (so a
+ * fine-tuned model fills a left-out property only with a value all its runs had). */
+START_TEST(tuned_context_keeps_only_shared_values) {
+    bl_dataset *ds = synth_ds(21);
+    bl_model *m = NULL;
+    bl_error e;
+    ck_assert_int_eq(bl_model_new_untrained(ds, NULL, BL_TARGET_SECONDS, 1, &m, &e), BL_OK);
+    const bl_context *a = &ds->contexts[0], *b = &ds->contexts[1];
+    size_t rows[4] = { a->rows[0], a->rows[1], b->rows[0], b->rows[1] };
+    ck_assert_int_eq(bl_model_tuned_record(m, ds, rows, 4, &e), BL_OK);
+    ck_assert_int_eq(m->tuned.contexts, 2);
+    int shared = 0, differ = 0;
+    for (size_t i = 0; i < m->n_props; i++) {
+        const long j = bl_dataset_find_prop(ds, m->props[i].name);
+        ck_assert_int_ge(j, 0);
+        const bl_dataset_prop *p = &ds->props[j];
+        if (p->cluster_total) continue;
+        if (p->row_value[rows[0]] == p->row_value[rows[2]]) {
+            ck_assert_str_eq(m->tuned.context[i], p->values[p->row_value[rows[0]]]);
+            shared++;
+        } else {
+            ck_assert_str_eq(m->tuned.context[i], "");
+            differ++;
+        }
+    }
+    ck_assert_int_gt(shared, 0); /* environment, job_type: constants */
+    ck_assert_int_gt(differ, 0); /* the two contexts differ somewhere */
+    ck_assert_int_eq(bl_model_tuned_record(m, ds, rows, 2, &e), BL_OK); /* one context's runs: every value */
+    for (size_t i = 0; i < m->n_props; i++)
+        if (strcmp(m->props[i].name, "data_characteristics") != 0) ck_assert_str_ne(m->tuned.context[i], "");
+    bl_model_free(m);
     bl_dataset_free(ds);
 }
 END_TEST
@@ -2108,6 +2144,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
+    tcase_add_test(tm, tuned_context_keeps_only_shared_values);
     tcase_add_test(tm, ensemble_members_predict_their_median);
     tcase_add_test(tm, cached_f_predicts_exactly_as_the_model);
     tcase_add_test(tm, guard_weighs_network_against_ernest);

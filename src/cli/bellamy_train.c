@@ -1529,7 +1529,7 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             else
                 printf("; its runs and context are not recorded (fine-tuned before 0.5)\n");
             if (ti.finetune_recorded) {
-                printf("fine-tuned for%s:", rg.finetune_contexts > 1 ? " (the first run's context of several)" : "");
+                printf("fine-tuned for%s:", rg.finetune_contexts > 1 ? " (what its runs of several contexts share)" : "");
                 for (size_t i = 0; i < np; i++) {
                     bl_prop_info pi;
                     const char *fv = "";

@@ -205,10 +205,16 @@ bl_status bl_model_tuned_record(bl_model *m, const bl_dataset *runs, const size_
     bl_status st = BL_OK;
     for (size_t i = 0; i < m->n_props && !st; i++) {
         const long j = bl_dataset_find_prop(runs, m->props[i].name);
-        char buf[32];
-        if (j < 0) st = bl_seterr(err, BL_EINVAL, "%s: lacks the model's property '%s'", runs->name, m->props[i].name);
-        else if (!(t.context[i] = bl_strdup(value_of(runs, (size_t)j, r0, buf, sizeof buf))))
-            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        char buf[32], other[32];
+        if (j < 0) {
+            st = bl_seterr(err, BL_EINVAL, "%s: lacks the model's property '%s'", runs->name, m->props[i].name);
+            break;
+        }
+        /* the runs' value; "" when they differ in it (an optional property need not be one per context) */
+        const char *v = value_of(runs, (size_t)j, r0, buf, sizeof buf);
+        for (size_t k = 1; k < n && *v; k++)
+            if (strcmp(value_of(runs, (size_t)j, rows ? rows[k] : k, other, sizeof other), v) != 0) v = "";
+        if (!(t.context[i] = bl_strdup(v))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     if (st) {
         tuned_free(&t, m->n_props);
