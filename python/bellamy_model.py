@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """bellamy_model.py — the reference reader of Bellamy model files.
 
-Loads any model file libbellamy writes (formats 1.x, 2.x and 3.x) and predicts the runtime of a job
-for a context, every encoder included, properties the model fills and the guard's blend with Ernest
-too, following models/README.md ("Predicting from a model file") step by step; the section numbers in
-the comments (§P1 …) are that specification's. Needs numpy, h5py and xxhash (Debian: python3-numpy
-python3-h5py python3-xxhash).
+Loads any model file libbellamy writes (formats 1.x, 2.x and 3.x; 1.4, 2.2 and 3.1 the newest) and
+predicts the runtime of a job for a context, every encoder included, properties the model fills, the
+guard's blend with Ernest, the floor beyond the scale-outs the model knows and the intervals calibrated
+at pre-training too, following models/README.md ("Predicting from a model file") step by step; the
+section numbers in the comments (§P1 …) are that specification's. Needs numpy, h5py and xxhash
+(Debian: python3-numpy python3-h5py python3-xxhash).
 
     python3 python/bellamy_model.py --model F [--name N] --set PROP=VALUE ... --scale-out A..B
 
-prints one "scale_out<TAB>runtime_s" line per scale-out. Exit 0 ok, 1 failure, 2 usage error.
-From Python: Model.load(path, name).predict({"machine_type": "m4.xlarge", ...}, [2, 4, 8]).
+prints one "scale_out<TAB>runtime_s<TAB>lo_runtime_s<TAB>hi_runtime_s" line per scale-out (the 0.9
+interval, or --coverage C's; "scale_out<TAB>runtime_s" for a model without calibration). Exit 0 ok, 1
+failure, 2 usage error. From Python: Model.load(path, name).predict({"machine_type": "m4.xlarge", ...},
+[2, 4, 8]), or .predict_interval(context, [2, 4, 8], coverage=0.9) for (lo, runtimes, hi).
 Not here: training, fine-tuning, writing files, choosing a scale-out.
 """
 import io
@@ -747,17 +750,20 @@ def _seen(rec, n_props):
     if any(d < 0 for d in distinct) or any(v not in (0, 1) for v in per_machine):
         raise rec.fail("seen/distinct must be >= 0 and seen/per_machine 0 or 1")
     return {"values": list(zip(prop, values)), "distinct": distinct, "per_machine": per_machine,
-            "number_min": [float(v) for v in nmin], "number_max": [float(v) for v in nmax]}
+            "number_min": [float(v) for v in nmin], "number_max": [float(v) for v in nmax],
+            "scale_out_min": float(so[0]), "scale_out_max": float(so[1]), "runtime_min_s": float(so[2])}
 
 
 def _check_finetune(rec, n_props, members):
-    """§P2: the group finetune and members/epochs (format 1.3): informative, but refused when
-    malformed, as libbellamy refuses them."""
+    """§P2: the group finetune and members/epochs (format 1.3), and the fine-tuning's fit to its runs
+    (format 1.4): refused when malformed, as libbellamy refuses them. None when the model was never
+    fine-tuned; else a dict: runs, contexts, scale_out_min, scale_out_max, runtime_min_s, context (one
+    text per property), fit_scale_out (a list, or None before 1.4) and disagreement (D; NaN before 1.4)."""
     if members > 1 and rec.find("members", "epochs") is not None:
         if len(rec.get("members", "epochs", "int64 array")) != members:
             raise rec.fail("members/epochs must hold one value per member")
     if rec.find("finetune", "runs") is None:
-        return
+        return None
     runs = rec.get("finetune", "runs", "int64")
     contexts = rec.get("finetune", "contexts", "int64")
     r = [rec.get("finetune", a, "double") for a in ("scale_out_min", "scale_out_max", "runtime_min_s", "runtime_max_s")]
@@ -767,7 +773,159 @@ def _check_finetune(rec, n_props, members):
         raise rec.fail("finetune/runs, contexts, scale_out_min/max or runtime_min_s/max_s out of range")
     if len(ctx) != n_props:
         raise rec.fail("finetune/context must hold one value per property (schema/names)")
-    return contexts, [_text(v) for v in ctx]
+    tuned = {"runs": runs, "contexts": contexts, "scale_out_min": float(r[0]), "scale_out_max": float(r[1]),
+             "runtime_min_s": float(r[2]), "context": [_text(v) for v in ctx], "fit_scale_out": None,
+             "disagreement": math.nan}
+    if rec.find("finetune", "fit_scale_out") is not None:      # format 1.4, 2.2, 3.1
+        fit = [rec.get("finetune", a, "double array")
+               for a in ("fit_scale_out", "fit_runtime_s", "fit_predicted_s", "fit_prior_s")]
+        D = rec.get("finetune", "disagreement", "double")
+        n = len(fit[0])
+        if any(len(a) != n for a in fit) or n == 0 or n != runs or not (D >= 0) or not math.isfinite(D):
+            raise rec.fail("finetune/fit_scale_out, fit_runtime_s, fit_predicted_s and fit_prior_s must hold one "
+                           "value per run (finetune/runs) and finetune/disagreement a number >= 0")
+        for i in range(n):
+            x, y, pred, prior = (float(a[i]) for a in fit)
+            if not (x > 0) or not (y > 0) or not math.isfinite(x) or not math.isfinite(y) or \
+                    math.isinf(pred) or math.isinf(prior):
+                raise rec.fail("finetune/fit_scale_out and fit_runtime_s must be positive numbers, fit_predicted_s "
+                               "and fit_prior_s finite or NaN")
+        tuned["fit_scale_out"] = [float(v) for v in fit[0]]
+        tuned["disagreement"] = float(D)
+    return tuned
+
+
+CALIB_KMAX = 5                         # runs calibrated: k = 0..5 (§P10; more runs count as 5)
+CALIB_CELLS = 2 * (CALIB_KMAX + 1)     # cell 2k: inside the runs' range, 2k + 1: outside
+CALIB_DREF_MIN = 0.01                  # the least D_ref
+CALIB_SUPPORT = 4.0                    # beyond this factor outside the support an interval is unbounded
+RUNTIME_MAX_S = 1e12                   # libbellamy's largest runtime (BL_RUNTIME_MAX_S)
+LN2 = 0.69314718055994530942
+
+
+def _calibration(rec):
+    """§P2/§P10: the group calibration (format 1.4, 2.2, 3.1), checked as libbellamy checks it; None
+    without calibration/version. A dict: contexts, finetunings, seconds, d_ref (6 values) and cells:
+    for each of the 12 cells None (no scores) or (scores ascending, their weights — 1 / the scores of
+    their context in the cell —, the number of contexts in the cell)."""
+    if rec.find("calibration", "version") is None:
+        return None
+    version = rec.get("calibration", "version", "int64")
+    if version != 1:
+        raise rec.fail("calibration version %d is not the one this reader reads (1): %s" % (
+            version, "a newer library wrote it" if version > 1 else "the file is damaged"), "version")
+    contexts = rec.get("calibration", "contexts", "int64")
+    finetunings = rec.get("calibration", "finetunings", "int64")
+    seconds = rec.get("calibration", "seconds", "double")
+    d_ref = rec.get("calibration", "d_ref", "double array")
+    cell = rec.get("calibration", "cell", "int64 array")
+    group = rec.get("calibration", "group", "int64 array")
+    score = rec.get("calibration", "score", "double array")
+    if contexts < 0 or contexts > 0x7FFFFFFF or finetunings < 0 or len(d_ref) != CALIB_KMAX + 1 or \
+            len(cell) != len(group) or len(cell) != len(score):
+        raise rec.fail("calibration/contexts, finetunings, d_ref (%d values), cell, group and score (one length) "
+                       "out of range" % (CALIB_KMAX + 1))
+    for k, d in enumerate(d_ref):
+        if not (d > 0) or not math.isfinite(d):
+            raise rec.fail("calibration/d_ref[%d] is %g (a positive number expected)" % (k, d))
+    for i, (c, g, s) in enumerate(zip(cell, group, score)):
+        if not 0 <= c < CALIB_CELLS or not 0 <= g < contexts or not (s >= 0) or not math.isfinite(s):
+            raise rec.fail("calibration entry %d (cell %d, group %d, score %g) out of range (cells 0..%d, groups "
+                           "below contexts, scores finite and >= 0)" % (i, c, g, s, CALIB_CELLS - 1))
+    count = {}
+    for c, g in zip(cell, group):
+        count[(c, g)] = count.get((c, g), 0) + 1
+    cells = []
+    for k in range(CALIB_CELLS):
+        pairs = sorted(((float(s), 1.0 / count[(c, g)]) for c, g, s in zip(cell, group, score) if c == k),
+                       key=lambda sw: sw[0])
+        groups = len({g for c, g in zip(cell, group) if c == k})
+        cells.append(([s for s, _ in pairs], [w for _, w in pairs], groups) if pairs else None)
+    return {"contexts": contexts, "finetunings": finetunings, "seconds": float(seconds),
+            "d_ref": [float(d) for d in d_ref], "cells": cells}
+
+
+def calib_quantile(cal, cell, coverage):
+    """§P10.5: the group-weighted conformal quantile of a cell at coverage: NaN for a cell without
+    scores, infinity when its contexts are too few to vouch for the coverage."""
+    entry = cal["cells"][cell] if 0 <= cell < CALIB_CELLS else None
+    if entry is None:
+        return math.nan
+    scores, weights, G = entry
+    need = coverage * (G + 1.0)            # of the total weight G
+    if need > G * (1.0 + 1e-12):
+        return math.inf
+    cum = 0.0
+    for s, w in zip(scores, weights):
+        cum += w
+        if cum >= need * (1.0 - 1e-12):
+            return s
+    return scores[-1]
+
+
+def floor_runtime(x, raw, lo, r_lo, hi, r_hi):
+    """§P9: beyond the support [lo, hi] a runtime falls no faster than linear scaling from the nearer
+    end (r_lo, r_hi: the runtimes there). A NaN or infinite runtime stays so (an overflow is refused,
+    never floored)."""
+    if not math.isfinite(raw):
+        return raw
+    if x > hi and r_hi > 0 and math.isfinite(r_hi):
+        f = r_hi * hi / x
+        return raw if raw > f else f
+    if x < lo and r_lo > 0 and math.isfinite(r_lo):
+        f = r_lo * x / lo
+        return raw if raw > f else f
+    return raw
+
+
+def stand_in(t, F):
+    """§P9: a finite runtime below F (no runtime the model knows) as the positive stand-in
+    F · e^max((t − F) / F, −700); any other runtime as it is."""
+    if not math.isfinite(t) or t >= F:
+        return t
+    a = (t - F) / F
+    return F * _exp(a if a > -700 else -700.0)
+
+
+def _outside_by(x, lo, hi):
+    """How far x lies outside [lo, hi] in ln machines (0 inside)."""
+    if x < lo:
+        return math.log(lo / x)
+    if x > hi:
+        return math.log(x / hi)
+    return 0.0
+
+
+def _exp(v):
+    try:
+        return math.exp(v)
+    except OverflowError:                  # C's exp gives +infinity
+        return math.inf
+
+
+_STRTOD_DEC_PREFIX = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_STRTOD_HEX_PREFIX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_STRTOD_SPECIAL_PREFIX = re.compile(r"[+-]?(?:infinity|inf|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+
+
+def _strtod_prefix(text):
+    """What C's strtod(text, NULL) returns: the number at the start of text (after blanks), 0 when
+    there is none (§P10.1 compares numbers so)."""
+    s = text.lstrip(" \t\n\v\f\r")
+    m = _STRTOD_HEX_PREFIX.match(s)
+    if m:
+        sign = -1.0 if s[0] == "-" else 1.0
+        body = m.group(0).lstrip("+-")
+        try:
+            return sign * float.fromhex(body)
+        except OverflowError:
+            return sign * math.inf
+    m = _STRTOD_SPECIAL_PREFIX.match(s)
+    if m:
+        word = m.group(0).lower().lstrip("+-")
+        return math.nan if word.startswith("nan") else (-math.inf if s[0] == "-" else math.inf)
+    m = _STRTOD_DEC_PREFIX.match(s)
+    return float(m.group(0)) if m else 0.0
 
 
 GUARD_METHODS = ("network", "blend", "ernest")
@@ -847,12 +1005,14 @@ class Property:
 
 
 class Model:
-    """A model read from a file; predict() is all it does. Attributes: path, name, properties,
+    """A model read from a file; predicting is all it does. Attributes: path, name, properties,
     members (a list of dicts of numpy blocks), dims, enc (encoder settings), scaler_lo/hi,
     target_scaling, target_scale, number_bounds (numbers = range), schema_text, seen (the group seen
-    as a dict, or None), method ('network', 'blend' or 'ernest'), ernest_weight, ernest_theta,
-    method_why (the guard's reason, "" without one), note (None, or why the file was read
-    unverified), unstamped (the file has no checksum header and was read because that was allowed)."""
+    as a dict, or None), tuned (the group finetune as a dict, or None: never fine-tuned), calibration
+    (the group calibration as a dict, or None: no intervals), method ('network', 'blend' or 'ernest'),
+    ernest_weight, ernest_theta, method_why (the guard's reason, "" without one), note (None, or why
+    the file was read unverified), unstamped (the file has no checksum header and was read because
+    that was allowed). predict() gives runtimes, predict_interval() runtimes with intervals."""
 
     @classmethod
     def load(cls, path, name=None, ignore_checksum=None, allow_unstamped=None):
@@ -926,6 +1086,7 @@ class Model:
             rec.get("hyperparameters", hp, "double")
         seen = _seen(rec, len(props))
         tuned = _check_finetune(rec, len(props), len(members))
+        calibration = _calibration(rec)
         w, theta, why = _guard(rec)
 
         if schema_text:                   # §P3.2, §P3.5: cluster totals and constants, from the stored schema
@@ -941,16 +1102,17 @@ class Model:
             only = _seen_only_value(seen, i)
             if p.default is None and not p.essential and only is not None:
                 p.default, p.default_from = only, "seen"
-        if tuned is not None and tuned[0] == 1:   # §P3.5.3: fine-tuned on one context: its values
+        if tuned is not None and tuned["contexts"] == 1:   # §P3.5.3: fine-tuned on one context: its values
             for i, p in enumerate(props):
-                if p.default is not None and tuned[1][i] and tuned[1][i] != p.default:
-                    p.default, p.default_from = tuned[1][i], "finetune"
+                tv = tuned["context"][i]
+                if p.default is not None and tv and tv != p.default:
+                    p.default, p.default_from = tv, "finetune"
 
         self.dims, self.enc, self.properties, self.members = dims, enc, props, members
         self.scaler_lo, self.scaler_hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
         self.target_scaling, self.target_scale = scaling, float(scale)
         self.schema_text = schema_text
-        self.seen = seen
+        self.seen, self.tuned, self.calibration = seen, tuned, calibration
         self.ernest_weight, self.ernest_theta, self.method_why = w, theta, why
         self.method = GUARD_METHODS[0 if w <= 0 else 2 if w >= 1 else 1]
 
@@ -1121,37 +1283,187 @@ class Model:
         return t
 
     def predict(self, context, scale_outs):
-        """Runtimes in seconds (a list of floats) at each scale-out for a context: a dict or (name,
-        value) pairs of text values; essential properties required unless the model fills them (a
-        property's default), optional ones as available, cluster totals given per machine. Raises
+        """Runtimes in seconds (a list of floats, each > 0) at each scale-out for a context: a dict or
+        (name, value) pairs of text values; essential properties required unless the model fills them
+        (a property's default), optional ones as available, cluster totals given per machine. Raises
         BellamyError (its message says what to change)."""
+        return self._predict(context, scale_outs)[0]
+
+    # ---- §P9 the support and the floor ------------------------------------------------------------
+
+    def pre_range(self):
+        """The pre-training's scale-outs (lo, hi): seen/scale_out_min and max, else the scaler's bounds
+        of the feature x (§P9)."""
+        if self.seen:
+            return self.seen["scale_out_min"], self.seen["scale_out_max"]
+        return float(self.scaler_lo[2]), float(self.scaler_hi[2])
+
+    def support(self):
+        """§P9: the scale-outs (L, H) the model and its runs know, the pre-training's and the last
+        fine-tuning's together."""
+        lo, hi = self.pre_range()
+        if self.tuned:
+            if not self.tuned["scale_out_min"] >= lo:
+                lo = self.tuned["scale_out_min"]
+            if not self.tuned["scale_out_max"] <= hi:
+                hi = self.tuned["scale_out_max"]
+        return lo, hi
+
+    def runtime_floor(self):
+        """§P9: F, 1 % of the least runtime the model knows (seen/runtime_min_s, finetune/runtime_min_s),
+        1e-3 s with neither: a runtime below it is a stand-in."""
+        r = math.inf
+        if self.seen and self.seen["runtime_min_s"] > 0:
+            r = self.seen["runtime_min_s"]
+        if self.tuned and self.tuned["runtime_min_s"] > 0 and self.tuned["runtime_min_s"] < r:
+            r = self.tuned["runtime_min_s"]
+        return 0.01 * r if math.isfinite(r) else 1e-3
+
+    def _runtime_at(self, vals, per_machine, xi, terms=None):
+        """§P1–§P8 at one scale-out (cluster totals × xi); terms: the context's, when no total scales."""
+        if per_machine:
+            at = list(vals)
+            for k, d in per_machine.items():       # rint: half to even, as C's nearbyint; inf stays
+                at[k] = "%.0f" % float(np.rint(d * xi))
+            terms = self.context_terms(at)
+        return float(self._outputs(terms, np.array([xi]))[0])
+
+    def _predict(self, context, scale_outs):
+        """predict(), and the context's values (by property index) for the interval's mismatch rule."""
         x = [float(v) for v in scale_outs]
         for v in x:
             if not math.isfinite(v) or not v > 0:
                 raise BellamyError("scale-out %g is not a positive number" % v, "range")
         vals, per_machine = self._resolve(context)
         if not x:
-            return []
+            return [], vals
+        terms = None
         if not per_machine:
-            out = self._outputs(self.context_terms(vals), np.array(x))
+            terms = self.context_terms(vals)
+            out = [float(t) for t in self._outputs(terms, np.array(x))]
         else:                                     # §P3.3: totals = per machine × scale-out
-            out = np.empty(len(x))
-            for i, xi in enumerate(x):
-                at = list(vals)
-                for k, d in per_machine.items():   # rint: half to even, as C's nearbyint; inf stays
-                    at[k] = "%.0f" % float(np.rint(d * xi))
+            out = []
+            for xi in x:
                 try:
-                    terms = self.context_terms(at)
+                    out.append(self._runtime_at(vals, per_machine, xi))
                 except BellamyError as e:
                     raise BellamyError("at scale-out %g (cluster totals are the per-machine values × %g): %s"
                                        % (xi, xi, e), e.kind)
-                out[i] = self._outputs(terms, np.array([xi]))[0]
-        for xi, t in zip(x, out):              # §P9: NaN and infinity are not runtimes
-            if not math.isfinite(t):
-                what = "not a number" if math.isnan(t) else "infinite"
+        lo, hi = self.support()                   # §P9: beyond the support, no faster than linear scaling
+        F = self.runtime_floor()
+        if any(xi < lo or xi > hi for xi in x):
+            r_lo = self._runtime_at(vals, per_machine, lo, terms)
+            r_hi = self._runtime_at(vals, per_machine, hi, terms)
+            r_lo, r_hi = (r if r >= F else math.nan for r in (r_lo, r_hi))    # an end below F gives no bound
+            out = [floor_runtime(xi, t, lo, r_lo, hi, r_hi) for xi, t in zip(x, out)]
+        out = [stand_in(t, F) for t in out]       # below F: a positive stand-in
+        for xi, t in zip(x, out):              # §P9: NaN, infinity and t <= 0 are not runtimes
+            if not math.isfinite(t) or not t > 0:
+                what = "not a number" if math.isnan(t) else "infinite" if math.isinf(t) else "not positive"
                 raise BellamyError("scale-out %g: the model's prediction is %s (the scale-out is too far outside "
-                                   "the range it was trained on)" % (xi, what), "range")
-        return [float(t) for t in out]
+                                   "the range it was trained on, or the model is damaged)" % (xi, what), "range")
+        return out, vals
+
+    # ---- §P10 the interval ------------------------------------------------------------------------
+
+    def context_differs(self, vals):
+        """§P10.1: the indices of the properties in which a context's values (by property index, given
+        or filled; None: left out) differ from the one the model was fine-tuned for (a value its runs
+        all shared): numbers as numbers (as C's strtod reads them), text byte for byte."""
+        if not self.tuned:
+            return []
+        out = []
+        for i, p in enumerate(self.properties):
+            t, v = self.tuned["context"][i], vals[i]
+            if not t or v is None:
+                continue
+            if p.number:
+                same = _strtod_prefix(t) == _strtod_prefix(v if isinstance(v, str) else bytes(v).decode("utf-8"))
+            else:
+                same = t.encode("utf-8", "surrogateescape") == _utf8_bytes(v)
+            if not same:
+                out.append(i)
+        return out
+
+    def interval_basis(self, mismatch=False):
+        """§P10.2: (k, factor) — the runs the interval is sized for and its widening. Not fine-tuned:
+        (0, 1); a fine-tuned model asked about another context (mismatch): (0, 2 · (1 + w))."""
+        if not self.tuned:
+            return 0, 1.0
+        w = self.ernest_weight if self.ernest_weight > 0 else 0.0
+        if mismatch:
+            return 0, 2.0 * (1.0 + w)
+        fx = self.tuned["fit_scale_out"]
+        if fx:
+            k = len(set(fx))
+        else:
+            runs = self.tuned["runs"]
+            k = min(runs, 1000) if runs > 0 else 0
+        k = min(k, CALIB_KMAX)
+        D = self.tuned["disagreement"]
+        D = D if math.isfinite(D) and D > 0 else 0.0
+        d = self.calibration["d_ref"][k] if self.calibration and 0 <= k <= CALIB_KMAX else 0.0
+        d_ref = d if d > CALIB_DREF_MIN else CALIB_DREF_MIN
+        return k, (1.0 + w) * (1.0 + D / d_ref)
+
+    def _no_calibration(self):
+        return BellamyError("model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
+                            "calibration off): intervals are unavailable; pre-train it again to get them"
+                            % self.name, "unsupported")
+
+    def intervals(self, scale_outs, runtimes, coverage, k, factor):
+        """§P10.3–6: (lo, hi) lists around runtimes at scale_outs for a basis (k, factor); unbounded:
+        lo 0, hi infinity."""
+        cal = self.calibration
+        if cal is None:
+            raise self._no_calibration()
+        slo, shi = self.support()
+        plo, phi = self.pre_range()
+        F = self.runtime_floor()
+        rlo = self.tuned["scale_out_min"] if self.tuned else math.nan
+        rhi = self.tuned["scale_out_max"] if self.tuned else math.nan
+        los, his = [], []
+        for xi, p in zip(scale_outs, runtimes):
+            los.append(0.0)
+            his.append(math.inf)
+            if not (p >= F) or not math.isfinite(p) or not (xi > 0):    # a stand-in: unknown there
+                continue
+            if xi < slo / CALIB_SUPPORT or xi > shi * CALIB_SUPPORT:     # unknown there
+                continue
+            cell = 0 if k <= 0 else 3 if k == 1 else 2 * k if rlo < xi < rhi else 2 * k + 1
+            inside = cell % 2 == 0 and k >= 2
+            q = math.inf
+            for kk in range(k, -1, -1):          # a cell without scores: fewer runs, the same side
+                c = calib_quantile(cal, 0 if kk == 0 else 3 if kk == 1 else 2 * kk + (0 if inside else 1), coverage)
+                if not math.isnan(c):
+                    q = c
+                    break
+            if not math.isfinite(q):
+                continue
+            d = (_outside_by(xi, rlo, rhi) if k >= 1 else 0.0) + _outside_by(xi, plo, phi)
+            h = q * (1.0 + d / LN2) * factor
+            lo, hi = p * _exp(-h), p * _exp(h)
+            if not (hi <= RUNTIME_MAX_S):
+                continue
+            los[-1], his[-1] = lo, hi
+        return los, his
+
+    def predict_interval(self, context, scale_outs, coverage=0.9):
+        """(lo, runtimes, hi): three lists, runtimes as predict() gives them and [lo, hi] the interval
+        meant to hold a run's runtime with probability coverage (0 < coverage < 1), calibrated at
+        pre-training (§P10); an unbounded one is lo 0, hi math.inf. Raises BellamyError (kind
+        'unsupported') for a model without calibration, 'invalid' for a coverage outside (0, 1)."""
+        coverage = float(coverage)
+        if not (0 < coverage < 1):
+            raise BellamyError("coverage %g: must lie strictly between 0 and 1 (e.g. 0.9 for a 90 %% interval)"
+                               % coverage, "invalid")
+        if self.calibration is None:
+            raise self._no_calibration()
+        x = [float(v) for v in scale_outs]
+        t, vals = self._predict(context, x)
+        k, factor = self.interval_basis(bool(self.context_differs(vals)))
+        lo, hi = self.intervals(x, t, coverage, k, factor)
+        return lo, t, hi
 
 
 # ---- the command line -----------------------------------------------------------------------------
@@ -1161,15 +1473,17 @@ class _Usage(Exception):
 
 
 USAGE = ("usage: bellamy_model.py --model MODEL.h5 [--name NAME] --set PROP=VALUE ... --scale-out A..B|N|N,M,...\n"
-         "                        [--ignore-checksum] [--allow-unstamped]\n"
+         "                        [--coverage C] [--ignore-checksum] [--allow-unstamped]\n"
          "       bellamy_model.py --model MODEL.h5 --list\n"
          "       bellamy_model.py --help")
 
 HELP = USAGE + """
 
 Predicts a job's runtime at each scale-out from a Bellamy model file, as libbellamy does
-(models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s" lines;
-a model whose fine-tuning blends Ernest into its predictions says so on stderr.
+(models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s<TAB>
+lo_runtime_s<TAB>hi_runtime_s" lines, the interval at --coverage (hi inf where it is unbounded), for a
+model with calibration, and "scale_out<TAB>runtime_s" lines (and a note on stderr) for one without; a
+model whose fine-tuning blends Ernest into its predictions says so on stderr.
 
 options:
   --model MODEL.h5      model file (required)
@@ -1177,6 +1491,8 @@ options:
   --set PROP=VALUE      a property of the job's context; every essential one is needed unless the model
                         fills it (cluster totals per machine); repeat for each property
   --scale-out SPEC      whole numbers of machines: a range A..B, one value N, or a list N,M,...
+  --coverage C          coverage of the intervals, strictly between 0 and 1 (default 0.9); given, a
+                        model without calibration is an error instead of runtimes without intervals
   --ignore-checksum     read a file whose checksum header does not match (also BELLAMY_MODEL_IGNORE_CHECKSUM=1)
   --allow-unstamped     read a file without a checksum header (also BELLAMY_MODEL_ALLOW_UNSTAMPED=1)
   --list                print the names of the file's models, one a line
@@ -1198,7 +1514,7 @@ def _parse_args(argv):
             i += 1
             continue
         key, eq, val = a.partition("=")
-        if key not in ("--model", "--name", "--set", "--scale-out"):
+        if key not in ("--model", "--name", "--set", "--scale-out", "--coverage"):
             raise _Usage("unknown option '%s' (see --help)" % a)
         if not eq:
             if i + 1 >= len(argv):
@@ -1270,6 +1586,14 @@ def main(argv=None):
                 raise _Usage("--set '%s': write PROP=VALUE, e.g. --set machine_type=c4.2xlarge" % s)
             ctx.append((k, v))
         x = parse_scale_outs(opts["scale-out"]) if not opts.get("list") else []
+        coverage = 0.9
+        if "coverage" in opts:
+            if opts.get("list"):
+                raise _Usage("--list takes only --model (and --ignore-checksum, --allow-unstamped)")
+            c = opts["coverage"].strip(" \t")
+            coverage = float(c) if _DECIMAL.fullmatch(c) else math.nan
+            if not (0 < coverage < 1):
+                raise _Usage("--coverage %s: must lie strictly between 0 and 1 (0.9: a 90 %% interval)" % opts["coverage"])
     except _Usage as e:
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 2
@@ -1288,7 +1612,34 @@ def main(argv=None):
         if m.unstamped:
             sys.stderr.write("%s: note: %s has no checksum header; read unverified because of %s\n" % (
                 PROG, opts["model"], "--allow-unstamped" if unstamped else "BELLAMY_MODEL_ALLOW_UNSTAMPED=1"))
-        t = m.predict(ctx, x)
+        lo = hi = None
+        if m.calibration is not None:
+            lo, t, hi = m.predict_interval(ctx, x, coverage)
+        elif "coverage" in opts:
+            sys.stderr.write("%s: %s: model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
+                             "calibration off): intervals (--coverage) are unavailable; pre-train it again with "
+                             "bellamy-train pretrain to get intervals\n" % (PROG, opts["model"], m.name))
+            return 1
+        else:
+            t = m.predict(ctx, x)
+            sys.stderr.write("%s: note: model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
+                             "calibration off): no intervals are shown; pre-train it again to get them\n"
+                             % (PROG, m.name))
+        F = m.runtime_floor()
+        standins = [xi for xi, ti in zip(x, t) if math.isfinite(ti) and ti < F]
+        if standins:                          # as bellamy-predict warns of them
+            sys.stderr.write("%s: note: %s: the model predicts no runtime it knows (its output falls below %.3g s, 1 %% "
+                             "of the least runtime it was trained or fine-tuned on): the value shown is a positive "
+                             "stand-in, the runtime is unknown there\n" % (
+                                 PROG, "scale-out %.10g" % standins[0] if min(standins) == max(standins) else
+                                 "%d scale-outs in %.10g..%.10g" % (len(standins), min(standins), max(standins)), F))
+        unbounded = sum(1 for h, ti in zip(hi, t) if not h <= RUNTIME_MAX_S and not ti < F) if hi is not None else 0
+        if unbounded:
+            sys.stderr.write("%s: note: %d scale-out%s %s an unbounded %g interval: the runtime is unknown there "
+                             "(beyond 4 times the scale-outs the model and its runs know, or too few held-out "
+                             "contexts vouch for that coverage)\n" % (
+                                 PROG, unbounded, "" if unbounded == 1 else "s", "has" if unbounded == 1 else "have",
+                                 coverage))
         if m.method != "network":             # as bellamy-predict says it: what the runtimes are, and why
             sys.stderr.write("%s: note: runtimes are %s (Ernest's weight %.3g): %s\n" % (
                 PROG, "Ernest's fit to the fine-tuning runs" if m.method == "ernest"
@@ -1300,13 +1651,20 @@ def main(argv=None):
         return 1
     except BellamyError as e:
         msg = str(e)
-        if m is not None:           # a context's error: say which file and model it is about
+        if m is not None and e.kind == "unsupported":     # it names the model itself
+            msg = "%s: %s" % (opts["model"], msg)
+        elif m is not None:         # a context's error: say which file and model it is about
             msg = "%s: model '%s': %s" % (opts["model"], m.name, msg)
         sys.stderr.write("%s: %s\n" % (PROG, msg))
         return 1
     out = sys.stdout
-    for xi, ti in zip(x, t):
-        out.write("%.0f\t%r\n" % (xi, ti))
+    for i, (xi, ti) in enumerate(zip(x, t)):
+        if hi is None:
+            out.write("%.0f\t%r\n" % (xi, ti))
+        elif hi[i] <= RUNTIME_MAX_S:
+            out.write("%.0f\t%r\t%r\t%r\n" % (xi, ti, lo[i], hi[i]))
+        else:
+            out.write("%.0f\t%r\t0\tinf\n" % (xi, ti))
     return 0
 
 

@@ -946,6 +946,199 @@ static int has_warning(const bl_warnings *w, bl_warning_kind kind, const char *p
     return 0;
 }
 
+/* Issue 23's reproducer: an Amdahl-like job of 12 contexts × 7 scale-outs (2..16), pre-trained as two
+ * members × 2 trials × 200 epochs without one context, fine-tuned on its runs at 2, 6 and 12 machines.
+ * Asked for 1..100000 machines (where the network's linear output once fell through 0 at 159 and the
+ * chooser took 158): every runtime > 0, intervals that grow outside the runs and are unbounded beyond
+ * 4 × the support, and no choice there; a confident choice meets its target by the upper bound; the
+ * context it was fine-tuned for is the only one without a warning. */
+START_TEST(test_reproducer_no_impossible_numbers) {
+    bl_error err;
+    char dir[4200], data[4300], schema[4300];
+    snprintf(dir, sizeof dir, "%s", bl_test_tmpdir());
+    snprintf(data, sizeof data, "%s/amdahl.tsv", dir);
+    snprintf(schema, sizeof schema, "%s/amdahl.schema", dir);
+    FILE *f = fopen(schema, "w");
+    fputs("bellamy-schema 1\nscale_out nodes\nruntime runtime_s s\nproperty machine_type essential text column machine\n"
+          "property job_args essential text column query\nproperty data_size_MB essential number column input_gb\n", f);
+    fclose(f);
+    f = fopen(data, "w");
+    fputs("nodes\tmachine\tquery\tinput_gb\truntime_s\n", f);
+    const int xs[7] = {2, 4, 6, 8, 10, 12, 16};
+    unsigned noise = 777;
+    double held_t[7];
+    for (int a = 0; a < 2; a++)
+        for (int q = 0; q < 3; q++)
+            for (int g = 0; g < 2; g++)
+                for (int i = 0; i < 7; i++) {
+                    noise = noise * 1103515245u + 12345u;
+                    const double serial = 30 + 10 * q, work = (1 + q) * (g ? 400 : 100) / (a ? 1.5 : 1.0);
+                    const double t = (serial + work / xs[i]) * (1 + 0.02 * ((double)(noise >> 16 & 1023) / 1023 - 0.5));
+                    const int held = a == 1 && q == 1 && g == 1;
+                    if (held) held_t[i] = t;
+                    else fprintf(f, "%d\t%s\tq%d\t%d\t%.2f\n", xs[i], a ? "m5.2xlarge" : "c5.xlarge", q + 1, g ? 400 : 100, t);
+                }
+    fclose(f);
+    bl_dataset *ds = NULL;
+    ck_assert_msg(bl_dataset_load(data, schema, 0, NULL, &ds, &err) == BL_OK, "%s", err.message);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.members = 2;
+    o.trials = 2;
+    o.epochs = 200;
+    o.grace = 100;
+    o.threads = 2;
+    bl_model *m = NULL;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &err) == BL_OK, "%s", err.message);
+    bl_dataset_free(ds);
+    ck_assert(m->calib.known);
+    bl_predictor *base = NULL, *p = NULL;
+    ck_assert_int_eq(bl_predictor_wrap(m, &base, &err), BL_OK);
+    const bl_prop_value ctx[3] = {{"machine_type", "m5.2xlarge"}, {"job_args", "q2"}, {"data_size_MB", "400"}};
+    const double rx[3] = {2, 6, 12}, ry[3] = {held_t[0], held_t[2], held_t[5]};
+    ck_assert_msg(bl_predictor_finetune(base, ctx, 3, rx, ry, 3, NULL, &p, &err) == BL_OK, "%s", err.message);
+    enum { N = 100000 };
+    double *x = malloc(N * sizeof *x), *t = malloc(N * sizeof *t), *lo = malloc(N * sizeof *lo),
+           *hi = malloc(N * sizeof *hi);
+    for (int i = 0; i < N; i++) x[i] = 1 + i;
+    for (int which = 0; which < 2; which++) {
+        const bl_predictor *q = which ? p : base;
+        ck_assert_msg(bl_predict_interval(q, ctx, 3, x, N, 0.9, lo, t, hi, NULL, &err) == BL_OK, "%s", err.message);
+        for (int i = 0; i < N; i++) {
+            ck_assert_msg(t[i] > 0 && isfinite(t[i]), "%s: scale-out %g predicted %g", which ? "tuned" : "base", x[i], t[i]);
+            ck_assert(lo[i] >= 0 && lo[i] <= t[i] && !(hi[i] < t[i]));
+            if (x[i] > 4 * 16) ck_assert_msg(isinf(hi[i]) && lo[i] == 0, "scale-out %g: [%g, %g]", x[i], lo[i], hi[i]);
+        }
+        /* bl_predict says the same, and the point stays positive where it once crossed 0 */
+        double t158, x158 = 158;
+        ck_assert_int_eq(bl_predict(q, ctx, 3, &x158, 1, &t158, &err), BL_OK);
+        ck_assert(t158 == t[157] && t158 > 0);
+    }
+    /* the fine-tuned intervals: bounded and growing with the distance from the runs (2..12) */
+    ck_assert_msg(isfinite(hi[5]) && isfinite(hi[15]), "12: %g, 16: %g", hi[5], hi[15]);
+    ck_assert_msg(log(hi[15] / t[15]) > log(hi[7] / t[7]), "16 machines %g vs 8 machines %g", hi[15] / t[15], hi[7] / t[7]);
+    /* the measured runtimes at the other scale-outs mostly lie inside */
+    int inside = 0;
+    for (int i = 0; i < 7; i++) inside += held_t[i] >= lo[xs[i] - 1] && held_t[i] <= hi[xs[i] - 1];
+    ck_assert_msg(inside >= 5, "%d of 7 runs inside their 0.9 intervals", inside);
+    /* choices: never beyond the support, the fastest among the rest; a confident one by its upper bound */
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 1000, NULL, &ch, &err), BL_OK);
+    ck_assert_msg(ch.scale_out <= 64, "chose %g: %s", ch.scale_out, ch.reason);
+    ck_assert_msg(ch.left_out >= 1000 - 64, "%zu left out", ch.left_out);
+    bl_choice_opts co;
+    bl_choice_opts_init(&co);
+    co.goal = BL_GOAL_SMALLEST;
+    co.target_runtime_s = 1.25 * held_t[5];
+    co.confidence = 0.9;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 100, &co, &ch, &err), BL_OK);
+    if (!ch.fallback) {
+        ck_assert(ch.met_target && ch.hi_runtime_s <= co.target_runtime_s && ch.coverage == 0.9);
+        ck_assert(ch.runtime_s == t[(size_t)ch.scale_out - 1]);
+    }
+    /* confidence needs a target; coverage outside (0, 1) */
+    co.target_runtime_s = 0;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 10, &co, &ch, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 1.0, lo, t, hi, NULL, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 0, lo, t, hi, NULL, &err), BL_EINVAL);
+    /* another context than the fine-tuned one: a warning naming what differs, and a wider interval */
+    bl_warnings *w = NULL;
+    ck_assert_int_eq(bl_warnings_new(&w, &err), BL_OK);
+    double own_lo, own_t, own_hi, x8 = 8;
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, &x8, 1, 0.9, &own_lo, &own_t, &own_hi, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 0);
+    const bl_prop_value other[3] = {{"machine_type", "c5.xlarge"}, {"job_args", "q2"}, {"data_size_MB", "100"}};
+    double o_lo, o_t, o_hi;
+    ck_assert_int_eq(bl_predict_interval(p, other, 3, &x8, 1, 0.9, &o_lo, &o_t, &o_hi, w, &err), BL_OK);
+    ck_assert_uint_eq(bl_warnings_count(w), 1);
+    ck_assert_int_eq(bl_warnings_kind(w, 0), BL_WARN_CONTEXT);
+    ck_assert_msg(strstr(bl_warnings_message(w, 0), "machine_type c5.xlarge (runs: m5.2xlarge), data_size_MB 100 (runs: 400)"),
+                  "%s", bl_warnings_message(w, 0));
+    ck_assert_str_eq(bl_warning_kind_name(BL_WARN_CONTEXT), "context");
+    ck_assert_msg(!(log(o_hi / o_t) <= log(own_hi / own_t)), "other %g, own %g", o_hi / o_t, own_hi / own_t);
+    /* the fit to its runs is recorded */
+    size_t nf = 0;
+    double fx, fy, fp, fq;
+    ck_assert_int_eq(bl_predictor_finetune_fit(p, 0, &fx, &fy, &fp, &fq, &nf), BL_OK);
+    ck_assert_uint_eq(nf, 3);
+    ck_assert(fx == 2 && fy == ry[0] && fp > 0 && fq > 0);
+    ck_assert_int_eq(bl_predictor_finetune_fit(p, 3, &fx, &fy, &fp, &fq, NULL), BL_ERANGE);
+    ck_assert_int_eq(bl_predictor_finetune_fit(base, 0, &fx, &fy, &fp, &fq, NULL), BL_ENOTFOUND);
+    bl_warnings_free(w);
+    free(x);
+    free(t);
+    free(lo);
+    free(hi);
+    bl_predictor_free(p);
+    bl_predictor_free(base);
+}
+END_TEST
+
+/* A model without calibration (an older file) has no intervals: refused naming the fix, never made up;
+ * it still chooses, never beyond 4 × its support, and refuses a confidence. Calibration survives a save
+ * and a load bit for bit. */
+START_TEST(test_intervals_need_calibration) {
+    bl_error err;
+    bl_model *m = NULL;
+    ck_assert_int_eq(bl_model_load(g_user, NULL, &m, &err), BL_OK);
+    ck_assert(m->calib.known);
+    bl_predictor *a = NULL, *b = NULL;
+    bl_model *c = NULL;
+    ck_assert_int_eq(bl_model_clone(m, &c, &err), BL_OK);
+    ck_assert_int_eq(bl_predictor_wrap(m, &a, &err), BL_OK);
+    bl_calib_free(&c->calib);
+    ck_assert_int_eq(bl_predictor_wrap(c, &b, &err), BL_OK);
+    double x[4] = {2, 8, 16, 100}, lo[4], t[4], hi[4], t2[4], lo2[4], hi2[4];
+    ck_assert_int_eq(bl_predict_interval(a, USER_CTX, 5, x, 4, 0.8, lo, t, hi, NULL, &err), BL_OK);
+    ck_assert(isinf(hi[3]));
+    ck_assert_int_eq(bl_predict_interval(b, USER_CTX, 5, x, 4, 0.8, lo2, t2, hi2, NULL, &err), BL_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "carries no calibration") && strstr(err.message, "pre-train it again"), "%s",
+                  err.message);
+    ck_assert_int_eq(bl_predict(b, USER_CTX, 5, x, 4, t2, &err), BL_OK);
+    ck_assert_mem_eq(t, t2, sizeof t); /* the same predictions */
+    bl_choice ch;
+    ck_assert_int_eq(bl_choose_scale_out(b, USER_CTX, 5, x, 4, NULL, &ch, &err), BL_OK);
+    ck_assert(ch.scale_out < 100 && isnan(ch.hi_runtime_s) && ch.left_out == 1);
+    bl_choice_opts co;
+    bl_choice_opts_init(&co);
+    co.target_runtime_s = 1e6;
+    co.confidence = 0.9;
+    ck_assert_int_eq(bl_choose_scale_out(b, USER_CTX, 5, x, 4, &co, &ch, &err), BL_EUNSUPPORTED);
+    bl_calibration_info ci;
+    ck_assert_int_eq(bl_predictor_calibration(b, &ci), BL_OK);
+    ck_assert_int_eq(ci.contexts, 0);
+    ck_assert_int_eq(bl_predictor_calibration(a, &ci), BL_OK);
+    ck_assert_int_gt(ci.contexts, 0);
+    /* bl_choose_interval: a confidence without intervals is an error; with them, the upper bound decides */
+    const double cx[3] = {2, 4, 8}, ct[3] = {100, 60, 40}, clo[3] = {90, 50, 30}, chi[3] = {110, 75, INFINITY};
+    co.goal = BL_GOAL_SMALLEST;
+    co.target_runtime_s = 70;
+    ck_assert_int_eq(bl_choose(cx, ct, 3, &co, &ch, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_choose_interval(cx, ct, clo, chi, 3, 0.9, &co, &ch, &err), BL_OK);
+    ck_assert(ch.fallback && ch.scale_out == 4); /* 4 meets 70 s by its point, not its upper bound; 8 is unbounded */
+    co.target_runtime_s = 80;
+    ck_assert_int_eq(bl_choose_interval(cx, ct, clo, chi, 3, 0.9, &co, &ch, &err), BL_OK);
+    ck_assert(!ch.fallback && ch.scale_out == 4 && ch.met_target && ch.hi_runtime_s == 75 && ch.left_out == 1);
+    co.max_width = 0.3; /* (75 − 50) / 60 > 0.3: only 2 remains, which misses 80 s */
+    ck_assert_int_eq(bl_choose_interval(cx, ct, clo, chi, 3, 0.9, &co, &ch, &err), BL_OK);
+    ck_assert(ch.fallback && ch.scale_out == 2);
+    /* saved and loaded, the calibration is the same */
+    char path[4300];
+    snprintf(path, sizeof path, "%s/calib-copy.h5", bl_test_tmpdir());
+    ck_assert_int_eq(bl_predictor_save(a, path, NULL, &err), BL_OK);
+    bl_model *r = NULL;
+    ck_assert_int_eq(bl_model_load(path, NULL, &r, &err), BL_OK);
+    ck_assert(r->calib.known && r->calib.n == a->m->calib.n && r->calib.contexts == a->m->calib.contexts);
+    ck_assert_mem_eq(r->calib.score, a->m->calib.score, r->calib.n * sizeof(double));
+    for (int k = 0; k < BL_CALIB_CELLS; k++)
+        ck_assert(bl_calib_quantile(&r->calib, k, 0.5, NULL) == bl_calib_quantile(&a->m->calib, k, 0.5, NULL) ||
+                  isnan(bl_calib_quantile(&r->calib, k, 0.5, NULL)));
+    bl_model_free(r);
+    bl_predictor_free(a);
+    bl_predictor_free(b);
+}
+END_TEST
+
 /* Properties the stored schema makes constant are filled when a context leaves them out, and the
  * prediction equals the one with them given: the user's model (environment and job_type constants)
  * and the synthetic corpus's (data_characteristics, environment, job_type). Fine-tuning accepts the
@@ -1264,6 +1457,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_constants_filled);
     tcase_add_test(tc, test_single_value_filled);
     tcase_add_test(tc, test_warnings);
+    tcase_add_test(tc, test_reproducer_no_impossible_numbers);
+    tcase_add_test(tc, test_intervals_need_calibration);
     tcase_add_test(tc, test_records_and_finetune_context);
     suite_add_tcase(s, tc);
     return s;

@@ -257,17 +257,19 @@ END_TEST
 
 START_TEST(test_predict_table) {
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12", g_predict, g_sets);
-    ck_assert_msg(strncmp(g_out, "scale_out\tpredicted_runtime_s\n2\t", 32) == 0, "%s", g_out);
-    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    /* the model is calibrated: each prediction with its 0.9 interval, and a line saying on what */
+    ck_assert_msg(strncmp(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\n2\t", 58) == 0, "%s", g_out);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
+    ck_assert_ptr_nonnull(strstr(g_out, "\n# intervals: 0.9 coverage, calibrated on "));
     ck_assert_ptr_nonnull(strstr(g_out, "\n12\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "# chosen: scale-out "));
     ck_assert_ptr_nonnull(strstr(g_out, ": fastest of 11 candidates\n"));
     ck_assert_str_eq(g_err, "");
     /* single value and list */
     EXPECT(0, "%s --model model.h5 --name synth %s --scale-out 4", g_predict, g_sets);
-    ck_assert_uint_eq(count(g_out, "\n"), 3);
+    ck_assert_uint_eq(count(g_out, "\n"), 4);
     EXPECT(0, "%s --model model.h5 %s --scale-out 2,4,8 --price 0.4", g_predict, g_sets);
-    ck_assert_ptr_nonnull(strstr(g_out, "scale_out\tpredicted_runtime_s\tcost\n2\t"));
+    ck_assert_ptr_nonnull(strstr(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tcost\n2\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "\n8\t"));
     ck_assert_ptr_nonnull(strstr(g_out, ": cheapest ("));
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 100000", g_predict, g_sets);
@@ -390,7 +392,10 @@ START_TEST(test_history_contexts_noted) {
     /* its runs are all at 2 machines: predicting 3 and 4 is named as outside their range */
     ck_assert_msg(strstr(g_err, "bellamy-predict: warning: scale-outs 3..4 lie outside the range of the 3 runs it was "
                                 "fine-tuned on (2 only)"), "%s", g_err);
-    ck_assert_uint_eq(count(g_err, "\n"), 2);
+    /* and the model, fine-tuned on those runs, is asked about the --set context: said, naming what differs */
+    ck_assert_msg(strstr(g_err, "bellamy-predict: warning: the model was fine-tuned on 3 runs of another context ("),
+                  "%s", g_err);
+    ck_assert_uint_eq(count(g_err, "\n"), 3);
     /* bellamy-train finetune on several contexts */
     EXPECT(0, "%s finetune --model model.h5 --data rest.tsv --out n2.h5 --max-epochs 20", g_train);
     ck_assert_msg(strstr(g_err, "bellamy-train finetune: note: --data rest.tsv holds runs of 7 contexts, which differ in ")
@@ -580,7 +585,10 @@ START_TEST(test_user_contexts_and_warnings) {
     /* warnings that name the fix: on stderr and in the JSON, the prediction made all the same */
     EXPECT(0, "%s --model user.h5 %s --scale-out 2..200", g_predict, part);
     ck_assert_msg(strstr(g_err, "bellamy-predict: warning: scale-outs 17..200 lie outside the range of scale-outs the "
-                                "model was pre-trained on (2..16)") && count(g_err, "\n") == 1, "%s", g_err);
+                                "model was pre-trained on (2..16)") && count(g_err, "\n") == 2, "%s", g_err);
+    /* beyond 4 × 16 machines the runtime is unknown: said, and never chosen */
+    ck_assert_msg(strstr(g_err, "note: 136 scale-outs lie beyond 4 times the scale-outs the model and its runs know "
+                                "(2..16): the runtime is unknown there"), "%s", g_err);
     ck_assert_ptr_nonnull(strstr(g_out, "# chosen: scale-out"));
     EXPECT(0, "%s --model user.h5 --set machine_type=r5.2xlarge --set job_args=q3 --set data_size_MB=2000 "
               "--scale-out 2..8 --json > w.json 2> w.err && cat w.err", g_predict);
@@ -861,7 +869,7 @@ START_TEST(test_predict_scale_out_bounds) {
     EXPECT_ERR(2, "whole number", "%s --model model.h5 %s --scale-out 2,2.5,4", g_predict, g_sets); /* machines */
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0.5", g_predict, g_sets);
     EXPECT(0, "%s --model model.h5 %s --scale-out '2 , 4'", g_predict, g_sets);
-    ck_assert_uint_eq(count(g_out, "\n"), 4);
+    ck_assert_uint_eq(count(g_out, "\n"), 5);
     /* far outside the tiny model's training, a prediction may be implausible (exit 1): either way no
      * inf or nan is printed */
     int rc = run("%s --model model.h5 %s --scale-out 1000000 --price 1000000000 --json", g_predict, g_sets);
@@ -899,23 +907,23 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "cp rest.tsv victim.tsv");
     EXPECT_ERR(1, "refusing to overwrite", "%s %s --out victim.tsv", g_train, pre);
     EXPECT(0, "cmp rest.tsv victim.tsv");
-    /* --numbers log: trained, stored (a format 2.1 file), and predicted from; an unknown encoding is a usage error */
+    /* --numbers log: trained, stored (a format 2.2 file), and predicted from; an unknown encoding is a usage error */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
               "--threads 1 --quiet --numbers log --out log-numbers.h5", g_train);
-    EXPECT(0, "h5dump -a /format_version log-numbers.h5 | grep -c '\"2.1\"'");
+    EXPECT(0, "h5dump -a /format_version log-numbers.h5 | grep -c '\"2.2\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
     EXPECT(0, "%s --model log-numbers.h5 %s --scale-out 2..12", g_predict, g_sets);
-    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
     /* --numbers range: the bounds are in the file, fine-tuning and predicting read them */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
               "--threads 1 --quiet --numbers range --out range-numbers.h5", g_train);
-    EXPECT(0, "h5dump -a /format_version range-numbers.h5 | grep -c '\"2.1\"'");
+    EXPECT(0, "h5dump -a /format_version range-numbers.h5 | grep -c '\"2.2\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers range-numbers.h5 | grep -c '\"range\"'");
     EXPECT(0, "h5dump -a /models/rest/encoder/number_lo range-numbers.h5 | grep -c DATASPACE");
     EXPECT(0, "%s finetune --model range-numbers.h5 --data runs.tsv --out range-ft.h5",
            g_train);
     EXPECT(0, "%s --model range-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
-    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
     /* the defaults: six members reading numbers in both encodings; one network reads bits */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 3 --grace 3 --threads 1 --quiet "
               "--out default.h5", g_train);
@@ -929,13 +937,13 @@ START_TEST(test_train_output_checked_first) {
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
               "--threads 1 --quiet --numbers both --out both-numbers.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers both-numbers.h5 | grep -c '\"both\"'");
-    EXPECT(0, "h5dump -a /format_version both-numbers.h5 | grep -c '\"2.1\"'");
+    EXPECT(0, "h5dump -a /format_version both-numbers.h5 | grep -c '\"2.2\"'");
     EXPECT_ERR(2, "--members 2 or more", "%s pretrain --data rest.tsv --schema synth.schema --members 1 --numbers both "
                                          "--out x.h5", g_train);
     EXPECT(0, "h5dump -a /models/rest/members/count both-numbers.h5 | grep -c '(0): 2'");
     EXPECT(0, "%s finetune --model both-numbers.h5 --data runs.tsv --out both-ft.h5", g_train);
     EXPECT(0, "%s --model both-ft.h5 %s --scale-out 2..12", g_predict, g_sets);
-    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 1);
+    ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
     EXPECT_ERR(2, "--numbers", "%s pretrain --data rest.tsv --schema synth.schema --numbers octal --out x.h5", g_train);
     /* one context and whole contexts held out: no validation rows, and the summary says so */
     EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "

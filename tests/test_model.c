@@ -971,7 +971,7 @@ START_TEST(guard_weighs_network_against_ernest) {
         ck_assert_int_eq(bl_model_predict(back, ctx, qq, 3, pb, &e), BL_OK);
         ck_assert_int_eq(memcmp(pa, pb, sizeof pa), 0);
         root_version(path, ver, sizeof ver);
-        if (ver[0]) ck_assert_str_eq(ver, k ? "1.3" : "3.0");
+        if (ver[0]) ck_assert_str_eq(ver, k ? "1.4" : "3.1");
         bl_model_free(back);
     }
     /* a blending model whose guard/ernest_weight is gone is damaged, not a network-alone model */
@@ -1199,7 +1199,7 @@ START_TEST(both_encodings_members_alternate) {
     if (access("/usr/bin/h5dump", X_OK) == 0) {
         char ver[64];
         root_version(path, ver, sizeof ver);
-        ck_assert_str_eq(ver, "2.1");
+        ck_assert_str_eq(ver, "2.2");
     }
     ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
     ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_BOTH);
@@ -1889,7 +1889,7 @@ START_TEST(range_numbers_are_fitted_saved_and_read_alike) {
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     if (access("/usr/bin/h5dump", X_OK) == 0) {
         root_version(path, ver, sizeof ver);
-        ck_assert_str_eq(ver, "2.1");
+        ck_assert_str_eq(ver, "2.2");
     }
     bl_model *l = NULL;
     ck_assert_msg(bl_model_load(path, NULL, &l, &e) == BL_OK, "%s", e.message);
@@ -1969,7 +1969,7 @@ START_TEST(log_numbers_make_the_file_major_2) {
     m->name = strdup("plain");
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "1.3");
+    ck_assert_str_eq(ver, "1.4");
     { /* a file as 0.2 wrote it: format 1.1, no encoder/numbers, no training/val_rows — still loads,
        * binarizing, with the validation rows unknown */
         char old[4300];
@@ -1993,7 +1993,7 @@ START_TEST(log_numbers_make_the_file_major_2) {
     m->enc.numbers = BL_ENC_NUMBERS_LOG;
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "2.1");
+    ck_assert_str_eq(ver, "2.2");
     ck_assert_msg(bl_model_load(path, "logged", &l, &e) == BL_OK, "%s", e.message);
     ck_assert_uint_eq(l->enc.numbers, BL_ENC_NUMBERS_LOG);
     bl_model_free(l);
@@ -2006,10 +2006,10 @@ START_TEST(log_numbers_make_the_file_major_2) {
     m->enc.numbers = BL_ENC_NUMBERS_BINARY;
     ck_assert_msg(bl_model_save(m, path, &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "2.1");
+    ck_assert_str_eq(ver, "2.2");
     ck_assert_msg(bl_mf_remove(path, "logged", &e) == BL_OK, "%s", e.message);
     root_version(path, ver, sizeof ver);
-    ck_assert_str_eq(ver, "1.3");
+    ck_assert_str_eq(ver, "1.4");
     bl_model_free(m);
     bl_dataset_free(ds);
 }
@@ -2119,6 +2119,113 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
 }
 END_TEST
 
+
+/* The group-weighted conformal quantile on hand-made scores (calib.h): each context weighs 1 in a cell,
+ * q is the first score whose running weight reaches coverage · (G + 1), unbounded beyond G; and the
+ * interval of a request with its widening (the distance outside the runs and the pre-training). */
+START_TEST(calibration_quantile_exact_values) {
+    bl_model_calib src;
+    memset(&src, 0, sizeof src);
+    int32_t cell[10], group[10];
+    double score[10];
+    /* cell 4 (k = 2, inside): group 0 has 0.05 and 0.95 (weight ½ each), groups 1..8 one score 0.2..0.9 */
+    cell[0] = cell[1] = 4;
+    group[0] = group[1] = 0;
+    score[0] = 0.95;
+    score[1] = 0.05;
+    for (int g = 1; g <= 8; g++) {
+        cell[g + 1] = 4;
+        group[g + 1] = g;
+        score[g + 1] = 0.1 * (g + 1);
+    }
+    src.known = 1;
+    src.contexts = 9;
+    src.n = 10;
+    src.cell = cell;
+    src.group = group;
+    src.score = score;
+    for (int k = 0; k <= BL_CALIB_KMAX; k++) src.d_ref[k] = 1;
+    bl_model_calib c;
+    memset(&c, 0, sizeof c);
+    bl_error err;
+    ck_assert_int_eq(bl_calib_copy(&c, &src, &err), BL_OK);
+    int64_t G = 0;
+    ck_assert_double_eq(bl_calib_quantile(&c, 4, 0.9, &G), 0.95);  /* need 9: the last weight */
+    ck_assert_int_eq(G, 9);
+    ck_assert_double_eq(bl_calib_quantile(&c, 4, 0.85, NULL), score[9]); /* need 8.5: 0.9 */
+    ck_assert_double_eq(bl_calib_quantile(&c, 4, 0.1, NULL), score[2]);  /* need 1: 0.05 (½) + 0.2 */
+    ck_assert(isinf(bl_calib_quantile(&c, 4, 0.91, NULL)));               /* 0.91 · 10 > 9 */
+    ck_assert(isnan(bl_calib_quantile(&c, 5, 0.5, NULL)));                /* an empty cell */
+    /* one group fewer: 0.9 needs 9 > 8 contexts */
+    src.n = 9;
+    src.contexts = 8;
+    for (int i = 0; i < 9; i++) group[i] = i < 2 ? 0 : group[i];
+    bl_model_calib d;
+    memset(&d, 0, sizeof d);
+    ck_assert_int_eq(bl_calib_copy(&d, &src, &err), BL_OK);
+    ck_assert(isinf(bl_calib_quantile(&d, 4, 0.9, NULL)));
+    ck_assert_double_eq(bl_calib_quantile(&d, 4, 0.8, NULL), score[8]); /* need 7.2: 0.8 */
+    bl_calib_free(&d);
+    /* an interval around 100 s for a model fine-tuned on runs at 2..8 of a pre-training over 2..12 */
+    bl_model m;
+    memset(&m, 0, sizeof m);
+    m.name = "t";
+    m.calib = c;
+    m.seen.known = 1;
+    m.seen.scale_out_min = 2;
+    m.seen.scale_out_max = 12;
+    m.seen.runtime_min_s = 50;
+    m.tuned.known = 1;
+    m.tuned.runs = 2;
+    m.tuned.scale_out_min = 2;
+    m.tuned.scale_out_max = 8;
+    m.tuned.runtime_min_s = 60;
+    bl_interval_basis b = {.k = 2, .factor = 1};
+    const double x[4] = {4, 16, 100, 1000}, pt[4] = {100, 100, 100, 100};
+    double lo[4], hi[4];
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.85, x, pt, 4, lo, hi, &err), BL_OK);
+    ck_assert_double_eq_tol(hi[0], 100 * exp(0.9), 1e-12); /* inside: q = 0.9, no widening */
+    ck_assert_double_eq_tol(lo[0], 100 * exp(-0.9), 1e-12);
+    /* 16: outside the runs by ln 2 and the pre-training by ln(4/3); cell 5 is empty: k = 1's cell 3 too,
+     * then k = 0's cell 0: unbounded */
+    ck_assert(isinf(hi[1]));
+    ck_assert(isinf(hi[3]) && lo[3] == 0); /* beyond 4 × 12 */
+    /* with cell 5 present, the widening by the distances */
+    cell[9] = 5; /* group 8's score 0.9 moves to the outside cell */
+    src.n = 10;
+    src.contexts = 9;
+    group[0] = group[1] = 0;
+    bl_model_calib e;
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(bl_calib_copy(&e, &src, &err), BL_OK);
+    m.calib = e;
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, &err), BL_OK);
+    const double q5 = bl_calib_quantile(&e, 5, 0.5, NULL), g = 1 + (log(16.0 / 8) + log(16.0 / 12)) / log(2.0);
+    ck_assert(q5 == 0.9);
+    ck_assert_double_eq_tol(hi[1], 100 * exp(q5 * g), 1e-9);
+    b.factor = 2; /* runs that disagree: twice as wide in log */
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, &err), BL_OK);
+    ck_assert_double_eq_tol(hi[1], 100 * exp(2 * q5 * g), 1e-9);
+    /* a stand-in (below 1 % of the least runtime known) has no interval; the floor's stand-in is positive */
+    const double tiny = 0.1;
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, &tiny, 1, lo, hi, &err), BL_OK);
+    ck_assert(isinf(hi[0]));
+    ck_assert_double_eq(bl_model_runtime_floor(&m), 0.5);
+    ck_assert(bl_model_positive(-1e300, 0.5) > 0 && bl_model_positive(-1, 0.5) < bl_model_positive(0, 0.5));
+    ck_assert_double_eq(bl_model_positive(7, 0.5), 7);
+    /* the linear-scaling floor beyond the support */
+    ck_assert_double_eq(bl_model_floor(24, -5, 2, 300, 12, 40), 20);
+    ck_assert_double_eq(bl_model_floor(24, 30, 2, 300, 12, 40), 30);
+    ck_assert_double_eq(bl_model_floor(1, -5, 2, 300, 12, 40), 150);
+    ck_assert(isnan(bl_model_floor(24, NAN, 2, 300, 12, 40)));
+    ck_assert_int_eq(bl_model_interval(&m, &b, 1.0, x, pt, 1, lo, hi, &err), BL_EINVAL);
+    m.calib.known = 0;
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 1, lo, hi, &err), BL_EUNSUPPORTED);
+    bl_calib_free(&c);
+    bl_calib_free(&e);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("bnet");
@@ -2159,6 +2266,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tk, dropout_masks_follow_the_documented_draw_order);
     tcase_add_test(tk, predictions_match_a_libm_reference);
     tcase_add_test(tk, other_dimensions_gradient_matches_finite_differences);
+    tcase_add_test(tk, calibration_quantile_exact_values);
     suite_add_tcase(s, tk);
     return s;
 }

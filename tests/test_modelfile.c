@@ -947,7 +947,7 @@ START_TEST(test_h5dump_layout) {
     len = fread(buf, 1, sizeof buf - 1, p);
     buf[len] = '\0';
     ck_assert_int_eq(pclose(p), 0);
-    ck_assert_msg(strstr(buf, "\"bellamy-model\"") && strstr(buf, "\"1.3\""), "%s", buf);
+    ck_assert_msg(strstr(buf, "\"bellamy-model\"") && strstr(buf, "\"1.4\""), "%s", buf);
     bl_modelrec_free(a);
     bl_modelrec_free(b);
 }

@@ -5,15 +5,19 @@ encoding, ensembles of odd and even size, every target scaling, cluster totals a
 machine, essential-only schemas, fine-tuned models, two of them blending Ernest in through the
 guard), in contexts that leave out properties the model fills (the stored schema's constants, the
 one value every pre-training row had), on files rewritten into older format versions (without the
-seen group) and without a header (refused unless allowed), and on damaged or foreign files.
-libbellamy's side is tests/pyreader_cref (bl_predict through the public header). Run by
-tests/test_pyreader.sh, which picks the interpreter.
+seen group) and without a header (refused unless allowed), and on damaged or foreign files. The
+intervals (§P10) and the floor beyond the support (§P9) against bellamy-predict --json: a pre-trained
+model with calibration, fine-tuned ones asked about their own context and others, scale-outs up to
+100000, a file whose calibration was removed and files with damaged calibration or fit attributes.
+libbellamy's side is tests/pyreader_cref (bl_predict through the public header) and bellamy-predict.
+Run by tests/test_pyreader.sh, which picks the interpreter.
 
 Environment: BELLAMY_SOURCE_ROOT, BELLAMY_BUILD_ROOT (set by meson test); BELLAMY_DATA or
 ../shared/datasets/c3o for one model on the real grep data when it is there; PYREADER_KEEP=DIR
 writes the test's files into DIR (which must exist) and keeps them, to look at after a failure.
 Not here: the C library's own checks (tests/test_*.c).
 """
+import json
 import math
 import os
 import random
@@ -41,7 +45,8 @@ TOL = 1e-9
 
 failures = []
 stats = {"compared": 0, "contexts": 0, "both_refused": 0, "max_rel": 0.0, "models": 0, "worst": "", "infinite": 0,
-         "missing": 0}
+         "missing": 0, "intervals": 0, "unbounded": 0, "floored": 0, "standins": 0, "interval_max_rel": 0.0,
+         "interval_worst": ""}
 
 
 def check(cond, what):
@@ -517,7 +522,7 @@ def check_unstamped(path, ctx):
 
 
 def check_guard(path, rows, must_blend):
-    """A model fine-tuned where the guard blends Ernest in: format 3.0, format_major_required = 3,
+    """A model fine-tuned where the guard blends Ernest in: format 3.1, format_major_required = 3,
     0 < w (< 1 with must_blend), the reader's method and weight those of the file, and the blend
     changes the runtimes (so that agreeing with libbellamy means following it)."""
     with h5py.File(path, "r") as f:
@@ -525,7 +530,7 @@ def check_guard(path, rows, must_blend):
         g = next(iter(f["models"].values()))
         major = g.attrs.get("format_major_required")
         w = float(g["guard"].attrs["ernest_weight"]) if "guard" in g else 0.0
-    check(version == "3.0" and major == 3, "a blending model's file: format %s, format_major_required %s" % (version, major))
+    check(version == "3.1" and major == 3, "a blending model's file: format %s, format_major_required %s" % (version, major))
     check(0 < w and (w < 1 or not must_blend), "the guard's weight of Ernest is %g, %s expected" % (
         w, "0 < w < 1" if must_blend else "w > 0"))
     m = bm.Model.load(path)
@@ -590,6 +595,365 @@ def check_defaults(path, name, want):
            for p in bm.Model.load(path, name).properties}
     for k, v in want.items():
         check(got.get(k) == v, "%s: property %s fills %r, expected %r" % (name, k, got.get(k), v))
+
+
+# ---- intervals and the floor (§P9, §P10) against bellamy-predict --json ----------------------------
+
+def sets_of(ctx):
+    return sum((["--set", "%s=%s" % kv] for kv in ctx), [])
+
+
+def c_json(path, name, ctx, xs, coverage=None, env=None):
+    """bellamy-predict --json on one context: (exit status, the parsed object or None, stderr)."""
+    args = [PREDICT, "--model", path] + (["--name", name] if name else []) + sets_of(ctx)
+    args += ["--scale-out", ",".join("%.0f" % x for x in xs), "--json"]
+    if coverage is not None:
+        args += ["--coverage", repr(coverage)]
+    r = run(args, env=env)
+    out = r.stdout.decode("utf-8", "replace")
+    return r.returncode, (json.loads(out) if r.returncode == 0 and out.strip() else None), r.stderr.decode("utf-8", "replace")
+
+
+def row_context(row):
+    """A synthetic run's context as a user gives it (cluster totals per machine)."""
+    x = float(row["instance_count"])
+    return [("machine_type", row["machine_type"]), ("job_args", row["iterations"]), ("data_size_MB", row["data_size_MB"]),
+            ("memory", "%.0f" % (float(row["memory"]) / x)), ("slots", "%.0f" % (float(row["slots"]) / x))]
+
+
+def close(a, b):
+    return rel(a, b) <= TOL
+
+
+def compare_intervals(path, name, ctx, xs, coverage, label, mismatch=None, runs=None):
+    """Python's predict_interval against bellamy-predict --json: the floored runtimes and both ends of
+    every interval to 1e-9 relative, unbounded at the same scale-outs (C: hi null, Python: math.inf,
+    lo 0 in both). mismatch (None: not checked): whether the request is of another context than the
+    fine-tuned one; runs: the k the model's own context gets. Returns (lo, runtimes, hi)."""
+    rc, js, err = c_json(path, name, ctx, xs, coverage)
+    check(rc == 0 and js is not None, "%s: bellamy-predict failed: %d %s" % (label, rc, err[-400:]))
+    if js is None:
+        return None
+    m = bm.Model.load(path, name)
+    try:
+        lo, t, hi = m.predict_interval(ctx, xs, coverage)
+    except bm.BellamyError as e:
+        check(False, "%s: Python refuses: %s" % (label, e))
+        return None
+    check(js["interval"] is not None and js["interval"]["coverage"] == coverage,
+          "%s: bellamy-predict printed no %g interval: %s" % (label, coverage, js["interval"]))
+    k_own = m.interval_basis(False)[0]
+    check(js["interval"] is None or js["interval"]["runs"] == k_own,
+          "%s: runs the interval is sized for: Python %d, libbellamy %s" % (label, k_own, js["interval"]))
+    check(runs is None or k_own == runs, "%s: k = %d, %s expected" % (label, k_own, runs))
+    vals = m._resolve(ctx)[0]
+    differs = bool(m.context_differs(vals))
+    check(mismatch is None or differs == mismatch, "%s: mismatch %s, %s expected" % (label, differs, mismatch))
+    warned = any(w["kind"] == "context" for w in js.get("warnings", []))
+    check(warned == differs, "%s: libbellamy %s a context mismatch, Python %s one" % (
+        label, "warns of" if warned else "sees no", "sees" if differs else "sees no"))
+    preds = js["predictions"]
+    check(len(preds) == len(xs), "%s: %d predictions for %d scale-outs" % (label, len(preds), len(xs)))
+    L, H = m.support()
+    F = m.runtime_floor()
+    worst = 0.0
+    for i, (x, c) in enumerate(zip(xs, preds)):
+        where = "%s: scale-out %g (coverage %g)" % (label, x, coverage)
+        check(c["scale_out"] == x, where + ": bellamy-predict's scale-outs are out of order")
+        ct, clo, chi = c["predicted_runtime_s"], c["lo_runtime_s"], c["hi_runtime_s"]
+        check(t[i] > 0 and ct > 0, "%s: runtimes %r (Python), %r (libbellamy): not > 0" % (where, t[i], ct))
+        check(close(t[i], ct), "%s: runtime Python %.17g, libbellamy %.17g" % (where, t[i], ct))
+        worst = max(worst, rel(t[i], ct))
+        if x > CALIB_SUPPORT * H or x < L / CALIB_SUPPORT:
+            check(hi[i] == math.inf and chi is None, "%s: beyond 4 × the support [%g, %g] the interval must be "
+                  "unbounded: Python %r, libbellamy %r" % (where, L, H, hi[i], chi))
+        if t[i] < F:                          # a stand-in: positive, below F, its runtime unknown
+            check(hi[i] == math.inf and chi is None, "%s: the stand-in %r (below %g) has the interval [%r, %r] "
+                  "(Python), %r (libbellamy)" % (where, t[i], F, lo[i], hi[i], chi))
+            stats["standins"] += 1
+        if chi is None or hi[i] == math.inf:
+            check(chi is None and hi[i] == math.inf and lo[i] == 0 and clo == 0,
+                  "%s: unbounded in one reader only: Python [%r, %r], libbellamy [%r, %r]" % (where, lo[i], hi[i], clo, chi))
+            stats["unbounded"] += 1
+            continue
+        check(close(lo[i], clo) and close(hi[i], chi), "%s: interval Python [%.17g, %.17g], libbellamy [%.17g, %.17g]"
+              % (where, lo[i], hi[i], clo, chi))
+        check(lo[i] < t[i] < hi[i] or (lo[i] == t[i] == hi[i]), "%s: [%r, %r] does not hold %r" % (where, lo[i], hi[i], t[i]))
+        d = max(rel(lo[i], clo), rel(hi[i], chi))
+        worst = max(worst, d)
+        if d > stats["interval_max_rel"]:
+            stats["interval_max_rel"], stats["interval_worst"] = d, where
+        stats["intervals"] += 1
+    print("%-40s %3d scale-outs at %g: %d bounded, max relative difference %.3g%s" % (
+        label, len(xs), coverage, sum(1 for h in hi if h < math.inf), worst, " (another context)" if differs else ""))
+    return lo, t, hi
+
+
+CALIB_SUPPORT = 4.0
+XS_I = [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 16, 24, 30, 47, 48, 49, 50, 100, 1000]
+
+
+def check_floor(path, name, ctx, label):
+    """Scale-outs from 1 to 100000: every runtime > 0 in both readers, each at least the linear-scaling
+    bound from the nearer end of the support (per-machine totals × that end; an end below F gives none),
+    the intervals unbounded beyond 4 × the support and at stand-ins (runtimes below F), and the floor
+    doing something (some runtime is the bound itself)."""
+    rnd = random.Random(11)
+    m = bm.Model.load(path, name)
+    L, H = m.support()
+    xs = sorted(set([1, 2, int(H), int(H) + 1, int(4 * H), int(4 * H) + 1, 100000] +
+                    [int(10 ** rnd.uniform(0, 5)) for _ in range(40)]))
+    res = compare_intervals(path, name, ctx, xs, 0.5, label + ", 1..100000")
+    if res is None:
+        return
+    _, t, _ = res
+    r_lo, r_hi = m.predict(ctx, [L, H])
+    F = m.runtime_floor()
+    for x, v in zip(xs, t):
+        bound = r_hi * H / x if x > H and r_hi >= F else r_lo * x / L if x < L and r_lo >= F else None
+        check(bound is None or v >= bound, "%s: scale-out %g: %r below the floor %r" % (label, x, v, bound))
+        stats["floored"] += bound is not None and v == bound
+    # the command lines agree too (bellamy-predict's runtimes in the same call are floored the same way)
+    c = c_predictions(path, name, [(xs, ctx)])
+    check(c[0][0] == "ok" and all(close(a, b) for a, b in zip(t, c[0][1])), "%s: bl_predict differs" % label)
+
+
+def check_calibration_cli(path, name, ctx):
+    """The reader's command line: four columns at --coverage (default 0.9), hi 'inf' when unbounded,
+    the same numbers as bellamy-predict --json; a coverage outside (0, 1) a usage error."""
+    xs = [1, 2, 6, 12, 49, 1000]
+    for cov in (None, 0.8):
+        rc, out, err = cli(["--model", path, "--name", name, "--scale-out", ",".join(map(str, xs))] + sets_of(ctx) +
+                           (["--coverage", repr(cov)] if cov else []))
+        check(rc == 0, "CLI with intervals failed: %s" % err)
+        rows = [line.split("\t") for line in out.splitlines()]
+        check(all(len(r) == 4 for r in rows) and len(rows) == len(xs), "CLI with intervals: %r" % out)
+        _, js, _ = c_json(path, name, ctx, xs, cov)
+        for r, c in zip(rows, js["predictions"] if js else []):
+            ok = float(r[0]) == c["scale_out"] and close(float(r[1]), c["predicted_runtime_s"])
+            ok = ok and (r[3] == "inf" and r[2] == "0" and c["hi_runtime_s"] is None or
+                         c["hi_runtime_s"] is not None and close(float(r[2]), c["lo_runtime_s"]) and
+                         close(float(r[3]), c["hi_runtime_s"]))
+            check(ok, "CLI at coverage %s: %r against %r" % (cov, r, c))
+        check(any(r[3] == "inf" for r in rows) and "unbounded" in err, "CLI: no unbounded interval noted: %r %r" % (out, err))
+    for bad in ("1", "0", "1.5", "-0.5", "nan", "x"):
+        rc, _, err = cli(["--model", path, "--name", name, "--scale-out", "2", "--coverage", bad] + sets_of(ctx))
+        check(rc == 2 and "--coverage" in err and err.count("\n") == 1, "--coverage %s: %d %r" % (bad, rc, err))
+    m = bm.Model.load(path, name)
+    for bad in (0, 1, 1.5, -0.1, math.nan):
+        try:
+            m.predict_interval(ctx, [2], bad)
+            check(False, "coverage %r was accepted" % bad)
+        except bm.BellamyError as e:
+            check(e.kind == "invalid" and "strictly between 0 and 1" in str(e), "coverage %r: %s" % (bad, e))
+
+
+def edited(src, dst, edit):
+    """A copy of src with edit(model group) applied, stamped so that only the edit speaks."""
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        edit(next(iter(f["models"].values())))
+    stamp(dst)
+    return dst
+
+
+def check_no_calibration(path, name, ctx, tmp):
+    """A model file whose calibration was removed predicts as before and has no intervals: bellamy-predict
+    prints none (and refuses --coverage), Python refuses predict_interval naming the fix, and its
+    command line prints two columns and a note, or with --coverage exits 1."""
+    p = edited(path, os.path.join(tmp, "nocal.h5"), lambda g: g.__delitem__("calibration"))
+    m = bm.Model.load(p)
+    check(m.calibration is None, "calibration removed, still read")
+    xs = [2, 6, 13, 100]
+    rc, js, err = c_json(p, None, ctx, xs)
+    check(rc == 0 and js and js["interval"] is None and all("lo_runtime_s" not in c for c in js["predictions"]),
+          "bellamy-predict without calibration: %d %s" % (rc, err[-300:]))
+    check("carries no calibration" in err, "bellamy-predict without calibration: no note: %r" % err)
+    t = m.predict(ctx, xs)
+    check(js is not None and all(close(a, c["predicted_runtime_s"]) for a, c in zip(t, js["predictions"])),
+          "without calibration: runtimes differ")
+    try:
+        m.predict_interval(ctx, xs, 0.9)
+        check(False, "predict_interval without calibration")
+    except bm.BellamyError as e:
+        check(e.kind == "unsupported" and "carries no calibration" in str(e) and "pre-train it again" in str(e),
+              "predict_interval without calibration: %s (%s)" % (e, e.kind))
+    rc, _, cerr = c_json(p, None, ctx, xs, 0.9)
+    check(rc == 1 and "carries no calibration" in cerr, "bellamy-predict --coverage without calibration: %d %r" % (rc, cerr))
+    rc, out, err = cli(["--model", p, "--scale-out", "2,6"] + sets_of(ctx))
+    check(rc == 0 and all(len(r.split("\t")) == 2 for r in out.splitlines()) and "carries no calibration" in err,
+          "CLI without calibration: %d %r %r" % (rc, out, err))
+    rc, out, err = cli(["--model", p, "--scale-out", "2,6", "--coverage", "0.9"] + sets_of(ctx))
+    check(rc == 1 and not out and "carries no calibration" in err and "pre-train it again" in err and
+          err.count("\n") == 1, "CLI --coverage without calibration: %d %r %r" % (rc, out, err))
+    os.unlink(p)
+
+
+def check_damaged_calibration(tmp, path, name, ctx):
+    """Calibration and fine-tuning fit attributes a save cannot produce: refused by libbellamy
+    (bellamy-predict exit 1, bl_predictor_load) and by Python, with the same message (the version with
+    the same meaning), naming the file, the model and the attribute."""
+    def setattr_(grp, attr, fn):
+        def edit(g):
+            a = g[grp].attrs
+            v = a[attr]
+            a[attr] = fn(v.copy() if hasattr(v, "copy") else v)
+        return edit
+
+    def put(v, i, x):
+        v[i] = x
+        return v
+
+    def delattr_(grp, attr):
+        return lambda g: g[grp].attrs.__delitem__(attr)
+
+    cases = [
+        ("cell 12", setattr_("calibration", "cell", lambda v: put(v, 0, 12)), "calibration entry 0 (cell 12", "format"),
+        ("negative score", setattr_("calibration", "score", lambda v: put(v, 1, -0.5)), "score -0.5) out of range", "format"),
+        ("NaN score", setattr_("calibration", "score", lambda v: put(v, 1, np.nan)), "calibration entry 1", "format"),
+        ("group past contexts", setattr_("calibration", "group", lambda v: put(v, 2, 10 ** 6)), "group 1000000", "format"),
+        ("d_ref of 5", setattr_("calibration", "d_ref", lambda v: v[:5]), "d_ref (6 values)", "format"),
+        ("d_ref 0", setattr_("calibration", "d_ref", lambda v: put(v, 2, 0.0)), "calibration/d_ref[2] is 0", "format"),
+        ("score shorter", setattr_("calibration", "score", lambda v: v[:-1]), "(one length) out of range", "format"),
+        ("negative contexts", setattr_("calibration", "contexts", lambda v: np.int64(-1)), "out of range", "format"),
+        ("version 2", setattr_("calibration", "version", lambda v: np.int64(2)), "calibration version 2 is not the one this", "version"),
+        ("version as a double", setattr_("calibration", "version", lambda v: 1.0),
+         "attribute 'calibration/version' is a double, expected a int64", "format"),
+        ("score lost", delattr_("calibration", "score"), "required attribute 'calibration/score' is missing", "notfound"),
+        ("fit length", setattr_("finetune", "fit_prior_s", lambda v: v[:-1]), "must hold one value per run", "format"),
+        ("negative disagreement", setattr_("finetune", "disagreement", lambda v: -1.0), "a number >= 0", "format"),
+        ("fit runtime 0", setattr_("finetune", "fit_runtime_s", lambda v: put(v, 0, 0.0)),
+         "fit_runtime_s must be positive numbers", "format"),
+        ("fit prediction inf", setattr_("finetune", "fit_predicted_s", lambda v: put(v, 0, np.inf)),
+         "finite or NaN", "format"),
+        ("disagreement lost", delattr_("finetune", "disagreement"),
+         "required attribute 'finetune/disagreement' is missing", "notfound"),
+    ]
+    for label, edit, want, kind in cases:
+        p = edited(path, os.path.join(tmp, "badcal.h5"), edit)
+        r = run([PREDICT, "--model", p, "--scale-out", "2"] + sets_of(ctx))
+        cerr = r.stderr.decode("utf-8", "replace")
+        check(r.returncode == 1 and want in cerr, "%s: bellamy-predict %d %r" % (label, r.returncode, cerr[-300:]))
+        c = c_predictions(p, None, [([2], ctx)])
+        try:
+            bm.Model.load(p)
+            check(False, "%s: the Python reader read it" % label)
+        except bm.BellamyError as e:
+            msg = str(e)
+            check(want in msg and msg.startswith("%s: model '%s': " % (p, name)) and e.kind == kind and "\n" not in msg,
+                  "%s: Python: %s (%s)" % (label, msg, e.kind))
+            # the same words as libbellamy's, but for the version, where "this reader" and the fix differ
+            check(isinstance(c, str) and (msg == c or (kind == "version" and msg.startswith(c.replace("library", "reader")))),
+                  "%s: messages differ:\n  Python:     %s\n  libbellamy: %s" % (label, msg, c))
+        os.unlink(p)
+
+
+def check_intervals(tmp, synth, synth_names, synth_rows):
+    """§P9 and §P10 on a model pre-trained with calibration (30 contexts, 4 members: 11 held-out contexts,
+    enough for bounded 0.9 intervals in most cells), fine-tuned ones asked about their own context and
+    others, scale-outs far outside (also on run_all's synthetic models, whose runtimes fall there: the
+    floor), a file without calibration and damaged ones."""
+    j = os.path.join
+    quick = ["--trials", "2", "--epochs", "12", "--grace", "6", "--threads", "1"]
+    r = run([TRAIN, "synth", "--out-dir", tmp, "--stem", "cal", "--contexts", "30", "--reps", "1", "--seed", "2"])
+    check(r.returncode == 0, "bellamy-train synth (calibration): %s" % r.stderr.decode())
+    data, schema, cal = j(tmp, "cal.tsv"), j(tmp, "cal.schema"), j(tmp, "cal.h5")
+    train(["pretrain", "--data", data, "--schema", schema, "--out", cal, "--name", "cal", "--seed", "3", "--members", "4"] + quick)
+    header, rows = read_tsv(data)
+    lines = open(data, encoding="utf-8").readlines()
+    m = bm.Model.load(cal)
+    check(m.calibration is not None and m.calibration["contexts"] >= 9, "pre-training calibrated on %s contexts" % (
+        m.calibration and m.calibration["contexts"]))
+    with h5py.File(cal, "r") as f:
+        version = f.attrs["format_version"]
+    check(version in ("1.4", "2.2", "3.1"), "a calibrated model's file is format %s" % version)
+
+    # (a) the pre-trained model: k = 0, one cell, every coverage; totals given and left out
+    own = row_context(rows[0])
+    for cov in (0.5, 0.8, 0.9, 0.95):
+        compare_intervals(cal, "cal", own, XS_I, cov, "pre-trained", mismatch=False, runs=0)
+    compare_intervals(cal, "cal", own[:3], XS_I, 0.9, "pre-trained, totals left out", mismatch=False, runs=0)
+    check_floor(cal, "cal", own, "pre-trained")
+    check_calibration_cli(cal, "cal", own)
+
+    # (b) fine-tuned on 3 runs of context 0 (scale-outs 2, 4, 6), on 6 (k capped at 5), on 4 runs of 3
+    # scale-outs (one repeated: k counts distinct ones) and on 1; asked about their own context
+    def finetune(name, picks):
+        held, out = j(tmp, "cal_" + name + ".tsv"), j(tmp, "cal_" + name + ".h5")
+        with open(held, "w", encoding="utf-8") as f:
+            f.write(lines[0] + "".join(lines[1 + i] for i in picks))
+        train(["finetune", "--model", cal, "--data", held, "--out", out, "--max-epochs", "30"])
+        return out
+    tuned3 = finetune("tuned3", [0, 1, 2])
+    tuned6 = finetune("tuned6", [0, 1, 2, 3, 4, 5])
+    tuned_rep = finetune("tuned_rep", [0, 1, 1, 2])
+    tuned1 = finetune("tuned1", [2])
+    for path, k, label in ((tuned3, 3, "fine-tuned on 3 runs"), (tuned6, 5, "fine-tuned on 6 runs"),
+                           (tuned_rep, 3, "fine-tuned on 4 runs, 3 scale-outs"), (tuned1, 1, "fine-tuned on 1 run")):
+        tm = bm.Model.load(path)
+        check(tm.tuned and tm.tuned["fit_scale_out"] and tm.calibration is not None,
+              "%s: no fit or calibration recorded" % label)
+        for cov in (0.5, 0.9):
+            compare_intervals(path, None, own, XS_I, cov, label, mismatch=False, runs=k)
+        # a value the runs share, given in another spelling that reads as the same number: no mismatch
+        same = [(kk, " " + v if kk == "memory" else v) for kk, v in own]
+        compare_intervals(path, None, same, XS_I, 0.9, label + ", ' memory'", mismatch=False, runs=k)
+    # (c) the same models asked about other contexts: a mismatch (k = 0, the factor doubled)
+    other = row_context(rows[6 * 5])
+    check(other[:3] != own[:3], "the other context is the same one")
+    for path, label in ((tuned3, "fine-tuned on 3 runs"), (tuned1, "fine-tuned on 1 run")):
+        compare_intervals(path, None, other, XS_I, 0.9, label + ", another context", mismatch=True)
+        compare_intervals(path, None, [(k, v.upper() if k == "machine_type" else v) for k, v in own], XS_I, 0.9,
+                          label + ", machine type in capitals", mismatch=True)
+        compare_intervals(path, None, [(k, "1" if k == "slots" else v) for k, v in own], XS_I, 0.9,
+                          label + ", slots per machine differ", mismatch=True)
+        compare_intervals(path, None, own[:3], XS_I, 0.9, label + ", totals left out", mismatch=False)
+    # (d) far outside: from 1 to 100000 machines
+    check_floor(tuned3, None, own, "fine-tuned on 3 runs")
+    check_floor(tuned3, None, other, "fine-tuned on 3 runs, another context")
+    for name in synth_names:
+        check_floor(synth, name, [kv for kv in row_context(synth_rows[0]) if kv[0] in model_props(synth, name)],
+                    "synth/" + name)
+    # an older fine-tuned file: no fit arrays, so k = finetune/runs (4 here, against 3 distinct) and D = 0
+    nofit = edited(tuned_rep, j(tmp, "nofit.h5"), lambda g: [g["finetune"].attrs.__delitem__(a) for a in (
+        "fit_scale_out", "fit_runtime_s", "fit_predicted_s", "fit_prior_s", "disagreement")])
+    compare_intervals(nofit, None, own, XS_I, 0.9, "fine-tuned, without fit arrays", mismatch=False, runs=4)
+    # a cell without scores falls back to fewer runs, on the same side (here: k = 3 inside, cell 6)
+    def drop_cell(cell):
+        def edit(g):
+            a = g["calibration"].attrs
+            keep = np.asarray(a["cell"]) != cell
+            for name in ("cell", "group", "score"):
+                a[name] = np.asarray(a[name])[keep]
+        return edit
+    nocell = edited(tuned3, j(tmp, "nocell.h5"), drop_cell(6))
+    compare_intervals(nocell, None, own, XS_I, 0.9, "fine-tuned, cell 6 emptied", mismatch=False, runs=3)
+    # ... which changes the intervals inside the runs' range (2..6) and nothing outside it
+    _, _, hi_full = bm.Model.load(tuned3).predict_interval(own, XS_I, 0.9)
+    _, _, hi_cut = bm.Model.load(nocell).predict_interval(own, XS_I, 0.9)
+    check(all((a != b) == (2 < x < 6) for x, a, b in zip(XS_I, hi_full, hi_cut) if a < math.inf),
+          "emptying cell 6 changed the intervals %s (only those inside 2..6 should change)" % [
+              x for x, a, b in zip(XS_I, hi_full, hi_cut) if a != b])
+    _, _, hi_fit = bm.Model.load(tuned_rep).predict_interval(own, XS_I, 0.9)
+    _, _, hi_nofit = bm.Model.load(nofit).predict_interval(own, XS_I, 0.9)
+    check(any(a != b for a, b in zip(hi_fit, hi_nofit)), "without the fit arrays the intervals stay the same")
+    # the guard's models of run_all are calibrated too (few held-out contexts: coverage 0.5)
+    for path in sorted(p for p in os.listdir(tmp) if p.startswith("guard_") and p.endswith(".h5")):
+        gm = bm.Model.load(j(tmp, path))
+        if gm.calibration is None:
+            check(False, "%s: no calibration" % path)
+            continue
+        vals = [(p.name, gm.tuned["context"][i]) for i, p in enumerate(gm.properties) if gm.tuned["context"][i]]
+        compare_intervals(j(tmp, path), None, vals, XS_I, 0.5, "%s (Ernest's weight %.3g)" % (path, gm.ernest_weight),
+                          mismatch=False)
+    # (e) a file whose calibration was removed; (f) damaged ones
+    check_no_calibration(tuned3, None, own, tmp)
+    check_damaged_calibration(tmp, tuned3, "cal", own)
+    print("intervals: %d bounded ones compared (max relative difference %.3g, %s), %d unbounded in both; "
+          "%d runtimes floored, %d stand-ins" % (stats["intervals"], stats["interval_max_rel"], stats["interval_worst"],
+                                                 stats["unbounded"], stats["floored"], stats["standins"]))
+    check(stats["intervals"] > 100 and stats["unbounded"] > 20 and stats["floored"] > 0 and stats["standins"] > 0,
+          "the interval cases no longer exercise bounded and unbounded intervals, the floor and stand-ins")
 
 
 # ---- the cases ---------------------------------------------------------------------------------------
@@ -837,6 +1201,7 @@ def run_all(tmp):
     base = synth_cases(synth, "bin1_seconds", rows)[0][1]
     check_cli(synth, "bin1_seconds", base)
     check_refusals(tmp, synth, "bin1_seconds", base)
+    check_intervals(tmp, synth, list(synth_models), rows)
 
 
 if __name__ == "__main__":

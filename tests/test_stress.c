@@ -74,6 +74,8 @@ static void quick_pretrain(bl_pretrain_opts *o) {
     o->epochs = 8;
     o->grace = 4;
     o->threads = 1;
+    o->calib_draws = 1;      /* a calibration as complete in its parts, but short */
+    o->calib_ft_epochs = 20;
 }
 
 static void quick_tune(bl_tune_opts *o) {
@@ -104,11 +106,45 @@ static void predict_all(const bl_predictor *p, const gen_set *s, bl_status *st, 
         st[i] = bl_predict(p, s->ctx, s->n_ctx, &s->x[i], 1, &y[i], &e);
         ck_assert_msg(st[i] == BL_OK || st[i] == BL_ERANGE, "%s: %s: predict at %g: %s (%s)", s->summary, what, s->x[i],
                       bl_status_string(st[i]), e.message);
-        if (st[i] == BL_OK)
-            ck_assert_msg(isfinite(y[i]), "%s: %s: prediction at scale-out %g is %g", s->summary, what, s->x[i], y[i]);
+        if (st[i] == BL_OK) /* a runtime: finite and positive, always */
+            ck_assert_msg(isfinite(y[i]) && y[i] > 0, "%s: %s: prediction at scale-out %g is %g", s->summary, what,
+                          s->x[i], y[i]);
         else
             ck_assert_msg(e.message[0] != '\0', "%s: %s: a refusal without a message", s->summary, what);
     }
+}
+
+/* Every scale-out 1..100000 (issue 23): a positive runtime, an interval around it (unbounded beyond 4 × the
+ * support), and a choice among them that is never beyond it. */
+static void no_impossible_numbers(const bl_predictor *p, const gen_set *s) {
+    enum { N = 100000 };
+    double *x = malloc(3 * N * sizeof *x), *t = malloc(N * sizeof *t), *lo = x + N, *hi = x + 2 * N;
+    ck_assert(x && t);
+    for (int i = 0; i < N; i++) x[i] = 1 + i;
+    bl_error e = {0};
+    bl_status st = bl_predict_interval(p, s->ctx, s->n_ctx, x, N, 0.9, lo, t, hi, NULL, &e);
+    ck_assert_msg(st == BL_OK || st == BL_ERANGE, "%s: 1..100000: %s", s->summary, e.message);
+    if (st == BL_OK) {
+        bl_model_ranges rg;
+        bl_predictor_ranges(p, &rg);
+        const double top = 4 * fmax(rg.scale_out_max, rg.finetune_runs ? rg.finetune_scale_out_max : 0);
+        for (int i = 0; i < N; i++) {
+            ck_assert_msg(t[i] > 0 && isfinite(t[i]), "%s: scale-out %g predicted %g", s->summary, x[i], t[i]);
+            ck_assert_msg(lo[i] >= 0 && lo[i] <= t[i] && !(hi[i] < t[i]), "%s: scale-out %g: %g outside [%g, %g]",
+                          s->summary, x[i], t[i], lo[i], hi[i]);
+            if (x[i] > top) ck_assert_msg(isinf(hi[i]), "%s: scale-out %g beyond %g bounded", s->summary, x[i], top);
+        }
+        bl_choice ch;
+        st = bl_choose_scale_out(p, s->ctx, s->n_ctx, x, 1000, NULL, &ch, &e);
+        ck_assert_msg(st == BL_OK || (st == BL_ERANGE && strstr(e.message, "no candidate")), "%s: choose: %s",
+                      s->summary, e.message);
+        if (st == BL_OK) ck_assert_msg(ch.scale_out <= top && ch.runtime_s > 0, "%s: chose %g", s->summary, ch.scale_out);
+    } else {
+        ck_assert_msg(strstr(e.message, "not a number") || strstr(e.message, "infinite"), "%s: %s", s->summary,
+                      e.message); /* an overflow, refused; never a runtime <= 0 */
+    }
+    free(x);
+    free(t);
 }
 
 /* A scale-out chosen among the predictions has a runtime in (0, BL_RUNTIME_MAX_S], or none is (BL_ERANGE). */
@@ -216,7 +252,8 @@ static void through_the_programs(const gen_set *s) {
     rc = run_cli(msg, sizeof msg, "cd '%s' && '%s' --model cli-tuned.h5%s --scale-out 1,2,64 --json", s->dir, g_predict,
                  sets);
     /* a model of a few epochs may predict no plausible runtime: refused cleanly, as bl_choose does */
-    ck_assert_msg(rc == 0 || (rc == 1 && strstr(msg, "no candidate has a plausible predicted runtime")),
+    ck_assert_msg(rc == 0 || (rc == 1 && (strstr(msg, "no candidate has a plausible predicted runtime") ||
+                                          strstr(msg, "no candidate can be chosen"))),
                   "%s: bellamy-predict exit %d: %s", s->summary, rc, msg);
 }
 
@@ -287,6 +324,7 @@ START_TEST(test_users_data_sets_train_tune_predict_reload) {
         bl_predictor_free(viactx);
     }
     choose_among(&s, st1, y1);
+    no_impossible_numbers(tuned, &s);
     ck_assert_msg(bl_predictor_save(tuned, tuned_path, "users", &e) == BL_OK, "%s: save: %s", s.summary, e.message);
     ck_assert_msg(bl_predictor_load(tuned_path, "users", &back, &e) == BL_OK, "%s: reload: %s", s.summary, e.message);
     predict_all(back, &s, st2, y2, "reloaded");

@@ -164,7 +164,10 @@ BL_API bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop
                                             bl_error *err);
 
 /* Predicted runtimes in seconds: runtimes_s[i] for scale_outs[i], i < n (each scale-out finite, > 0).
- * BL_ERANGE when a prediction is not a finite number (a scale-out far outside the model's range). */
+ * Every runtime returned is > 0: outside the scale-outs the model and its runs know (the pre-training's
+ * and the fine-tuning runs' together) a prediction falls no faster than linear scaling from the nearest
+ * one known (a network's linear output would otherwise cross 0). BL_ERANGE when a prediction is not a
+ * positive finite number even so (a scale-out far outside the model's range, a damaged model). */
 BL_API bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                             const double *scale_outs, size_t n, double *runtimes_s, bl_error *err);
 
@@ -233,10 +236,11 @@ typedef enum bl_warning_kind {
     BL_WARN_SCALE_OUT = 1,     /* scale-outs outside the range the model was pre-trained or fine-tuned on */
     BL_WARN_UNSEEN_VALUE = 2,  /* a text value no pre-training row (nor the fine-tuning runs) had */
     BL_WARN_NUMBER_RANGE = 3,  /* a number outside the range of the pre-training rows (and fine-tuning runs) */
-    BL_WARN_LEFT_OUT = 4       /* an optional property every pre-training row had was left out */
+    BL_WARN_LEFT_OUT = 4,      /* an optional property every pre-training row had was left out */
+    BL_WARN_CONTEXT = 5        /* a fine-tuned model asked about another context than its runs' (0.6) */
 } bl_warning_kind;
 
-/* "scale_out", "unseen_value", "number_range", "left_out" (static; "unknown" for another value). */
+/* "scale_out", "unseen_value", "number_range", "left_out", "context" (static; "unknown" for another value). */
 BL_API const char *bl_warning_kind_name(bl_warning_kind kind);
 
 /* A list of warnings about one request (opaque). The calls below that take one empty it first and then
@@ -264,6 +268,57 @@ BL_API bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx
                                  const double *scale_outs, size_t n, double *runtimes_s, bl_warnings *w,
                                  bl_error *err);
 
+/* ---- intervals (0.6) ---------------------------------------------------------------------------
+ *
+ * How far to trust a prediction: [lo_s[i], hi_s[i]] is meant to hold the runtime of a run at
+ * scale_outs[i] with probability `coverage` (0 < coverage < 1, e.g. 0.9). It is calibrated at
+ * pre-training, not guessed: contexts the searches held out were fine-tuned on 0..5 of their runs as a
+ * user's would be, and their errors at the other scale-outs size the interval for the model's number
+ * of runs, inside or outside their range (models/README.md, "Intervals"). It widens with the distance
+ * from the runs and from the pre-training scale-outs, with the guard's weight on Ernest, with the runs'
+ * disagreement with the model, and for a context other than the fine-tuned one. Unbounded (lo 0, hi
+ * +infinity) where the calibration cannot vouch for the coverage asked for (too few held-out contexts)
+ * and beyond 4 × the scale-outs the model and its runs know (below a quarter of the smallest): there
+ * the runtime is unknown, and bl_choose_scale_out never chooses such a scale-out. runtimes_s receives
+ * bl_predict's values. BL_EINVAL for a coverage outside (0, 1); BL_EUNSUPPORTED for a model file
+ * without calibration (pre-trained before 0.6: pre-train it again). w (may be NULL): the warnings. */
+BL_API bl_status bl_predict_interval(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
+                                     const double *scale_outs, size_t n, double coverage, double *lo_s,
+                                     double *runtimes_s, double *hi_s, bl_warnings *w, bl_error *err);
+
+/* The least runtime the model states as a prediction: 1 % of the smallest runtime it knows (pre-training
+ * rows, fine-tuning runs; 1 ms when neither is recorded). Where its network's output falls below (at its
+ * floor, far outside its data), bl_predict returns a positive stand-in under this value instead, which
+ * says the runtime is unknown there: its interval is unbounded, bl_predict_warn warns, and it is never
+ * chosen. */
+BL_API double bl_predictor_runtime_floor(const bl_predictor *p);
+
+/* What a model's calibration holds: present 0 when it has none (older files); a calibration may hold 0
+ * contexts (pre-trained with validation by groups: no context was held out), and its intervals are then
+ * unbounded. */
+typedef struct bl_calibration_info {
+    int       present;          /* 1: the model carries a calibration */
+    long long contexts;         /* held-out contexts calibrated on */
+    long long finetunings;      /* fine-tunings run for it */
+    double    seconds;          /* its wall time at pre-training */
+    int       runs;             /* runs this predictor's intervals are sized for (0: not fine-tuned) */
+    double    factor;           /* how much its runs widen them, for its own context: (1 + w)(1 + D/D_ref) */
+} bl_calibration_info;
+BL_API bl_status bl_predictor_calibration(const bl_predictor *p, bl_calibration_info *out);
+
+/* The calibrated log half-width q (an interval ŷ·e^(±q) before widening) for `runs` runs (0..5; more
+ * count as 5), inside (1) or outside (0) their range, at coverage; +infinity when too few contexts
+ * vouch for that coverage, NaN when none was scored; *contexts (may be NULL): how many contexts did.
+ * BL_EUNSUPPORTED without calibration. */
+BL_API bl_status bl_predictor_calibration_quantile(const bl_predictor *p, int runs, int inside, double coverage,
+                                                   double *q, long long *contexts, bl_error *err);
+
+/* How the fine-tuned model fits run i of its last fine-tuning: scale-out, measured and predicted
+ * runtime (s), and the prediction before that fine-tuning. BL_ERANGE past the last run, BL_ENOTFOUND
+ * when not recorded (never fine-tuned, or before 0.6). *n_runs (may be NULL) receives the count. */
+BL_API bl_status bl_predictor_finetune_fit(const bl_predictor *p, size_t i, double *scale_out, double *runtime_s,
+                                           double *predicted_s, double *prior_s, size_t *n_runs);
+
 /* ---- choosing a scale-out ------------------------------------------------------------------- */
 
 typedef enum bl_goal {
@@ -277,20 +332,29 @@ typedef struct bl_choice_opts {
     bl_goal goal;
     double  target_runtime_s;   /* > 0: the runtime target; 0: none. Negative: BL_EINVAL */
     double  price_per_hour;     /* price of one machine for one hour (≥ 0); CHEAPEST only */
+    double  confidence;         /* 0 (default): a target is met by the predicted runtime; in (0, 1): by
+                                   the upper end of the interval at this coverage (0.6) */
+    double  max_width;          /* > 0: never choose a candidate whose interval is wider than this
+                                   share of its prediction ((hi − lo) / runtime); 0: no limit (0.6) */
 } bl_choice_opts;
 
 typedef struct bl_choice {
     size_t index;               /* into the candidates */
     double scale_out;
-    double runtime_s;           /* predicted */
+    double runtime_s;           /* predicted (the expected runtime at the choice) */
     double cost;                /* scale_out × runtime_s / 3600 × price_per_hour (0 without a price) */
-    int    met_target;          /* 1: a target was given and this candidate meets it */
+    int    met_target;          /* 1: a target was given and this candidate meets it (its upper end,
+                                   with a confidence) */
     int    fallback;            /* 1: a target was given, no candidate meets it, and the choice is the
                                    fastest candidate instead */
-    char   reason[160];         /* one line saying why, e.g. "smallest scale-out meeting 300 s" */
+    char   reason[256];         /* one line saying why, e.g. "smallest scale-out meeting 300 s" */
+    double lo_runtime_s, hi_runtime_s; /* the choice's interval (0.6; NaN when there was none) */
+    double coverage;            /* the interval's coverage (0: none) */
+    size_t left_out;            /* candidates never considered: no positive prediction, an unbounded
+                                   interval or one wider than max_width */
 } bl_choice;
 
-/* Default options: BL_GOAL_FASTEST, no target, no price. */
+/* Default options: BL_GOAL_FASTEST, no target, no price, no confidence, no width limit. */
 BL_API void bl_choice_opts_init(bl_choice_opts *o);
 
 /* The largest runtime taken as a prediction or read from a data file (some 30 000 years). */
@@ -305,7 +369,17 @@ BL_API void bl_choice_opts_init(bl_choice_opts *o);
 BL_API bl_status bl_choose(const double *scale_outs, const double *runtimes_s, size_t n,
                            const bl_choice_opts *o, bl_choice *out, bl_error *err);
 
-/* bl_predict over the candidates, then bl_choose. */
+/* bl_choose with each candidate's interval [lo_s[i], hi_s[i]] at coverage (lo_s, hi_s may be NULL: none;
+ * then a confidence is BL_EINVAL). A candidate with an unbounded interval (hi not finite), or one wider
+ * than o->max_width, is never chosen; with o->confidence a target is met when hi_s ≤ it. */
+BL_API bl_status bl_choose_interval(const double *scale_outs, const double *runtimes_s, const double *lo_s,
+                                    const double *hi_s, size_t n, double coverage, const bl_choice_opts *o,
+                                    bl_choice *out, bl_error *err);
+
+/* bl_predict_interval over the candidates (at o->confidence, or 0.9 without one), then
+ * bl_choose_interval: a scale-out whose interval is unbounded is never chosen. A model without
+ * calibration (before 0.6) chooses on its predictions, never beyond 4 × the scale-outs it knows, and
+ * refuses a confidence or a width limit (BL_EUNSUPPORTED). */
 BL_API bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                      const double *scale_outs, size_t n, const bl_choice_opts *o,
                                      bl_choice *out, bl_error *err);

@@ -340,6 +340,7 @@ const char *bl_warning_kind_name(bl_warning_kind kind) {
     case BL_WARN_UNSEEN_VALUE: return "unseen_value";
     case BL_WARN_NUMBER_RANGE: return "number_range";
     case BL_WARN_LEFT_OUT: return "left_out";
+    case BL_WARN_CONTEXT: return "context";
     }
     return "unknown";
 }
@@ -719,6 +720,36 @@ static bl_status review_values(const bl_predictor *p, const resolved *r, bl_warn
     return st;
 }
 
+/* The properties in which the context differs from the one the model was fine-tuned for (a value its
+ * runs all shared): how many, and "name value (runs: value), ..." into buf. */
+static size_t context_differs(const bl_predictor *p, const resolved *r, char *buf, size_t cap) {
+    const bl_model *m = p->m;
+    size_t k = 0, len = 0;
+    buf[0] = '\0';
+    if (!m->tuned.known || !m->tuned.context) return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *t = m->tuned.context[i], *v = r->vals[i];
+        if (!t || !*t || !v) continue;
+        int same = m->props[i].kind == BL_PROP_NUMBER ? strtod(t, NULL) == strtod(v, NULL) : strcmp(t, v) == 0;
+        if (same) continue;
+        put(buf, cap, &len, "%s%.60s %.40s%s (runs: %.40s)", k ? ", " : "", m->props[i].name, v,
+            p->total[i] ? " per machine" : "", t);
+        k++;
+    }
+    return k;
+}
+
+static bl_status review_context(const bl_predictor *p, const resolved *r, bl_warnings *w) {
+    char diff[400];
+    const size_t k = context_differs(p, r, diff, sizeof diff);
+    if (!w || !k) return BL_OK;
+    return warn(w, BL_WARN_CONTEXT, NULL, "the model was fine-tuned on %lld run%s of another context (%s): for this "
+                "context no run of its own informs the prediction, which rests on the pre-trained network as that "
+                "fine-tuning moved it, and its interval is sized as a pre-trained model's on an unseen context, "
+                "doubled; fine-tune on runs of this context, or predict with the pre-trained model",
+                (long long)p->m->tuned.runs, p->m->tuned.runs == 1 ? "" : "s", diff);
+}
+
 bl_status bl_predictor_review(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                               size_t n, bl_warnings *w, bl_error *err) {
     warnings_clear(w);
@@ -731,7 +762,8 @@ bl_status bl_predictor_review(const bl_predictor *p, const bl_prop_value *ctx, s
     if (st != BL_OK) return st;
     double c[BL_BNET_DIM_MAX];
     st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
-    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_scale_outs(p, scale_outs, n, w) != BL_OK))
+    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_context(p, &r, w) != BL_OK ||
+                        review_scale_outs(p, scale_outs, n, w) != BL_OK))
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
     resolved_free(&r);
     if (st != BL_OK) warnings_clear(w);
@@ -744,23 +776,41 @@ bl_status bl_predictor_check_context(const bl_predictor *p, const bl_prop_value 
     return bl_predictor_review(p, ctx, n_ctx, NULL, 0, NULL, err);
 }
 
-/* bl_predict; nan_ok: a NaN or infinite prediction stays in runtimes_s (bl_choose_scale_out leaves it
- * out); w: the warnings about the request (may be NULL) */
+/* bl_predict; nan_ok: a prediction that is not a positive number stays in runtimes_s (bl_choose_scale_out
+ * leaves it out); w: the warnings about the request (may be NULL); *mismatch (may be NULL): 1 when a
+ * fine-tuned model is asked about another context */
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
-                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, bl_error *err);
+                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, int *mismatch, bl_error *err);
 
 bl_status bl_predict(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                      size_t n, double *runtimes_s, bl_error *err) {
-    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, NULL, err);
+    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, NULL, NULL, err);
 }
 
 bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                           size_t n, double *runtimes_s, bl_warnings *w, bl_error *err) {
-    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, err);
+    return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, NULL, err);
+}
+
+/* The raw predictions at the ends of the model's support (bl_model_support) for context r, so that
+ * predictions beyond them can be floored (bl_model_floor). */
+static bl_status support_ends(const bl_predictor *p, resolved *r, double *lo, double *hi, double *r_lo, double *r_hi,
+                              bl_error *err) {
+    bl_model_support(p->m, lo, hi);
+    const double xs[2] = {*lo, *hi};
+    double out[2], c[BL_BNET_DIM_MAX];
+    bl_status st = BL_OK;
+    for (int e = 0; e < 2 && st == BL_OK; e++) {
+        st = bl_model_context(p->m, values_at(r, xs[e]), c, err);
+        if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, xs + e, 1, out + e, err);
+    }
+    *r_lo = st == BL_OK ? out[0] : NAN;
+    *r_hi = st == BL_OK ? out[1] : NAN;
+    return st;
 }
 
 static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
-                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, bl_error *err) {
+                              size_t n, double *runtimes_s, int nan_ok, bl_warnings *w, int *mismatch, bl_error *err) {
     warnings_clear(w);
     BL_CHECK_ARG(p, err, "bl_predict: NULL predictor");
     BL_CHECK_ARG(n == 0 || (scale_outs && runtimes_s), err, "bl_predict: NULL array");
@@ -784,19 +834,129 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
             if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, scale_outs + i, 1, runtimes_s + i, err);
         }
     }
-    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_scale_outs(p, scale_outs, n, w) != BL_OK))
+    if (st == BL_OK) { /* no runtime <= 0: beyond the support, no faster than linear scaling; below the
+                          least runtime the model knows, a positive stand-in (calib.h) */
+        double slo, shi, r_lo, r_hi;
+        const double F = bl_model_runtime_floor(p->m);
+        int beyond = 0;
+        bl_model_support(p->m, &slo, &shi);
+        for (size_t i = 0; i < n && !beyond; i++) beyond = scale_outs[i] < slo || scale_outs[i] > shi;
+        if (beyond && (st = support_ends(p, &r, &slo, &shi, &r_lo, &r_hi, err)) == BL_OK)
+            for (size_t i = 0; i < n; i++)
+                runtimes_s[i] = bl_model_floor(scale_outs[i], runtimes_s[i], slo, r_lo >= F ? r_lo : NAN, shi,
+                                               r_hi >= F ? r_hi : NAN);
+        for (size_t i = 0; i < n; i++) runtimes_s[i] = bl_model_positive(runtimes_s[i], F);
+    }
+    if (st == BL_OK && w) { /* stand-ins: the model knows no runtime there */
+        const double F = bl_model_runtime_floor(p->m);
+        double a = INFINITY, b = -INFINITY;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (isfinite(runtimes_s[i]) && runtimes_s[i] < F) {
+                k++;
+                a = fmin(a, scale_outs[i]);
+                b = fmax(b, scale_outs[i]);
+            }
+        char where[80];
+        if (a == b) snprintf(where, sizeof where, "scale-out %.10g", a);
+        else snprintf(where, sizeof where, "%zu scale-outs in %.10g..%.10g", k, a, b);
+        if (k && warn(w, BL_WARN_SCALE_OUT, NULL, "%s: the model predicts no runtime it knows (its output falls below "
+                      "%.3g s, 1 %% of the least runtime it was trained or fine-tuned on): the value shown is a "
+                      "positive stand-in, the runtime is unknown there, never chosen; fine-tune on runs nearer those "
+                      "scale-outs", where, F) != BL_OK)
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    if (st == BL_OK && mismatch) {
+        char diff[8];
+        *mismatch = context_differs(p, &r, diff, sizeof diff) > 0;
+    }
+    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_context(p, &r, w) != BL_OK ||
+                        review_scale_outs(p, scale_outs, n, w) != BL_OK))
         st = bl_seterr(err, BL_ENOMEM, "out of memory");
     resolved_free(&r);
-    /* a NaN or an infinity would pass for a runtime further on: scale-outs so far outside the model's
-     * range that its arithmetic overflows (e.g. 1e-310, whose 1/x is infinite; a log-runtime output
-     * past exp()'s range) are an error here */
+    /* a NaN, an infinity or a runtime <= 0 would pass for a runtime further on: scale-outs so far outside
+     * the model's range that its arithmetic overflows (e.g. 1e-310, whose 1/x is infinite; a log-runtime
+     * output past exp()'s range), or a damaged model, are an error here */
     for (size_t i = 0; i < n && st == BL_OK && !nan_ok; i++)
-        if (!isfinite(runtimes_s[i]))
+        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0))
             st = bl_seterr(err, BL_ERANGE, "scale-out %g: the model's prediction is %s (the scale-out is too far "
-                           "outside the range it was trained on)", scale_outs[i],
-                           isnan(runtimes_s[i]) ? "not a number" : "infinite");
+                           "outside the range it was trained on, or the model is damaged)", scale_outs[i],
+                           isnan(runtimes_s[i]) ? "not a number" : isinf(runtimes_s[i]) ? "infinite" : "not positive");
     if (st != BL_OK) warnings_clear(w);
     return st;
+}
+
+bl_status bl_predict_interval(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
+                              size_t n, double coverage, double *lo_s, double *runtimes_s, double *hi_s, bl_warnings *w,
+                              bl_error *err) {
+    warnings_clear(w);
+    BL_CHECK_ARG(p, err, "bl_predict_interval: NULL predictor");
+    BL_CHECK_ARG(n == 0 || (scale_outs && lo_s && runtimes_s && hi_s), err, "bl_predict_interval: NULL array");
+    if (!(coverage > 0 && coverage < 1))
+        return bl_seterr(err, BL_EINVAL, "coverage %g: must lie strictly between 0 and 1 (e.g. 0.9 for a 90 %% "
+                         "interval)", coverage);
+    if (!p->m->calib.known) { /* BL_EUNSUPPORTED naming the fix */
+        const bl_interval_basis none = {0};
+        return bl_model_interval(p->m, &none, coverage, NULL, NULL, 0, NULL, NULL, err);
+    }
+    int mismatch = 0;
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, &mismatch, err);
+    if (st != BL_OK) return st;
+    bl_interval_basis b;
+    bl_interval_basis_of(p->m, mismatch, &b);
+    st = bl_model_interval(p->m, &b, coverage, scale_outs, runtimes_s, n, lo_s, hi_s, err);
+    if (st != BL_OK) warnings_clear(w);
+    return st;
+}
+
+double bl_predictor_runtime_floor(const bl_predictor *p) { return p ? bl_model_runtime_floor(p->m) : NAN; }
+
+bl_status bl_predictor_calibration(const bl_predictor *p, bl_calibration_info *out) {
+    if (!p || !out) return BL_EINVAL;
+    memset(out, 0, sizeof *out);
+    const bl_model *m = p->m;
+    if (!m->calib.known) return BL_OK;
+    out->present = 1;
+    out->contexts = m->calib.contexts;
+    out->finetunings = m->calib.finetunings;
+    out->seconds = m->calib.seconds;
+    bl_interval_basis b;
+    bl_interval_basis_of(m, 0, &b);
+    out->runs = b.k;
+    out->factor = b.factor;
+    return BL_OK;
+}
+
+bl_status bl_predictor_calibration_quantile(const bl_predictor *p, int runs, int inside, double coverage, double *q,
+                                            long long *contexts, bl_error *err) {
+    BL_CHECK_ARG(p && q, err, "bl_predictor_calibration_quantile: NULL argument");
+    if (contexts) *contexts = 0;
+    if (!(coverage > 0 && coverage < 1))
+        return bl_seterr(err, BL_EINVAL, "coverage %g: must lie strictly between 0 and 1", coverage);
+    if (runs < 0) return bl_seterr(err, BL_EINVAL, "runs %d: must be 0 or more", runs);
+    if (!p->m->calib.known)
+        return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-train it again with 0.6 or later)",
+                         bl_predictor_name(p));
+    const int k = runs > BL_CALIB_KMAX ? BL_CALIB_KMAX : runs;
+    const int cell = k == 0 ? 0 : k == 1 ? 3 : 2 * k + (inside ? 0 : 1);
+    int64_t g = 0;
+    *q = bl_calib_quantile(&p->m->calib, cell, coverage, &g);
+    if (contexts) *contexts = (long long)g;
+    return BL_OK;
+}
+
+bl_status bl_predictor_finetune_fit(const bl_predictor *p, size_t i, double *scale_out, double *runtime_s,
+                                    double *predicted_s, double *prior_s, size_t *n_runs) {
+    if (!p) return BL_EINVAL;
+    const bl_model_tuned *t = &p->m->tuned;
+    if (n_runs) *n_runs = t->known ? t->n_fit : 0;
+    if (!t->known || !t->n_fit) return BL_ENOTFOUND;
+    if (i >= t->n_fit) return BL_ERANGE;
+    if (scale_out) *scale_out = t->fit_x[i];
+    if (runtime_s) *runtime_s = t->fit_y[i];
+    if (predicted_s) *predicted_s = t->fit_pred[i];
+    if (prior_s) *prior_s = t->fit_prior[i];
+    return BL_OK;
 }
 
 bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, int first, int last,
@@ -817,9 +977,8 @@ bl_status bl_predict_range(const bl_predictor *p, const bl_prop_value *ctx, size
 
 void bl_choice_opts_init(bl_choice_opts *o) {
     if (!o) return;
+    memset(o, 0, sizeof *o);
     o->goal = BL_GOAL_FASTEST;
-    o->target_runtime_s = 0;
-    o->price_per_hour = 0;
 }
 
 /* a better than b: lower key, ties to the smaller scale-out. */
@@ -829,9 +988,16 @@ static int better(double key_a, double x_a, double key_b, double x_b) {
 
 bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_opts *o, bl_choice *out,
                     bl_error *err) {
+    return bl_choose_interval(x, t, NULL, NULL, n, 0.0, o, out, err);
+}
+
+bl_status bl_choose_interval(const double *x, const double *t, const double *lo, const double *hi, size_t n,
+                             double coverage, const bl_choice_opts *o, bl_choice *out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_choose: NULL out");
     memset(out, 0, sizeof *out);
+    out->lo_runtime_s = out->hi_runtime_s = NAN;
     BL_CHECK_ARG(n == 0 || (x && t), err, "bl_choose: NULL array");
+    BL_CHECK_ARG(!lo == !hi, err, "bl_choose_interval: give both ends of the intervals, or neither");
     bl_choice_opts def;
     if (!o) {
         bl_choice_opts_init(&def);
@@ -849,19 +1015,34 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
         return bl_seterr(err, BL_EINVAL, "the smallest scale-out meeting a target needs a runtime target");
     if (o->goal == BL_GOAL_CHEAPEST && !(o->price_per_hour > 0))
         return bl_seterr(err, BL_EINVAL, "the cheapest scale-out needs a price per machine-hour > 0");
+    if (!(o->confidence == 0 || (o->confidence > 0 && o->confidence < 1)))
+        return bl_seterr(err, BL_EINVAL, "confidence %g: must lie strictly between 0 and 1 (0: none)", o->confidence);
+    if (o->confidence > 0 && !(o->target_runtime_s > 0))
+        return bl_seterr(err, BL_EINVAL, "a confidence (%g) needs a runtime target to be confident about", o->confidence);
+    if (!(o->max_width >= 0) || !isfinite(o->max_width))
+        return bl_seterr(err, BL_EINVAL, "width limit %g: must be a positive share of the prediction (0: none)",
+                         o->max_width);
+    if ((o->confidence > 0 || o->max_width > 0) && !hi)
+        return bl_seterr(err, BL_EINVAL, "a confidence or a width limit needs intervals (bl_choose_interval, or "
+                         "bl_choose_scale_out with a calibrated model)");
     bl_status st = check_scale_outs(x, n, err);
     if (st != BL_OK) return st;
 
     const double target = o->target_runtime_s, price = o->price_per_hour;
+    const int confident = o->confidence > 0;
     long fastest = -1, pick = -1;
-    size_t n_met = 0, n_ok = 0;
+    size_t n_met = 0, n_ok = 0, n_bad = 0, n_unbounded = 0, n_wide = 0;
     for (size_t i = 0; i < n; i++) {
         /* a model can overflow, or predict 0 or less far outside its training data (its output
-         * layer's floor): such a candidate is never chosen */
-        if (!(t[i] > 0) || !(t[i] <= BL_RUNTIME_MAX_S)) continue;
+         * layer's floor): such a candidate is never chosen; nor one whose runtime is unknown there
+         * (an unbounded interval) or too uncertain (wider than allowed) */
+        if (!(t[i] > 0) || !(t[i] <= BL_RUNTIME_MAX_S)) { n_bad++; continue; }
+        if (hi && !(hi[i] <= BL_RUNTIME_MAX_S)) { n_unbounded++; continue; }
+        if (hi && o->max_width > 0 && !((hi[i] - lo[i]) / t[i] <= o->max_width)) { n_wide++; continue; }
         n_ok++;
         if (fastest < 0 || better(t[i], x[i], t[fastest], x[fastest])) fastest = (long)i;
-        int met = target > 0 ? t[i] <= target : 1;
+        const double judged = confident ? hi[i] : t[i];
+        int met = target > 0 ? judged <= target : 1;
         if (!met) continue;
         n_met++;
         if (pick < 0) { pick = (long)i; continue; }
@@ -877,11 +1058,20 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
             break;
         }
     }
-    if (fastest < 0)
+    out->left_out = n - n_ok;
+    if (fastest < 0) {
+        if (n_unbounded + n_wide)
+            return bl_seterr(err, BL_ERANGE, "no candidate can be chosen: %zu %s an unbounded interval (the runtime is "
+                             "unknown there: beyond 4 times the scale-outs the model and its runs know, where the model "
+                             "predicts below any runtime it knows, or, with a confidence, where too few held-out contexts "
+                             "vouch for it), %zu one wider than allowed, %zu no plausible prediction; consider "
+                             "scale-outs closer to the runs, or fine-tune on runs there", n_unbounded,
+                             n_unbounded == 1 ? "has" : "have", n_wide, n_bad);
         return bl_seterr(err, BL_ERANGE,
                          "no candidate has a plausible predicted runtime (every one is 0 or less, above %g s, or not "
                          "a number: the scale-outs or the context may be far outside the model's training data)",
                          BL_RUNTIME_MAX_S);
+    }
     if (pick < 0) {
         pick = fastest;
         out->fallback = 1;
@@ -890,28 +1080,45 @@ bl_status bl_choose(const double *x, const double *t, size_t n, const bl_choice_
     out->scale_out = x[pick];
     out->runtime_s = t[pick];
     out->cost = price > 0 ? x[pick] * t[pick] / 3600.0 * price : 0.0;
-    out->met_target = target > 0 && t[pick] <= target;
+    out->met_target = target > 0 && (confident ? hi[pick] : t[pick]) <= target;
+    if (hi) {
+        out->lo_runtime_s = lo[pick];
+        out->hi_runtime_s = hi[pick];
+        out->coverage = coverage;
+    }
+    char conf[64] = "";
+    if (confident) snprintf(conf, sizeof conf, " at confidence %g", o->confidence);
+    const char *what = confident ? "whose upper bound meets" : "meeting";
     if (out->fallback) {
-        snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target; fastest of %zu",
-                 target, n_ok);
+        snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target%s; the fastest "
+                 "of %zu instead", target, conf, n_ok);
     } else if (o->goal == BL_GOAL_FASTEST) {
-        snprintf(out->reason, sizeof out->reason, "fastest of %zu candidates%s", n_ok,
-                 target > 0 ? " (meets the runtime target)" : "");
-    } else if (o->goal == BL_GOAL_SMALLEST) {
+        snprintf(out->reason, sizeof out->reason, "fastest of %zu candidate%s%s", n_ok, n_ok == 1 ? "" : "s",
+                 target > 0 ? (confident ? " (its upper bound meets the runtime target)" : " (meets the runtime target)")
+                            : "");
+    } else if (o->goal == BL_GOAL_SMALLEST && !confident) {
         snprintf(out->reason, sizeof out->reason, "smallest scale-out predicted to finish within %g s (%zu of %zu do)",
                  target, n_met, n_ok);
+    } else if (o->goal == BL_GOAL_SMALLEST) {
+        snprintf(out->reason, sizeof out->reason, "smallest scale-out %s %g s%s (%zu of %zu candidate%s do)", what,
+                 target, conf, n_met, n_ok, n_ok == 1 ? "" : "s");
     } else if (target > 0) {
-        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of the %zu candidates meeting %g s",
-                 out->cost, price, n_met, target);
+        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of the %zu candidate%s %s "
+                 "%g s%s", out->cost, price, n_met, n_met == 1 ? "" : "s", what, target, conf);
     } else {
-        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidates", out->cost,
-                 price, n_ok);
+        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidate%s", out->cost,
+                 price, n_ok, n_ok == 1 ? "" : "s");
     }
-    if (n_ok < n) {
-        size_t len = strlen(out->reason);
-        snprintf(out->reason + len, sizeof out->reason - len, "; %zu left out (predicted runtime not in (0, %g] s)",
-                 n - n_ok, BL_RUNTIME_MAX_S);
-    }
+    size_t len = strlen(out->reason);
+    if (n_bad)
+        len += (size_t)snprintf(out->reason + len, sizeof out->reason - len, "; %zu left out (predicted runtime not in "
+                                "(0, %g] s)", n_bad, BL_RUNTIME_MAX_S);
+    if (len < sizeof out->reason && n_unbounded)
+        len += (size_t)snprintf(out->reason + len, sizeof out->reason - len, "; %zu left out (runtime unknown there: "
+                                "unbounded interval)", n_unbounded);
+    if (len < sizeof out->reason && n_wide)
+        snprintf(out->reason + len, sizeof out->reason - len, "; %zu left out (interval wider than %g of the "
+                 "prediction)", n_wide, o->max_width);
     return BL_OK;
 }
 
@@ -929,10 +1136,43 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
     memset(out, 0, sizeof *out);
     if (n == 0) return bl_seterr(err, BL_EINVAL, "no candidate scale-outs");
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
-    double *t = malloc(n * sizeof *t);
+    const int calibrated = p->m->calib.known;
+    if (o && (o->confidence > 0 || o->max_width > 0) && !calibrated)
+        return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-trained before libbellamy 0.6): "
+                         "a confidence or a width limit needs intervals; pre-train it again, or choose without them",
+                         bl_predictor_name(p));
+    const int strict = o && (o->confidence > 0 || o->max_width > 0);
+    const double coverage = o && o->confidence > 0 ? o->confidence : 0.9;
+    double *t = malloc(5 * n * sizeof *t);
     if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, err); /* bl_choose leaves them out */
-    if (st == BL_OK) st = bl_choose(scale_outs, t, n, o, out, err);
+    double *lo = t + n, *hi = t + 2 * n, *clo = t + 3 * n, *chi = t + 4 * n;
+    int mismatch = 0;
+    bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, &mismatch, err); /* bl_choose leaves them out */
+    if (st == BL_OK && calibrated) {
+        bl_interval_basis b;
+        bl_interval_basis_of(p->m, mismatch, &b);
+        st = bl_model_interval(p->m, &b, coverage, scale_outs, t, n, lo, hi, err);
+    } else if (st == BL_OK) {
+        for (size_t i = 0; i < n; i++) lo[i] = hi[i] = NAN;
+    }
+    /* what the choice may rest on: never a scale-out beyond the support (the runtime is unknown
+     * there); with a confidence or a width limit, only bounded intervals; without, the prediction
+     * where too few held-out contexts vouch for the coverage */
+    double slo, shi;
+    const double F = bl_model_runtime_floor(p->m);
+    bl_model_support(p->m, &slo, &shi);
+    for (size_t i = 0; i < n && st == BL_OK; i++) {
+        const int known = scale_outs[i] >= slo / BL_CALIB_SUPPORT && scale_outs[i] <= shi * BL_CALIB_SUPPORT &&
+                          t[i] >= F; /* not a stand-in for a runtime the model does not know */
+        const int bounded = hi[i] <= BL_RUNTIME_MAX_S;
+        clo[i] = !known ? 0.0 : bounded || strict ? lo[i] : t[i];
+        chi[i] = !known ? INFINITY : bounded || strict ? hi[i] : t[i];
+    }
+    if (st == BL_OK) st = bl_choose_interval(scale_outs, t, clo, chi, n, calibrated ? coverage : 0.0, o, out, err);
+    if (st == BL_OK) { /* the choice's own interval, as bl_predict_interval gives it */
+        out->lo_runtime_s = calibrated ? lo[out->index] : NAN;
+        out->hi_runtime_s = calibrated ? hi[out->index] : NAN;
+    }
     if (st != BL_OK) warnings_clear(w);
     free(t);
     return st;

@@ -313,6 +313,7 @@ void bl_train_opts_init(bl_train_opts *o) {
     o->device = po.device;
     o->members = po.members;
     o->dropout_masks = po.per_row_dropout;
+    o->calibrate = po.calibrate;
 }
 
 static bl_status train_opts(const bl_train_opts *in, bl_train_opts *o, bl_error *err) {
@@ -341,6 +342,8 @@ static bl_status train_opts(const bl_train_opts *in, bl_train_opts *o, bl_error 
     if (o->dropout_masks < BL_MASKS_VALUE || o->dropout_masks > BL_MASKS_HYBRID)
         return bl_seterr(err, BL_EINVAL, "bl_train_opts.dropout_masks: %d must be BL_MASKS_VALUE, _ROW or _HYBRID",
                          o->dropout_masks);
+    if (o->calibrate != 0 && o->calibrate != 1)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.calibrate: %d must be 0 or 1", o->calibrate);
     return BL_OK;
 }
 
@@ -412,6 +415,7 @@ bl_status bl_pretrain_data(const bl_data *d, const bl_train_opts *in, const char
     po.device = o.device;
     po.members = o.members;
     po.per_row_dropout = o.dropout_masks;
+    po.calibrate = o.calibrate;
     progress_bridge bridge = { o.progress, o.progress_ctx };
     if (o.progress) {
         po.progress = on_progress;

@@ -6,13 +6,15 @@
  *
  *   bellamy-predict --model MODEL.h5 [--name NAME] [--set prop=value ...] [--context-from RUNS]
  *                   --scale-out 2..12 [--history RUNS.tsv [--schema FILE]] [--skip-invalid]
- *                   [--target-runtime S] [--price P] [--goal fastest|smallest|cheapest] [--json]
+ *                   [--target-runtime S [--confidence P]] [--price P] [--goal fastest|smallest|cheapest]
+ *                   [--coverage C] [--max-width W] [--json]
  *
  * The context: --set values, then those of --context-from (or of --history when its runs are of
  * one context), then what the model knows (bl_predictor_prop_default). Warnings about the request
  * (bl_warnings) go to stderr as "bellamy-predict: warning: ..." and into the JSON's "warnings".
- * Output: a TSV table (scale_out, predicted_runtime_s, and cost with --price) followed by one
- * "# chosen: ..." line, or one JSON object with --json. Exit 0 ok, 1 failure, 2 usage error.
+ * Output: a TSV table (scale_out, predicted_runtime_s, lo_runtime_s and hi_runtime_s at --coverage when
+ * the model is calibrated, and cost with --price) followed by one "# chosen: ..." line, or one JSON
+ * object with --json. Exit 0 ok, 1 failure, 2 usage error.
  * Not here: model logic (src/api, src/model).
  */
 #include "cli/cli_util.h"
@@ -184,7 +186,7 @@ int main(int argc, char **argv) {
     const char *model = NULL, *name = NULL, *spec = NULL, *history = NULL, *schema = NULL, *goal_s = NULL;
     const char *ctx_from = NULL;
     bl_cli_list sets = { 0 };
-    double target = 0, price = 0;
+    double target = 0, price = 0, coverage = 0.9, confidence = 0, max_width = 0;
     int json = 0, skip_invalid = 0;
     bl_cli_option opts[] = {
         { "model", BL_OPT_STRING, &model, "MODEL.h5", "model file", NULL, 1, NULL, 0 },
@@ -209,12 +211,20 @@ int main(int argc, char **argv) {
         { "goal", BL_OPT_CHOICE, &goal_s, NULL, "how to choose the scale-out",
           "cheapest with --price, else smallest with --target-runtime, else fastest", 0, "fastest|smallest|cheapest", 0 },
         { "json", BL_OPT_FLAG, &json, NULL, "write one JSON object instead of TSV", NULL, 0, NULL, 0 },
+        { "coverage", BL_OPT_DOUBLE, &coverage, "C",
+          "coverage of the intervals printed beside each prediction, strictly between 0 and 1", "0.9", 0, NULL, 0 },
+        { "confidence", BL_OPT_DOUBLE, &confidence, "P",
+          "meet --target-runtime with the upper end of the interval at coverage P (0 < P < 1), not the prediction",
+          "none", 0, NULL, 0 },
+        { "max-width", BL_OPT_DOUBLE, &max_width, "W",
+          "never choose a scale-out whose interval is wider than W times its prediction", "no limit", 0, NULL, 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(PROG,
                           "bellamy-predict --model MODEL.h5 [--name NAME] [--set PROP=VALUE ...] [--context-from RUNS]\n"
                           "         --scale-out A..B|N|N,M,... [--history RUNS] [--schema FILE] [--skip-invalid]\n"
-                          "         [--target-runtime S] [--price P] [--goal fastest|smallest|cheapest] [--json]\n"
+                          "         [--target-runtime S [--confidence P]] [--price P] [--goal fastest|smallest|cheapest]\n"
+                          "         [--coverage C] [--max-width W] [--json]\n"
                           "       bellamy-predict --help | --version",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(PROG) : rc;
@@ -238,8 +248,29 @@ int main(int argc, char **argv) {
         bl_cli_error(PROG, "--skip-invalid is only used with --history or --context-from");
         return BL_EXIT_USAGE;
     }
+    const int coverage_given = opts[12].seen;
+    if (coverage_given && !(coverage > 0 && coverage < 1)) {
+        bl_cli_error(PROG, "--coverage %g: must lie strictly between 0 and 1 (0.9: a 90 %% interval)", coverage);
+        return BL_EXIT_USAGE;
+    }
+    if (opts[13].seen && !(confidence > 0 && confidence < 1)) {
+        bl_cli_error(PROG, "--confidence %g: must lie strictly between 0 and 1 (0.9: the runtime target is met 9 "
+                     "times in 10)", confidence);
+        return BL_EXIT_USAGE;
+    }
+    if (opts[13].seen && !(target > 0)) {
+        bl_cli_error(PROG, "--confidence needs --target-runtime (the runtime to be confident about)");
+        return BL_EXIT_USAGE;
+    }
+    if (opts[14].seen && !(max_width > 0 && max_width <= 1e6)) {
+        bl_cli_error(PROG, "--max-width %g: must be a positive share of the prediction (e.g. 0.5: the interval spans "
+                     "at most half the predicted runtime)", max_width);
+        return BL_EXIT_USAGE;
+    }
     co.target_runtime_s = target;
     co.price_per_hour = price;
+    co.confidence = confidence;
+    co.max_width = max_width;
     if (goal_s) co.goal = strcmp(goal_s, "cheapest") == 0 ? BL_GOAL_CHEAPEST
                         : strcmp(goal_s, "smallest") == 0 ? BL_GOAL_SMALLEST : BL_GOAL_FASTEST;
     else co.goal = price > 0 ? BL_GOAL_CHEAPEST : target > 0 ? BL_GOAL_SMALLEST : BL_GOAL_FASTEST;
@@ -340,7 +371,7 @@ int main(int argc, char **argv) {
         from[n_full++] = FROM_FILE;
     }
     if (st == BL_OK) {
-        t = malloc(n * sizeof *t);
+        t = malloc(3 * n * sizeof *t);
         if (!t) st = bl_seterr(&err, BL_ENOMEM, "out of memory");
     }
     /* the context is checked before the fine-tuning, which takes a while */
@@ -352,7 +383,17 @@ int main(int argc, char **argv) {
         if (st != BL_OK) bl_prefixerr(&err, "--history");
         else p = tuned;
     }
-    if (st == BL_OK) st = bl_predict_warn(p, full, n_full, x, n, t, warns, &err);
+    bl_calibration_info cal = { 0 };
+    if (st == BL_OK) bl_predictor_calibration(p, &cal);
+    const int intervals = cal.present;
+    double *lo = t ? t + n : NULL, *hi = t ? t + 2 * n : NULL;
+    if (st == BL_OK && !intervals && (coverage_given || confidence > 0 || max_width > 0))
+        st = bl_seterr(&err, BL_EUNSUPPORTED, "model '%s' in %s carries no calibration (pre-trained before libbellamy "
+                       "0.6): %s are unavailable; pre-train it again with bellamy-train pretrain to get intervals",
+                       bl_predictor_name(p), model, confidence > 0 ? "confident choices (--confidence)" :
+                       max_width > 0 ? "width limits (--max-width)" : "intervals (--coverage)");
+    if (st == BL_OK && intervals) st = bl_predict_interval(p, full, n_full, x, n, coverage, lo, t, hi, warns, &err);
+    else if (st == BL_OK) st = bl_predict_warn(p, full, n_full, x, n, t, warns, &err);
     if (st == BL_EINVAL && runs && !cruns && n_contexts(runs) > 1 && strstr(err.message, "missing")) {
         size_t len = strlen(err.message);
         snprintf(err.message + len, sizeof err.message - len, "; --history holds runs of %zu contexts, so the "
@@ -362,13 +403,45 @@ int main(int argc, char **argv) {
         snprintf(err.message + len, sizeof err.message - len, "; give each with --set NAME=VALUE or take them from "
                  "runs with --context-from RUNS");
     }
-    if (st == BL_OK) st = bl_choose(x, t, n, &co, &ch, &err);
+    if (st == BL_OK) st = bl_choose_scale_out(p, full, n_full, x, n, &co, &ch, &err);
+    if (st == BL_OK && intervals && !(confidence > 0)) { /* the choice's interval at --coverage, as in the table */
+        ch.lo_runtime_s = lo[ch.index];
+        ch.hi_runtime_s = hi[ch.index];
+        ch.coverage = coverage;
+    }
     if (st != BL_OK) {
         rc = bl_cli_fail(PROG, &err);
         goto done;
     }
     for (size_t i = 0; i < bl_warnings_count(warns); i++)
         fprintf(stderr, "%s: warning: %s\n", PROG, bl_warnings_message(warns, i));
+    if (!intervals)
+        fprintf(stderr, "%s: note: model '%s' carries no calibration (pre-trained before libbellamy 0.6): no "
+                "intervals are shown; pre-train it again to get them\n", PROG, bl_predictor_name(p));
+    /* where intervals are unbounded, and why: beyond the support (never chosen), or too few held-out
+     * contexts for the coverage asked for */
+    size_t n_beyond = 0, n_thin = 0;
+    double slo = NAN, shi = NAN;
+    bl_model_ranges rg;
+    if (bl_predictor_ranges(p, &rg) == BL_OK) {
+        slo = rg.scale_out_min;
+        shi = rg.scale_out_max;
+        if (rg.finetune_runs > 0) {
+            slo = fmin(slo, rg.finetune_scale_out_min);
+            shi = fmax(shi, rg.finetune_scale_out_max);
+        }
+    }
+    const double floor_s = bl_predictor_runtime_floor(p);
+    for (size_t i = 0; intervals && i < n; i++) {
+        if (hi[i] <= BL_RUNTIME_MAX_S || t[i] < floor_s) continue; /* a stand-in is warned about */
+        if (x[i] < slo / 4 || x[i] > shi * 4) n_beyond++;
+        else n_thin++;
+    }
+    if (n_beyond)
+        fprintf(stderr, "%s: note: %zu scale-out%s lie%s beyond 4 times the scale-outs the model and its runs know "
+                "(%.10g..%.10g): the runtime is unknown there (unbounded interval), and %s never chosen\n", PROG,
+                n_beyond, n_beyond == 1 ? "" : "s", n_beyond == 1 ? "s" : "", slo, shi,
+                n_beyond == 1 ? "it is" : "they are");
     const char *meth = "network", *why = "";
     double ew = 0;
     bl_predictor_method(p, &meth, &ew, &why);
@@ -437,12 +510,27 @@ int main(int argc, char **argv) {
             }
             putchar('}');
         }
+        if (intervals) {
+            printf(",\"interval\":{\"coverage\":");
+            json_num(coverage);
+            printf(",\"runs\":%d,\"calibration_contexts\":%lld,\"unbounded_beyond_support\":%zu,"
+                   "\"unbounded_too_few_contexts\":%zu}", cal.runs, cal.contexts, n_beyond, n_thin);
+        } else {
+            printf(",\"interval\":null");
+        }
         printf(",\"predictions\":[");
         for (size_t i = 0; i < n; i++) {
             printf("%s{\"scale_out\":", i ? "," : "");
             json_num(x[i]);
             printf(",\"predicted_runtime_s\":");
             json_num(t[i]);
+            if (intervals) {
+                printf(",\"lo_runtime_s\":");
+                json_num(lo[i]);
+                printf(",\"hi_runtime_s\":");
+                if (hi[i] <= BL_RUNTIME_MAX_S) json_num(hi[i]);
+                else printf("null");
+            }
             if (price > 0) {
                 printf(",\"cost\":");
                 json_num(x[i] * t[i] / 3600.0 * price);
@@ -454,6 +542,20 @@ int main(int argc, char **argv) {
         json_num(ch.scale_out);
         printf(",\"predicted_runtime_s\":");
         json_num(ch.runtime_s);
+        if (ch.coverage > 0) {
+            printf(",\"lo_runtime_s\":");
+            json_num(ch.lo_runtime_s);
+            printf(",\"hi_runtime_s\":");
+            if (ch.hi_runtime_s <= BL_RUNTIME_MAX_S) json_num(ch.hi_runtime_s);
+            else printf("null");
+            printf(",\"interval_coverage\":");
+            json_num(ch.coverage);
+        }
+        if (confidence > 0) {
+            printf(",\"confidence\":");
+            json_num(confidence);
+        }
+        printf(",\"left_out\":%zu", ch.left_out);
         if (price > 0) {
             printf(",\"cost\":");
             json_num(ch.cost);
@@ -480,15 +582,34 @@ int main(int argc, char **argv) {
         }
         printf("]}\n");
     } else {
-        printf(price > 0 ? "scale_out\tpredicted_runtime_s\tcost\n" : "scale_out\tpredicted_runtime_s\n");
+        printf("scale_out\tpredicted_runtime_s%s%s\n", intervals ? "\tlo_runtime_s\thi_runtime_s" : "",
+               price > 0 ? "\tcost" : "");
         for (size_t i = 0; i < n; i++) { /* implausible runtimes (never chosen) in %g: no 300-digit numbers */
             printf(plausible(t[i]) ? "%.10g\t%.2f" : "%.10g\t%g", x[i], t[i]);
+            if (intervals && hi[i] <= BL_RUNTIME_MAX_S) printf("\t%.2f\t%.2f", lo[i], hi[i]);
+            else if (intervals) printf("\t0\tinf");
             if (price > 0) printf(plausible(t[i]) ? "\t%.4f" : "\t%g", x[i] * t[i] / 3600.0 * price);
             putchar('\n');
         }
         printf("# chosen: scale-out %.10g, predicted %.2f s", ch.scale_out, ch.runtime_s);
+        if (ch.coverage > 0 && ch.hi_runtime_s <= BL_RUNTIME_MAX_S)
+            printf(" (%g interval %.2f..%.2f s)", ch.coverage, ch.lo_runtime_s, ch.hi_runtime_s);
+        else if (ch.coverage > 0)
+            printf(" (%g interval unbounded: too few held-out contexts vouch for it)", ch.coverage);
         if (price > 0) printf(", cost %.4f", ch.cost);
         printf(": %s\n", ch.reason);
+        if (intervals) {
+            printf("# intervals: %g coverage, calibrated on %lld held-out contexts, sized for %d run%s%s", coverage,
+                   cal.contexts, cal.runs, cal.runs == 1 ? "" : "s", cal.runs == 0 ? " (a pre-trained model)" : "");
+            if (n_thin && cal.contexts == 0)
+                printf("; all unbounded: no context was held out at pre-training (--val-split groups or a refit), "
+                       "pre-train with --val-split contexts for bounded intervals");
+            else if (n_thin) /* the conformal quantile needs coverage · (G + 1) ≤ G */
+                printf("; %zu unbounded: too few held-out contexts vouch for %g (9 are needed for 0.9), --coverage "
+                       "%.2f or lower bounds them", n_thin, coverage,
+                       floor(100.0 * (double)cal.contexts / (double)(cal.contexts + 1)) / 100.0);
+            putchar('\n');
+        }
     }
     rc = bl_cli_finish(PROG);
 done:

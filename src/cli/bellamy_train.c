@@ -317,7 +317,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
     long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 6;
     double val_fraction = 0.2;
     int quiet = 0, skip_invalid = 0;
-    const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL;
+    const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL, *calib = "on";
     char thr_def[48];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
     bl_cli_option opts[] = {
@@ -363,6 +363,9 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL,
           "AlphaDropout masks per row (as a row-by-row network), per distinct property value of a batch (faster), or "
           "hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
+        { "calibrate", BL_OPT_CHOICE, &calib, NULL,
+          "after the searches, calibrate prediction intervals on the contexts they held out (off: predictions "
+          "without intervals)", "on", 0, "on|off", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
@@ -370,7 +373,8 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                           "         [--epochs N] [--grace N] [--val-fraction F] [--val-split contexts|groups] [--threads N]\n"
                           "         [--seed S] [--members N] [--device cpu|cuda] [--target-scale seconds|mean|log]\n"
                           "         [--totals total|per-machine] [--numbers binary|log|range|both]\n"
-                          "         [--dropout-masks row|value|hybrid] [--delimiter tab|comma] [--skip-invalid] [--quiet]",
+                          "         [--dropout-masks row|value|hybrid] [--calibrate on|off] [--delimiter tab|comma]\n"
+                          "         [--skip-invalid] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
@@ -447,6 +451,7 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                                                  : BL_SCALE_SECONDS;
     po.device = strcmp(device, "cuda") == 0 ? BL_ON_CUDA : BL_ON_CPU;
     po.members = (int)members;
+    po.calibrate = strcmp(calib, "off") != 0;
     po.dropout_masks = strcmp(masks, "row") == 0 ? BL_MASKS_ROW : strcmp(masks, "hybrid") == 0 ? BL_MASKS_HYBRID
                                                                                              : BL_MASKS_VALUE;
     /* last = long ago: the first report prints at once */
@@ -514,11 +519,104 @@ static int cmd_pretrain(const char *prog, int argc, char **argv) {
                    "epochs (dropout %g, learning rate %g, weight decay %g); saved to %s\n",
                    mname, sum.rows, sum.contexts, el, mi.best_val_loss, ti.val_rows, mi.epochs, mi.dropout,
                    mi.learning_rate, mi.weight_decay, out);
+        bl_calibration_info cal;
+        bl_predictor_calibration(m, &cal);
+        if (cal.present && cal.contexts >= 9)
+            printf("intervals: calibrated on %lld contexts the model never trained on (%lld fine-tunings, %.1f s)\n",
+                   cal.contexts, cal.finetunings, cal.seconds);
+        else if (cal.present)
+            printf("intervals: calibrated on %lld context%s the model never trained on (%lld fine-tunings, %.1f s): too "
+                   "few to bound a 0.9 interval (9 are needed); lower coverages up to %.2f are bounded%s\n",
+                   cal.contexts, cal.contexts == 1 ? "" : "s", cal.finetunings, cal.seconds,
+                   floor(100.0 * (double)cal.contexts / (double)(cal.contexts + 1)) / 100.0,
+                   cal.contexts == 0 ? " (none: validation by groups holds no context out; use --val-split contexts)" : "");
+        else
+            printf("intervals: none (--calibrate off)\n");
     }
     bl_predictor_free(m);
     bl_data_free(ds);
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     return bl_cli_finish(prog);
+}
+
+/* ---- the fine-tuned model's fit to its runs ----------------------------------------------------- */
+
+/* The runs' own noise: the pooled standard deviation of ln(runtime) over scale-outs with repetitions
+ * among them; NaN when none repeats. */
+static double fit_noise(const bl_predictor *p, size_t n) {
+    double ss = 0;
+    size_t dof = 0;
+    for (size_t i = 0; i < n; i++) {
+        double xi, yi, sum = 0, sum2 = 0;
+        size_t k = 0, first = 1;
+        bl_predictor_finetune_fit(p, i, &xi, NULL, NULL, NULL, NULL);
+        for (size_t j = 0; j < n && first; j++) {
+            double xj;
+            bl_predictor_finetune_fit(p, j, &xj, NULL, NULL, NULL, NULL);
+            if (xj == xi && j < i) first = 0; /* each scale-out once */
+        }
+        if (!first) continue;
+        for (size_t j = 0; j < n; j++) {
+            double xj;
+            bl_predictor_finetune_fit(p, j, &xj, &yi, NULL, NULL, NULL);
+            if (xj != xi) continue;
+            sum += log(yi);
+            sum2 += log(yi) * log(yi);
+            k++;
+        }
+        if (k < 2) continue;
+        ss += sum2 - sum * sum / (double)k;
+        dof += k - 1;
+    }
+    return dof ? sqrt(fmax(ss, 0) / (double)dof) : NAN;
+}
+
+/* How the fine-tuned model fits its runs: *worst the largest relative miss, *noise the runs' own. 0 when
+ * not recorded. */
+static size_t fit_summary(const bl_predictor *p, double *worst, double *noise) {
+    size_t n = 0;
+    *worst = 0;
+    *noise = NAN;
+    if (bl_predictor_finetune_fit(p, 0, NULL, NULL, NULL, NULL, &n) != BL_OK) return 0;
+    for (size_t i = 0; i < n; i++) {
+        double y, f;
+        bl_predictor_finetune_fit(p, i, NULL, &y, &f, NULL, NULL);
+        if (fabs(f / y - 1) > *worst || !isfinite(f)) *worst = isfinite(f) ? fabs(f / y - 1) : INFINITY;
+    }
+    *noise = fit_noise(p, n);
+    return n;
+}
+
+/* A fit missing the runs by more than their noise (twice it, and at least 5 %: a few runs' noise is
+ * itself uncertain) is a model whose predictions rest on more than its runs: said at fine-tuning. */
+#define FIT_MISS_MIN 0.05
+
+static void print_fit_lines(const bl_predictor *p, const char *indent) {
+    size_t n = 0;
+    if (bl_predictor_finetune_fit(p, 0, NULL, NULL, NULL, NULL, &n) != BL_OK) return;
+    printf("%sfit to its runs (scale-out: measured, predicted, miss):", indent);
+    for (size_t i = 0; i < n && i < 50; i++) {
+        double x, y, f;
+        bl_predictor_finetune_fit(p, i, &x, &y, &f, NULL, NULL);
+        printf("%s %.10g: %.6g s, %.6g s, %+.1f %%", i ? ";" : "", x, y, f, 100.0 * (f / y - 1));
+    }
+    if (n > 50) printf("; ... (%zu runs)", n);
+    putchar('\n');
+}
+
+static void note_fit(const char *prog, const bl_predictor *p) {
+    double worst, noise;
+    if (!fit_summary(p, &worst, &noise)) return;
+    const double allow = fmax(isfinite(noise) ? 2 * noise : 0, FIT_MISS_MIN);
+    if (!(worst > allow)) return;
+    char nz[96];
+    if (isfinite(noise)) snprintf(nz, sizeof nz, "their noise, from repetitions among them, is about %.1f %%", 100 * noise);
+    else snprintf(nz, sizeof nz, "no scale-out repeats among them, so their noise is taken as under %.0f %%",
+                  100 * FIT_MISS_MIN / 2);
+    fprintf(stderr, "%s: note: the fine-tuned model misses its own runs by up to %.1f %% (%s): its predictions rest on "
+            "more than these runs (the pre-trained network, or Ernest's fit where the guard blends it in), and its "
+            "intervals widen with that disagreement; more runs, or runs that agree, narrow them (bellamy-train info "
+            "lists the fit per run)\n", prog, 100 * worst, nz);
 }
 
 /* ---- finetune ------------------------------------------------------------------------------------ */
@@ -626,6 +724,8 @@ static int cmd_finetune(const char *prog, int argc, char **argv) {
             if (bl_predictor_finetune_context(tuned, i, &v) == BL_OK) printf("%s%s='%s'", i ? "; " : " ", pi.name, v);
         }
         putchar('\n');
+        print_fit_lines(tuned, "");
+        note_fit(prog, tuned);
         /* how far the runs let it trust the network against Ernest (the guard): said as bellamy-predict
          * says it, when the runtimes are not the fine-tuned network's alone */
         const char *meth = "network", *why = "";
@@ -1444,6 +1544,49 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             printf(",\"why\":");
             bl_cli_json_str(why);
             putchar('}');
+            size_t nf = 0;
+            double worst, noise;
+            if (fit_summary(p, &worst, &noise)) {
+                bl_predictor_finetune_fit(p, 0, NULL, NULL, NULL, NULL, &nf);
+                printf(",\"fit\":[");
+                for (size_t i = 0; i < nf; i++) {
+                    double x, y, f, pr;
+                    bl_predictor_finetune_fit(p, i, &x, &y, &f, &pr, NULL);
+                    printf("%s{\"scale_out\":", i ? "," : "");
+                    bl_cli_json_num(x);
+                    printf(",\"runtime_s\":");
+                    bl_cli_json_num(y);
+                    printf(",\"predicted_s\":");
+                    if (isfinite(f)) bl_cli_json_num(f); else printf("null");
+                    printf(",\"before_fine_tuning_s\":");
+                    if (isfinite(pr)) bl_cli_json_num(pr); else printf("null");
+                    putchar('}');
+                }
+                printf("],\"fit_worst_miss\":");
+                if (isfinite(worst)) bl_cli_json_num(worst); else printf("null");
+                printf(",\"runs_noise\":");
+                if (isfinite(noise)) bl_cli_json_num(noise); else printf("null");
+            }
+            putchar('}');
+        } else {
+            printf("null");
+        }
+        bl_calibration_info cal;
+        bl_predictor_calibration(p, &cal);
+        printf(",\"intervals\":");
+        if (cal.present) {
+            double q_in, q_out;
+            long long g_in = 0, g_out = 0;
+            bl_predictor_calibration_quantile(p, cal.runs, 1, 0.9, &q_in, &g_in, NULL);
+            bl_predictor_calibration_quantile(p, cal.runs, 0, 0.9, &q_out, &g_out, NULL);
+            printf("{\"calibration_contexts\":%lld,\"finetunings\":%lld,\"seconds\":", cal.contexts, cal.finetunings);
+            bl_cli_json_num(cal.seconds);
+            printf(",\"runs\":%d,\"factor\":", cal.runs);
+            bl_cli_json_num(cal.factor);
+            printf(",\"q90_inside\":");
+            if (cal.runs >= 2 && isfinite(q_in)) bl_cli_json_num(q_in); else printf("null");
+            printf(",\"q90_outside\":");
+            if (isfinite(q_out)) bl_cli_json_num(q_out); else printf("null");
             putchar('}');
         } else {
             printf("null");
@@ -1547,6 +1690,34 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                    strcmp(meth, "blend") == 0 ? "a blend of the network and Ernest" : "the fine-tuned network");
             if (strcmp(meth, "network") != 0) printf(" (Ernest's weight %.3g)", ew);
             printf(why[0] ? ": %s\n" : "\n", why);
+            print_fit_lines(p, "");
+            double worst, noise;
+            if (fit_summary(p, &worst, &noise) &&
+                worst > fmax(isfinite(noise) ? 2 * noise : 0, FIT_MISS_MIN))
+                printf("  it misses its own runs by up to %.1f %%, more than their noise (%s): its intervals widen "
+                       "accordingly\n", 100 * worst, isfinite(noise) ? "from repetitions" : "no repetitions: taken as under 2.5 %");
+        }
+        bl_calibration_info cal;
+        bl_predictor_calibration(p, &cal);
+        if (cal.present) {
+            double q_in, q_out;
+            long long g_in = 0, g_out = 0;
+            const int k = cal.runs;
+            bl_predictor_calibration_quantile(p, k, 1, 0.9, &q_in, &g_in, NULL);
+            bl_predictor_calibration_quantile(p, k, 0, 0.9, &q_out, &g_out, NULL);
+            printf("intervals: calibrated on %lld held-out contexts (%lld fine-tunings, %.1f s at pre-training); for "
+                   "%d run%s the 0.9 interval is the prediction", cal.contexts, cal.finetunings, cal.seconds, k,
+                   k == 1 ? "" : "s");
+            if (k >= 2) {
+                if (isfinite(q_in)) printf(" x/÷ %.3g inside the runs' range (%lld contexts)", exp(q_in * cal.factor), g_in);
+                else printf(": unbounded inside the runs' range (%lld contexts)", g_in);
+            }
+            if (isfinite(q_out)) printf("%s x/÷ %.3g %s", k >= 2 ? "," : "", exp(q_out * cal.factor),
+                                        k == 0 ? "for an unseen context" : "at the runs' range, growing outside it");
+            else printf("%s unbounded %s (%lld contexts)", k >= 2 ? "," : ":", k == 0 ? "" : "outside", g_out);
+            printf("; its runs widen the calibrated width %.3g times (models/README.md, §P10)\n", cal.factor);
+        } else {
+            printf("intervals: none (no calibration: pre-trained before 0.6, or with it off; pre-train again)\n");
         }
     }
     bl_predictor_free(p);

@@ -25,6 +25,8 @@ void bl_pretrain_opts_default(bl_pretrain_opts *o) {
     o->val_fraction = 0.2;
     o->target_scaling = BL_TARGET_SECONDS;
     o->per_row_dropout = 1; /* measured better than per-value masks (bench/README.md) */
+    o->calibrate = 1;
+    o->calib_draws = BL_CALIB_DRAWS;
     o->members = 6;         /* the median of six searches' winners: measured better than one or three
                                (with numbers in both encodings, bench/README.md) */
     const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
@@ -817,6 +819,25 @@ static bl_status guard_refits(const bl_model *m, const bl_dataset *runs, const s
     return BL_OK;
 }
 
+/* c's fit to the runs it was fine-tuned on, beside the prior's predictions (the disagreement that
+ * widens c's intervals, and what `info` shows per run). */
+static bl_status record_fit(bl_model *c, const bl_model *prior, const bl_dataset *runs, const size_t *rows, size_t n,
+                            bl_error *err) {
+    double *buf = malloc(4 * n * sizeof *buf);
+    if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    bl_guard_runs r;
+    bl_status st = guard_runs(prior, runs, rows, n, buf, &r, err); /* x, y, prior */
+    double *fit = buf + 3 * n, ctx[BL_BNET_DIM_MAX];
+    for (size_t i = 0; i < n && !st; i++) {
+        const size_t row = rows ? rows[i] : i;
+        st = bl_model_context_row(c, runs, row, ctx, err);
+        if (!st) st = bl_model_predict(c, ctx, &runs->scale_out[row], 1, &fit[i], err);
+    }
+    if (!st) st = bl_model_tuned_set_fit(c, buf, buf + n, fit, buf + 2 * n, n, err);
+    free(buf);
+    return st;
+}
+
 bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
                       const bl_finetune_opts *o, bl_model **out, bl_error *err) {
     if (!m || !runs || !out) return bl_seterr(err, BL_EINVAL, "bl_finetune: NULL argument");
@@ -936,6 +957,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         }
         if ((st = bl_guard_decide(c, m, runs, rows, n, net_loo, net_loo ? folds : 0, err))) goto done;
     }
+    if ((st = record_fit(c, m, runs, rows, n, err))) goto done;
     bl_model_stamp_now(c);
     *out = c;
     c = NULL;

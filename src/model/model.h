@@ -37,6 +37,7 @@
 #include "encode/encode.h"
 #include "model/bnet.h"
 #include "model/guard.h" /* bl_guard: how far a fine-tuned model trusts its network */
+#include "model/calib.h" /* bl_model_calib: the errors on held-out contexts that size intervals */
 
 typedef enum bl_target_scaling {
     BL_TARGET_SECONDS = 0, /* the network predicts seconds (the paper) */
@@ -80,6 +81,12 @@ typedef struct bl_model_tuned {
     int64_t  runs, contexts;
     double   scale_out_min, scale_out_max, runtime_min_s, runtime_max_s;
     char   **context;       /* [n_props] */
+    /* How the fine-tuned model fits its own runs (format 1.4 / 2.2 / 3.1; n_fit = 0 in older files): per run its
+     * scale-out, runtime, the fine-tuned model's prediction and the model's before this fine-tuning
+     * (s), and the disagreement that widens its intervals (model/calib.h); NaN when unknown. */
+    size_t   n_fit;
+    double  *fit_x, *fit_y, *fit_pred, *fit_prior;
+    double   disagreement;
 } bl_model_tuned;
 
 typedef struct bl_model {
@@ -120,6 +127,7 @@ typedef struct bl_model {
     bl_model_seen  seen;              /* what the pre-training rows held */
     bl_model_tuned tuned;             /* what the last fine-tuning's runs held */
     bl_guard       guard;             /* how the last fine-tuning weighs the network against Ernest */
+    bl_model_calib calib;             /* the pre-training's calibration of intervals (known = 0: none) */
 } bl_model;
 
 /* Progress of a running pre-training, for a CLI to display. Called from worker threads, serialised
@@ -159,6 +167,11 @@ typedef struct bl_pretrain_opts {
                                  seed, seed+1, seed+1, ...: members 2i and 2i+1 are the same search on
                                  the data encoded two ways) whose winners form the model's ensemble
                                  (default 6, measured better than 1 or 3; 1..16) */
+    int      calibrate;       /* 1 (default): after the searches, calibrate intervals on the contexts
+                                 the members' searches held out (model/calib.h); 0: none */
+    int      calib_draws;     /* fine-tunings per calibrated context and run count (default 4, 1..64) */
+    long     calib_ft_epochs; /* > 0: the calibration's fine-tunings at most this long (tests); 0 (default):
+                                 bl_finetune's defaults, as a user's fine-tuning runs */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;

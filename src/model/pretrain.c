@@ -395,7 +395,15 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     if (ds && ds->settings.numbers == BL_ENC_NUMBERS_BOTH && o->members < 2)
         return bl_seterr(err, BL_EINVAL, "numbers in both encodings need an ensemble of at least 2 members "
                          "(members alternate bits and log magnitude), not %d", o->members);
-    if (o->members == 1 || !ds) return bl_pretrain_top(ds, schema_text, o, 1, out, err);
+    if (o->members == 1 || !ds) {
+        bl_status s1 = bl_pretrain_top(ds, schema_text, o, 1, out, err);
+        if (!s1 && o->calibrate && (s1 = bl_calib_fit(*out, ds, o, err))) {
+            bl_model_free(*out);
+            *out = NULL;
+            bl_prefixerr(err, "calibrating intervals");
+        }
+        return s1;
+    }
     /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member.
      * Numbers in both encodings: members 2i (bits) and 2i + 1 (log magnitude) are the same search,
      * seed + i, on the data encoded their way. */
@@ -439,6 +447,10 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     if (st) {
         bl_model_free(m);
         return o->members > 1 ? bl_prefixerr(err, "ensemble member search") : st;
+    }
+    if (o->calibrate && (st = bl_calib_fit(m, ds, o, err))) {
+        bl_model_free(m);
+        return bl_prefixerr(err, "calibrating intervals");
     }
     *out = m;
     return BL_OK;

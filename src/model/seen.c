@@ -27,13 +27,57 @@ static void tuned_free(bl_model_tuned *t, size_t n_props) {
     if (t->context)
         for (size_t i = 0; i < n_props; i++) free(t->context[i]);
     free(t->context);
+    free(t->fit_x);
     memset(t, 0, sizeof *t);
+    t->disagreement = NAN;
+}
+
+/* The fit arrays (one block of 4 × n: x, y, prediction, prior) for n runs; 0 when out of memory. */
+static int fit_alloc(bl_model_tuned *t, size_t n) {
+    free(t->fit_x);
+    t->fit_x = t->fit_y = t->fit_pred = t->fit_prior = NULL;
+    t->n_fit = 0;
+    if (!n) return 1;
+    if (!(t->fit_x = malloc(4 * n * sizeof *t->fit_x))) return 0;
+    t->fit_y = t->fit_x + n;
+    t->fit_pred = t->fit_y + n;
+    t->fit_prior = t->fit_pred + n;
+    t->n_fit = n;
+    return 1;
+}
+
+bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, const double *pred,
+                                 const double *prior, size_t n, bl_error *err) {
+    if (!m->tuned.known) return BL_OK;
+    if (!fit_alloc(&m->tuned, n)) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    memcpy(m->tuned.fit_x, x, n * sizeof *x);
+    memcpy(m->tuned.fit_y, y, n * sizeof *y);
+    memcpy(m->tuned.fit_pred, pred, n * sizeof *pred);
+    memcpy(m->tuned.fit_prior, prior, n * sizeof *prior);
+    /* D: the fit's root-mean-square log error plus the spread of the prior's log errors (its shape's
+     * disagreement with the runs, whatever their level) */
+    double ss = 0, mp = 0, sp = 0;
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double e = log(pred[i] / y[i]);
+        ss += isfinite(e) ? e * e : 0;
+        const double q = log(prior[i] / y[i]);
+        if (isfinite(q)) { mp += q; np++; }
+    }
+    mp = np ? mp / (double)np : 0;
+    for (size_t i = 0; i < n; i++) {
+        const double q = log(prior[i] / y[i]);
+        if (isfinite(q)) sp += (q - mp) * (q - mp);
+    }
+    m->tuned.disagreement = (n ? sqrt(ss / (double)n) : 0) + (np > 1 ? sqrt(sp / (double)(np - 1)) : 0);
+    return BL_OK;
 }
 
 void bl_model_records_free(bl_model *m) {
     if (!m) return;
     seen_free(&m->seen);
     tuned_free(&m->tuned, m->n_props);
+    bl_calib_free(&m->calib);
     free(m->member_epochs);
     m->member_epochs = NULL;
 }
@@ -221,6 +265,7 @@ bl_status bl_model_tuned_record(bl_model *m, const bl_dataset *runs, const size_
         return st;
     }
     t.known = 1;
+    t.disagreement = NAN;
     tuned_free(&m->tuned, m->n_props);
     m->tuned = t;
     return BL_OK;
@@ -278,10 +323,16 @@ bl_status bl_model_records_copy(bl_model *dst, const bl_model *src, bl_error *er
     }
     if (src->tuned.known) {
         dst->tuned = src->tuned;
+        dst->tuned.fit_x = NULL;
+        dst->tuned.n_fit = 0;
         if (!(dst->tuned.context = calloc(np, sizeof *dst->tuned.context))) goto oom;
         for (size_t i = 0; i < src->n_props; i++)
             if (!(dst->tuned.context[i] = bl_strdup(src->tuned.context[i]))) goto oom;
+        const bl_model_tuned *t = &src->tuned;
+        if (t->n_fit && !fit_alloc(&dst->tuned, t->n_fit)) goto oom;
+        if (t->n_fit) memcpy(dst->tuned.fit_x, t->fit_x, 4 * t->n_fit * sizeof *t->fit_x);
     }
+    if (bl_calib_copy(&dst->calib, &src->calib, NULL) != BL_OK) goto oom;
     return BL_OK;
 oom:
     bl_model_records_free(dst);
@@ -323,7 +374,15 @@ bl_status bl_model_records_save(const bl_model *m, bl_modelrec *rec, bl_error *e
         if (!st) st = bl_modelrec_add_double(rec, "finetune", "runtime_min_s", t->runtime_min_s, err);
         if (!st) st = bl_modelrec_add_double(rec, "finetune", "runtime_max_s", t->runtime_max_s, err);
         if (!st) st = bl_modelrec_add_strings(rec, "finetune", "context", (const char *const *)t->context, np, err);
+        if (!st && t->n_fit) {
+            st = bl_modelrec_add_doubles(rec, "finetune", "fit_scale_out", t->fit_x, t->n_fit, err);
+            if (!st) st = bl_modelrec_add_doubles(rec, "finetune", "fit_runtime_s", t->fit_y, t->n_fit, err);
+            if (!st) st = bl_modelrec_add_doubles(rec, "finetune", "fit_predicted_s", t->fit_pred, t->n_fit, err);
+            if (!st) st = bl_modelrec_add_doubles(rec, "finetune", "fit_prior_s", t->fit_prior, t->n_fit, err);
+            if (!st) st = bl_modelrec_add_double(rec, "finetune", "disagreement", t->disagreement, err);
+        }
     }
+    if (!st) st = bl_calib_save(&m->calib, rec, err);
     return st;
 }
 
@@ -425,6 +484,29 @@ static bl_status load_tuned(bl_model *m, const bl_modelrec *rec, bl_error *err) 
             return bl_seterr(err, BL_ENOMEM, "out of memory");
         }
     t.known = 1;
+    t.disagreement = NAN;
+    if (bl_modelrec_find_attr(rec, "finetune", "fit_scale_out")) { /* format 1.4, 2.2, 3.1 */
+        const double *a[4];
+        size_t na[4];
+        static const char *const names[4] = {"fit_scale_out", "fit_runtime_s", "fit_predicted_s", "fit_prior_s"};
+        for (int q = 0; q < 4 && !st; q++) st = bl_modelrec_get_doubles(rec, "finetune", names[q], &a[q], &na[q], err);
+        if (!st) st = bl_modelrec_get_double(rec, "finetune", "disagreement", &t.disagreement, err);
+        if (!st && (na[0] != na[1] || na[0] != na[2] || na[0] != na[3] || na[0] == 0 || na[0] != (size_t)t.runs ||
+                    !(t.disagreement >= 0) || !isfinite(t.disagreement)))
+            st = bad(rec, "finetune/fit_scale_out, fit_runtime_s, fit_predicted_s and fit_prior_s must hold one value "
+                     "per run (finetune/runs) and finetune/disagreement a number >= 0", err);
+        for (size_t i = 0; !st && i < na[0]; i++)
+            if (!(a[0][i] > 0) || !(a[1][i] > 0) || !isfinite(a[0][i]) || !isfinite(a[1][i]) || isinf(a[2][i]) ||
+                isinf(a[3][i]))
+                st = bad(rec, "finetune/fit_scale_out and fit_runtime_s must be positive numbers, fit_predicted_s "
+                         "and fit_prior_s finite or NaN", err);
+        if (!st && !fit_alloc(&t, na[0])) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (int q = 0; q < 4 && !st; q++) memcpy(t.fit_x + (size_t)q * na[0], a[q], na[0] * sizeof(double));
+        if (st) {
+            tuned_free(&t, n);
+            return st;
+        }
+    }
     m->tuned = t;
     return BL_OK;
 }
@@ -440,7 +522,8 @@ bl_status bl_model_records_load(bl_model *m, const bl_modelrec *rec, bl_error *e
         memcpy(m->member_epochs, e, n * sizeof *e);
     }
     if ((st = load_seen(m, rec, err))) return st;
-    return load_tuned(m, rec, err);
+    if ((st = load_tuned(m, rec, err))) return st;
+    return bl_calib_load(&m->calib, rec, err);
 }
 
 /* ---- queries ---------------------------------------------------------------------------------------- */

@@ -17,11 +17,16 @@ bl_status bl_model_seen_record(bl_model *m, const bl_dataset *ds, bl_error *err)
 /* m->tuned from rows[0..n) of runs (rows NULL: every row). */
 bl_status bl_model_tuned_record(bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n, bl_error *err);
 
+/* The fine-tuned model's fit to its n runs (scale-outs, runtimes, its predictions and the prior's),
+ * and from it m->tuned.disagreement; nothing when m->tuned is not recorded. */
+bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, const double *pred,
+                                 const double *prior, size_t n, bl_error *err);
+
 /* Replaces m->tuned.context by values[0..n_props) (network order; NULL entries become ""), for a
  * caller that knows the context better than the runs table does (per-machine values). */
 bl_status bl_model_tuned_set_context(bl_model *m, const char *const *values, bl_error *err);
 
-/* Copies src's seen, tuned and member_epochs records into dst (same properties); frees them. */
+/* Copies src's seen, tuned, calibration and member_epochs records into dst (same properties); frees them. */
 bl_status bl_model_records_copy(bl_model *dst, const bl_model *src, bl_error *err);
 void bl_model_records_free(bl_model *m);
 

@@ -51,14 +51,15 @@
                                             library that knows only 1.x refuses the file instead of
                                             predicting nonsense; without such a model it is 1.x again */
 #define BL_MF_MAJOR_ATTR "format_major_required"
-#define BL_MF_VERSION_MINOR 3  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
+#define BL_MF_VERSION_MINOR 4  /* 1.1: ensemble members (members/ attributes, member<j>.* blocks);
                                         1.2: encoder/numbers, training/val_rows;
-                                        1.3: seen/, finetune/, members/epochs */
-#define BL_MF_VERSION_MINOR_2 1 /* the minor written with major 2: 2.1 is 1.3's layout plus the
-                                          major-2 rule (2.0 was 1.2's) */
-#define BL_MF_VERSION_MINOR_3 0 /* the minor written with major 3: 3.0 is 2.1's layout plus guard/,
+                                        1.3: seen/, finetune/, members/epochs;
+                                        1.4: calibration/, finetune/fit_* and disagreement */
+#define BL_MF_VERSION_MINOR_2 2 /* the minor written with major 2: 2.1 is 1.3's layout plus the
+                                          major-2 rule (2.0 was 1.2's); 2.2 is 1.4's */
+#define BL_MF_VERSION_MINOR_3 1 /* the minor written with major 3: 3.0 is 2.1's layout plus guard/,
                                           which a model needs when it blends Ernest into its predictions
-                                          (format_major_required = 3) */
+                                          (format_major_required = 3); 3.1 is 2.2's */
 
 /* Longest accepted model, block, attribute or group-path name (bytes, without the NUL). */
 #define BL_MF_NAME_MAX 255

@@ -35,7 +35,7 @@ static bl_status open_image(const char *label, const unsigned char *img, size_t 
     if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 ||
         H5Pset_file_image(fapl, (void *)img, size) < 0) { /* copies the image */
         H5CLOSE(fapl, H5Pclose);
-        return bl_mf_h5fail(err, BL_EINTERNAL, label, "cannot make a property list");
+        return bl_mf_h5fail(err, BL_ENOMEM, label, "cannot hold the file's image in memory (out of memory)");
     }
     /* The core driver refuses an image whose name exists on disk: HDF5 knows it by a name under
      * /dev/null, which cannot exist and stays distinct per label. */

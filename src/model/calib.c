@@ -1,0 +1,758 @@
+/* calib.c — calibration of prediction intervals on held-out contexts, and the intervals (calib.h). */
+#include "model/calib.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/rng.h"
+#include "model/model_internal.h"
+#include "model/seen.h"
+#include "modelfile/modelfile.h"
+
+#define BL_LN2 0.69314718055994530942
+
+/* ---- the record ---------------------------------------------------------------------------------- */
+
+static void derived_free(bl_model_calib *c) {
+    for (int k = 0; k < BL_CALIB_CELLS; k++) {
+        free(c->sorted[k]);
+        free(c->weight[k]);
+        c->sorted[k] = c->weight[k] = NULL;
+        c->cell_n[k] = 0;
+        c->cell_groups[k] = 0;
+    }
+}
+
+void bl_calib_free(bl_model_calib *c) {
+    if (!c) return;
+    derived_free(c);
+    free(c->cell);
+    free(c->group);
+    free(c->score);
+    memset(c, 0, sizeof *c);
+}
+
+typedef struct { double s, w; } sw_pair;
+static int cmp_sw(const void *a, const void *b) {
+    const double x = ((const sw_pair *)a)->s, y = ((const sw_pair *)b)->s;
+    return x < y ? -1 : x > y;
+}
+
+/* Each cell's scores ascending, each weighted 1 / (the scores its context has in the cell). */
+static bl_status derive(bl_model_calib *c, bl_error *err) {
+    derived_free(c);
+    const size_t G = c->contexts > 0 ? (size_t)c->contexts : 1;
+    size_t *count = calloc(G * BL_CALIB_CELLS, sizeof *count);
+    sw_pair *tmp = malloc((c->n ? c->n : 1) * sizeof *tmp);
+    bl_status st = count && tmp ? BL_OK : bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->n && !st; i++) count[(size_t)c->group[i] * BL_CALIB_CELLS + (size_t)c->cell[i]]++;
+    for (int k = 0; k < BL_CALIB_CELLS && !st; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->cell[i] == k) {
+                tmp[n].s = c->score[i];
+                tmp[n].w = 1.0 / (double)count[(size_t)c->group[i] * BL_CALIB_CELLS + (size_t)k];
+                n++;
+            }
+        for (size_t g = 0; g < G; g++) c->cell_groups[k] += count[g * BL_CALIB_CELLS + (size_t)k] > 0;
+        if (!n) continue;
+        qsort(tmp, n, sizeof *tmp, cmp_sw);
+        c->sorted[k] = malloc(n * sizeof(double));
+        c->weight[k] = malloc(n * sizeof(double));
+        if (!c->sorted[k] || !c->weight[k]) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            c->sorted[k][i] = tmp[i].s;
+            c->weight[k][i] = tmp[i].w;
+        }
+        c->cell_n[k] = n;
+    }
+    free(count);
+    free(tmp);
+    if (st) derived_free(c);
+    return st;
+}
+
+bl_status bl_calib_copy(bl_model_calib *dst, const bl_model_calib *src, bl_error *err) {
+    bl_calib_free(dst);
+    if (!src->known) return BL_OK;
+    *dst = *src;
+    for (int k = 0; k < BL_CALIB_CELLS; k++) dst->sorted[k] = dst->weight[k] = NULL;
+    const size_t n = src->n ? src->n : 1;
+    dst->cell = malloc(n * sizeof *dst->cell);
+    dst->group = malloc(n * sizeof *dst->group);
+    dst->score = malloc(n * sizeof *dst->score);
+    if (!dst->cell || !dst->group || !dst->score) {
+        free(dst->cell);
+        free(dst->group);
+        free(dst->score);
+        memset(dst, 0, sizeof *dst);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    memcpy(dst->cell, src->cell, src->n * sizeof *dst->cell);
+    memcpy(dst->group, src->group, src->n * sizeof *dst->group);
+    memcpy(dst->score, src->score, src->n * sizeof *dst->score);
+    bl_status st = derive(dst, err);
+    if (st) bl_calib_free(dst);
+    return st;
+}
+
+double bl_calib_quantile(const bl_model_calib *c, int cell, double coverage, int64_t *groups) {
+    if (groups) *groups = 0;
+    if (!c || !c->known || cell < 0 || cell >= BL_CALIB_CELLS || !c->cell_n[cell]) return NAN;
+    const double G = (double)c->cell_groups[cell];
+    if (groups) *groups = c->cell_groups[cell];
+    const double need = coverage * (G + 1.0); /* of the total weight G */
+    if (need > G * (1.0 + 1e-12)) return INFINITY;
+    double cum = 0.0;
+    for (size_t i = 0; i < c->cell_n[cell]; i++) {
+        cum += c->weight[cell][i];
+        if (cum >= need * (1.0 - 1e-12)) return c->sorted[cell][i];
+    }
+    return c->sorted[cell][c->cell_n[cell] - 1];
+}
+
+bl_status bl_calib_save(const bl_model_calib *c, bl_modelrec *rec, bl_error *err) {
+    if (!c->known) return BL_OK;
+    const size_t n = c->n;
+    int64_t *cell = malloc((n ? n : 1) * sizeof *cell), *group = malloc((n ? n : 1) * sizeof *group);
+    bl_status st = cell && group ? BL_OK : bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !st; i++) {
+        cell[i] = c->cell[i];
+        group[i] = c->group[i];
+    }
+    if (!st) st = bl_modelrec_add_int(rec, "calibration", "version", 1, err);
+    if (!st) st = bl_modelrec_add_int(rec, "calibration", "contexts", c->contexts, err);
+    if (!st) st = bl_modelrec_add_int(rec, "calibration", "finetunings", c->finetunings, err);
+    if (!st) st = bl_modelrec_add_double(rec, "calibration", "seconds", c->seconds, err);
+    if (!st) st = bl_modelrec_add_doubles(rec, "calibration", "d_ref", c->d_ref, BL_CALIB_KMAX + 1, err);
+    if (!st) st = bl_modelrec_add_ints(rec, "calibration", "cell", cell, n, err);
+    if (!st) st = bl_modelrec_add_ints(rec, "calibration", "group", group, n, err);
+    if (!st) st = bl_modelrec_add_doubles(rec, "calibration", "score", c->score, n, err);
+    free(cell);
+    free(group);
+    return st;
+}
+
+bl_status bl_calib_load(bl_model_calib *c, const bl_modelrec *rec, bl_error *err) {
+    bl_calib_free(c);
+    if (!bl_modelrec_find_attr(rec, "calibration", "version")) return BL_OK; /* before format 1.4 / 2.2 / 3.1 */
+    int64_t version = 0, contexts = 0, ft = 0;
+    double secs = 0;
+    const double *dref, *score;
+    const int64_t *cell, *group;
+    size_t nd, n1, n2, n3;
+    bl_status st;
+    if ((st = bl_modelrec_get_int(rec, "calibration", "version", &version, err))) return st;
+    if (version != 1)
+        return bl_seterr(err, BL_EVERSION, "model '%s': calibration version %lld is not the one this library reads (1): "
+                         "%s", rec->name, (long long)version, version > 1 ? "a newer library wrote it" : "the file is damaged");
+    if ((st = bl_modelrec_get_int(rec, "calibration", "contexts", &contexts, err)) ||
+        (st = bl_modelrec_get_int(rec, "calibration", "finetunings", &ft, err)) ||
+        (st = bl_modelrec_get_double(rec, "calibration", "seconds", &secs, err)) ||
+        (st = bl_modelrec_get_doubles(rec, "calibration", "d_ref", &dref, &nd, err)) ||
+        (st = bl_modelrec_get_ints(rec, "calibration", "cell", &cell, &n1, err)) ||
+        (st = bl_modelrec_get_ints(rec, "calibration", "group", &group, &n2, err)) ||
+        (st = bl_modelrec_get_doubles(rec, "calibration", "score", &score, &n3, err)))
+        return st;
+    if (contexts < 0 || contexts > INT32_MAX || ft < 0 || nd != BL_CALIB_KMAX + 1 || n1 != n2 || n1 != n3)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': calibration/contexts, finetunings, d_ref (%d values), cell, "
+                         "group and score (one length) out of range", rec->name, BL_CALIB_KMAX + 1);
+    for (size_t k = 0; k < nd; k++)
+        if (!(dref[k] > 0) || !isfinite(dref[k]))
+            return bl_seterr(err, BL_EFORMAT, "model '%s': calibration/d_ref[%zu] is %g (a positive number "
+                             "expected)", rec->name, k, dref[k]);
+    for (size_t i = 0; i < n1; i++)
+        if (cell[i] < 0 || cell[i] >= BL_CALIB_CELLS || group[i] < 0 || group[i] >= contexts ||
+            !(score[i] >= 0) || !isfinite(score[i]))
+            return bl_seterr(err, BL_EFORMAT, "model '%s': calibration entry %zu (cell %lld, group %lld, score %g) "
+                             "out of range (cells 0..%d, groups below contexts, scores finite and >= 0)", rec->name, i,
+                             (long long)cell[i], (long long)group[i], score[i], BL_CALIB_CELLS - 1);
+    const size_t n = n1 ? n1 : 1;
+    c->cell = malloc(n * sizeof *c->cell);
+    c->group = malloc(n * sizeof *c->group);
+    c->score = malloc(n * sizeof *c->score);
+    if (!c->cell || !c->group || !c->score) {
+        bl_calib_free(c);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n1; i++) {
+        c->cell[i] = (int32_t)cell[i];
+        c->group[i] = (int32_t)group[i];
+        c->score[i] = score[i];
+    }
+    c->n = n1;
+    c->contexts = contexts;
+    c->finetunings = ft;
+    c->seconds = secs;
+    memcpy(c->d_ref, dref, sizeof c->d_ref);
+    c->known = 1;
+    if ((st = derive(c, err))) bl_calib_free(c);
+    return st;
+}
+
+/* ---- support and intervals ------------------------------------------------------------------------- */
+
+static void pre_range(const bl_model *m, double *lo, double *hi) {
+    if (m->seen.known) {
+        *lo = m->seen.scale_out_min;
+        *hi = m->seen.scale_out_max;
+    } else {
+        *lo = m->scaler.lo[2];
+        *hi = m->scaler.hi[2];
+    }
+}
+
+void bl_model_support(const bl_model *m, double *lo, double *hi) {
+    pre_range(m, lo, hi);
+    if (m->tuned.known) {
+        if (!(m->tuned.scale_out_min >= *lo)) *lo = m->tuned.scale_out_min;
+        if (!(m->tuned.scale_out_max <= *hi)) *hi = m->tuned.scale_out_max;
+    }
+}
+
+double bl_model_floor(double x, double raw, double lo, double r_lo, double hi, double r_hi) {
+    if (!isfinite(raw)) return raw; /* an overflow stays one: refused, not dressed up as a runtime */
+    if (x > hi && r_hi > 0 && isfinite(r_hi)) {
+        const double f = r_hi * hi / x;
+        return raw > f ? raw : f;
+    }
+    if (x < lo && r_lo > 0 && isfinite(r_lo)) {
+        const double f = r_lo * x / lo;
+        return raw > f ? raw : f;
+    }
+    return raw;
+}
+
+double bl_model_runtime_floor(const bl_model *m) {
+    double r = INFINITY;
+    if (m->seen.known && m->seen.runtime_min_s > 0) r = m->seen.runtime_min_s;
+    if (m->tuned.known && m->tuned.runtime_min_s > 0 && m->tuned.runtime_min_s < r) r = m->tuned.runtime_min_s;
+    return isfinite(r) ? 0.01 * r : 1e-3;
+}
+
+double bl_model_positive(double t, double F) {
+    if (!isfinite(t) || t >= F) return t;
+    const double a = (t - F) / F;
+    return F * exp(a > -700 ? a : -700);
+}
+
+/* ln-distance of x outside [lo, hi] (0 inside) */
+static double outside_by(double x, double lo, double hi) {
+    if (x < lo) return log(lo / x);
+    if (x > hi) return log(x / hi);
+    return 0.0;
+}
+
+static int distinct_runs(const bl_model_tuned *t) {
+    if (!t->n_fit) return t->runs > 0 ? (int)(t->runs < 1000 ? t->runs : 1000) : 0;
+    int d = 0;
+    for (size_t i = 0; i < t->n_fit; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++) dup = t->fit_x[j] == t->fit_x[i];
+        d += !dup;
+    }
+    return d;
+}
+
+static double d_ref_of(const bl_model *m, int k) {
+    const double d = k >= 0 && k <= BL_CALIB_KMAX ? m->calib.d_ref[k] : 0;
+    return d > BL_CALIB_DREF_MIN ? d : BL_CALIB_DREF_MIN;
+}
+
+void bl_interval_basis_of(const bl_model *m, int mismatch, bl_interval_basis *b) {
+    memset(b, 0, sizeof *b);
+    b->factor = 1.0;
+    if (!m->tuned.known) return;
+    b->ernest_w = m->guard.ernest_w > 0 ? m->guard.ernest_w : 0;
+    if (mismatch) {
+        b->mismatch = 1;
+        b->factor = 2.0 * (1.0 + b->ernest_w);
+        return;
+    }
+    int k = distinct_runs(&m->tuned);
+    b->k = k > BL_CALIB_KMAX ? BL_CALIB_KMAX : k;
+    const double D = isfinite(m->tuned.disagreement) && m->tuned.disagreement > 0 ? m->tuned.disagreement : 0;
+    b->factor = (1.0 + b->ernest_w) * (1.0 + D / d_ref_of(m, b->k));
+}
+
+/* The cell of a scale-out x for a request with k runs spanning [rlo, rhi]. */
+static int cell_of(int k, double x, double rlo, double rhi) {
+    if (k <= 0) return 0;
+    if (k == 1) return 3;
+    return x > rlo && x < rhi ? 2 * k : 2 * k + 1;
+}
+
+/* q at coverage for a cell, falling back to fewer runs (wider) when a cell holds no scores. */
+static double cell_quantile(const bl_model_calib *c, int k, int inside, double coverage) {
+    for (int kk = k; kk >= 0; kk--) {
+        const int cell = kk == 0 ? 0 : kk == 1 ? 3 : 2 * kk + (inside ? 0 : 1);
+        const double q = bl_calib_quantile(c, cell, coverage, NULL);
+        if (!isnan(q)) return q;
+    }
+    return INFINITY;
+}
+
+bl_status bl_model_interval(const bl_model *m, const bl_interval_basis *b, double coverage, const double *x,
+                            const double *point, size_t n, double *lo, double *hi, bl_error *err) {
+    if (!m || !b || (n && (!x || !point || !lo || !hi)))
+        return bl_seterr(err, BL_EINVAL, "bl_model_interval: NULL argument");
+    if (!(coverage > 0 && coverage < 1))
+        return bl_seterr(err, BL_EINVAL, "coverage %g: must lie strictly between 0 and 1 (e.g. 0.9)", coverage);
+    if (!m->calib.known)
+        return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-trained before libbellamy 0.6, "
+                         "or with calibration off): intervals are unavailable; pre-train it again to get them",
+                         m->name ? m->name : "");
+    double slo, shi, plo, phi;
+    bl_model_support(m, &slo, &shi);
+    pre_range(m, &plo, &phi);
+    const double rlo = m->tuned.known ? m->tuned.scale_out_min : NAN, rhi = m->tuned.known ? m->tuned.scale_out_max : NAN;
+    const double F = bl_model_runtime_floor(m);
+    for (size_t i = 0; i < n; i++) {
+        lo[i] = 0.0;
+        hi[i] = INFINITY;
+        if (!(point[i] >= F) || !isfinite(point[i]) || !(x[i] > 0)) continue; /* a stand-in: unknown */
+        if (x[i] < slo / BL_CALIB_SUPPORT || x[i] > shi * BL_CALIB_SUPPORT) continue; /* unknown there */
+        const int cell = cell_of(b->k, x[i], rlo, rhi);
+        const double q = cell_quantile(&m->calib, b->k, cell % 2 == 0 && b->k >= 2, coverage);
+        if (!isfinite(q)) continue;
+        const double d = (b->k >= 1 ? outside_by(x[i], rlo, rhi) : 0.0) + outside_by(x[i], plo, phi);
+        const double h = q * (1.0 + d / BL_LN2) * b->factor;
+        const double l = point[i] * exp(-h), u = point[i] * exp(h);
+        if (!(u <= BL_RUNTIME_MAX_S)) continue;
+        lo[i] = l;
+        hi[i] = u;
+    }
+    return BL_OK;
+}
+
+/* ---- fitting ------------------------------------------------------------------------------------------ */
+
+/* A model holding members which[0..k) of m, in that order (numbers in both encodings: pairs in order). */
+static bl_status sub_model(const bl_model *m, const int *which, int k, bl_model **out, bl_error *err) {
+    bl_model view = *m;
+    view.net = *bl_model_member_c(m, which[0]);
+    view.n_members = 1;
+    view.more = NULL;
+    view.member_meta = NULL;
+    view.member_epochs = NULL;
+    view.enc.numbers = bl_model_member_numbers(m, which[0]);
+    memset(&view.calib, 0, sizeof view.calib);
+    bl_model *c = NULL;
+    bl_status st = bl_model_clone(&view, &c, err);
+    if (st) return st;
+    c->enc.numbers = m->enc.numbers;
+    for (int j = 1; j < k && !st; j++) {
+        bl_model v = view;
+        v.net = *bl_model_member_c(m, which[j]);
+        v.enc.numbers = bl_model_member_numbers(m, which[j]);
+        const bl_model *vp = &v;
+        st = bl_model_add_members(c, &vp, 1, err);
+    }
+    if (st) {
+        bl_model_free(c);
+        return st;
+    }
+    *out = c;
+    return BL_OK;
+}
+
+/* One raw score before D_ref is known. */
+typedef struct { int32_t cell, k; double e, gw, D; } item;
+
+typedef struct {
+    item  *it;
+    size_t n, cap;
+    double D[BL_CALIB_KMAX + 1][BL_CALIB_DRAWS_MAX]; /* each fine-tuning's disagreement */
+    int    nD[BL_CALIB_KMAX + 1];
+    bl_status st;
+    bl_error err;
+} ctx_out;
+
+typedef struct {
+    const bl_model *m;
+    const bl_dataset *ds;
+    const bl_pretrain_opts *o;
+    const size_t *ctxs;     /* [nc] dataset context of each calibration context */
+    const int *members;     /* [nc × n_members] which members held it out (-1 ends) */
+    bl_model *const *fold;  /* [nc] a fold model that never saw the context, or NULL: its members */
+    size_t nc;
+    ctx_out *out;           /* [nc] */
+    atomic_size_t next;
+    atomic_int cancel;
+} fit_job;
+
+static int push(ctx_out *o, item v) {
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        item *t = realloc(o->it, cap * sizeof *t);
+        if (!t) return 0;
+        o->it = t;
+        o->cap = cap;
+    }
+    o->it[o->n++] = v;
+    return 1;
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The floored prediction of model t at row r of ds (what the public path returns); NaN when none. */
+static double predict_row(const bl_model *t, const bl_dataset *ds, size_t r, bl_error *err) {
+    double ctx[BL_BNET_DIM_MAX], y = NAN, x = ds->scale_out[r], b[2], lo, hi;
+    bl_model_support(t, &lo, &hi);
+    const double xs[2] = {lo, hi}, F = bl_model_runtime_floor(t);
+    if (bl_model_context_row(t, ds, r, ctx, err) || bl_model_predict(t, ctx, &x, 1, &y, err) ||
+        bl_model_predict(t, ctx, xs, 2, b, err))
+        return NAN;
+    const double p = bl_model_positive(bl_model_floor(x, y, lo, b[0] >= F ? b[0] : NAN, hi, b[1] >= F ? b[1] : NAN), F);
+    return p >= F ? p : NAN; /* a stand-in is never scored: its interval is unbounded anyway */
+}
+
+static void calibrate_context(fit_job *J, size_t ci) {
+    ctx_out *O = &J->out[ci];
+    const bl_model *m = J->m;
+    const bl_dataset *ds = J->ds;
+    const bl_context *cx = &ds->contexts[J->ctxs[ci]];
+    int which[BL_MODEL_MEMBERS_MAX], k_mem = 0;
+    for (int j = 0; j < m->n_members && J->members[ci * (size_t)m->n_members + (size_t)j] >= 0; j++)
+        which[k_mem++] = J->members[ci * (size_t)m->n_members + (size_t)j];
+    bl_model *own = NULL;
+    if (!J->fold[ci] && (O->st = sub_model(m, which, k_mem, &own, &O->err))) return;
+    const bl_model *sub = J->fold[ci] ? J->fold[ci] : own;
+    /* the context's distinct scale-outs, each with its rows */
+    const size_t nr = cx->n_rows;
+    double *xs = malloc(nr * sizeof *xs);
+    size_t *pick = malloc((BL_CALIB_KMAX + 1) * sizeof *pick), *rows = malloc(BL_CALIB_KMAX * sizeof *rows);
+    size_t nx = 0;
+    if (!xs || !pick || !rows) {
+        O->st = bl_seterr(&O->err, BL_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nr; i++) {
+        double x = ds->scale_out[cx->rows[i]];
+        int dup = 0;
+        for (size_t j = 0; j < nx && !dup; j++) dup = xs[j] == x;
+        if (!dup) xs[nx++] = x;
+    }
+    qsort(xs, nx, sizeof *xs, cmp_dbl);
+    /* k = 0: the pre-trained members on every run */
+    for (size_t i = 0; i < nr; i++) {
+        const size_t r = cx->rows[i];
+        const double p = predict_row(sub, ds, r, &O->err);
+        if (!(p > 0) || !isfinite(p)) continue;
+        if (!push(O, (item){0, 0, fabs(log(ds->runtime_s[r] / p)), 1.0, 0.0})) goto oom;
+    }
+    bl_rng rng;
+    bl_rng_seed(&rng, J->o->seed * 0x9E3779B97F4A7C15ull + 0x51ED27u + (uint64_t)J->ctxs[ci]);
+    bl_finetune_opts fo;
+    bl_finetune_opts_default(&fo);
+    if (J->o->calib_ft_epochs > 0) {
+        fo.max_epochs = J->o->calib_ft_epochs;
+        if (fo.cv_epochs > fo.max_epochs) fo.cv_epochs = fo.max_epochs;
+        if (fo.patience > fo.max_epochs) fo.patience = fo.max_epochs;
+    }
+    const int draws = J->o->calib_draws;
+    double plo, phi;
+    pre_range(sub, &plo, &phi);
+    size_t *perm = malloc((nx ? nx : 1) * sizeof *perm);
+    if (!perm) goto oom;
+    for (int k = 1; k <= BL_CALIB_KMAX && (size_t)k < nx && !atomic_load(&J->cancel); k++) {
+        for (int d = 0; d < draws; d++) {
+            for (size_t i = 0; i < nx; i++) perm[i] = i;
+            for (int i = 0; i < k; i++) { /* k distinct scale-outs, then one repetition of each */
+                size_t j = (size_t)i + (size_t)bl_rng_int(&rng, nx - (size_t)i), t = perm[i];
+                perm[i] = perm[j];
+                perm[j] = t;
+            }
+            double rlo = INFINITY, rhi = -INFINITY;
+            for (int i = 0; i < k; i++) {
+                const double x = xs[perm[i]];
+                size_t cand = 0;
+                for (size_t q = 0; q < nr; q++) cand += ds->scale_out[cx->rows[q]] == x;
+                size_t want = (size_t)bl_rng_int(&rng, cand), seen = 0;
+                for (size_t q = 0; q < nr; q++)
+                    if (ds->scale_out[cx->rows[q]] == x && seen++ == want) rows[i] = cx->rows[q];
+                rlo = fmin(rlo, x);
+                rhi = fmax(rhi, x);
+            }
+            bl_model *t = NULL;
+            bl_error e2;
+            if (bl_finetune(sub, ds, rows, (size_t)k, &fo, &t, &e2) != BL_OK) continue; /* a draw it cannot fit */
+            const double D = isfinite(t->tuned.disagreement) ? t->tuned.disagreement : 0.0;
+            const double w = t->guard.ernest_w > 0 ? t->guard.ernest_w : 0.0;
+            O->D[k][O->nD[k]++] = D;
+            for (size_t i = 0; i < nr; i++) {
+                const size_t r = cx->rows[i];
+                const double x = ds->scale_out[r];
+                int train = 0;
+                for (int q = 0; q < k && !train; q++) train = xs[perm[q]] == x;
+                if (train) continue;
+                const double p = predict_row(t, ds, r, &e2);
+                if (!(p > 0) || !isfinite(p)) continue;
+                const int cell = cell_of(k, x, rlo, rhi);
+                const double g = 1.0 + (outside_by(x, rlo, rhi) + outside_by(x, plo, phi)) / BL_LN2;
+                if (!push(O, (item){cell, k, fabs(log(ds->runtime_s[r] / p)), g * (1.0 + w), D})) {
+                    bl_model_free(t);
+                    free(perm);
+                    goto oom;
+                }
+            }
+            bl_model_free(t);
+        }
+    }
+    free(perm);
+    goto done;
+oom:
+    O->st = bl_seterr(&O->err, BL_ENOMEM, "out of memory");
+done:
+    free(xs);
+    free(pick);
+    free(rows);
+    bl_model_free(own);
+}
+
+static void *fit_worker(void *arg) {
+    fit_job *J = arg;
+    for (;;) {
+        size_t ci = atomic_fetch_add(&J->next, 1);
+        if (ci >= J->nc || atomic_load(&J->cancel)) break;
+        calibrate_context(J, ci);
+        if (J->out[ci].st) atomic_store(&J->cancel, 1);
+    }
+    return NULL;
+}
+
+/* Contexts calibrated on at least, where the data has them: the searches' held-out contexts, topped up
+ * by cross-fitting when they are fewer (a 0.9 interval needs 9 per cell; cells with more runs lose the
+ * contexts with too few scale-outs). */
+#define BL_CALIB_CONTEXTS_MIN 12
+
+/* A model that never saw the contexts marked in excl: each of the networks a member pair (or member 0)
+ * of m is, trained once more with that member's winning configuration and epoch count on the other
+ * contexts' rows (one trial, no validation), read as m reads numbers. */
+static bl_status fold_model(const bl_model *m, const bl_dataset *ds, const bl_pretrain_opts *o, const uint8_t *excl,
+                            uint64_t seed, bl_model **out, bl_error *err) {
+    *out = NULL;
+    size_t *rows = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *rows), n = 0;
+    if (!rows) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t r = 0; r < ds->n_rows; r++)
+        if (!excl[ds->context[r]]) rows[n++] = r;
+    bl_dataset *sub = NULL;
+    bl_status st = bl_dataset_subset(ds, rows, n, &sub, err);
+    free(rows);
+    if (st) return st;
+    const int both = m->enc.numbers == BL_ENC_NUMBERS_BOTH, K = both && m->n_members >= 2 ? 2 : 1;
+    bl_model *fm = NULL;
+    for (int j = 0; j < K && !st; j++) {
+        bl_pretrain_opts o1 = *o;
+        const double d = j ? m->member_meta[4 * j] : m->dropout, lr = j ? m->member_meta[4 * j + 1] : m->lr,
+                     wd = j ? m->member_meta[4 * j + 2] : m->weight_decay;
+        for (int i = 0; i < 3; i++) {
+            o1.dropouts[i] = d;
+            o1.lrs[i] = lr;
+            o1.wds[i] = wd;
+        }
+        const int64_t E = m->member_epochs ? m->member_epochs[j] : m->epochs;
+        o1.trials = 1;
+        o1.epochs = o1.grace = E > 0 ? (long)E : 1;
+        o1.members = 1;
+        o1.calibrate = 0;
+        o1.refit = 0;
+        o1.val_fraction = 0;
+        o1.threads = 1;
+        o1.device = BL_DEVICE_CPU;
+        o1.progress = NULL;
+        o1.seed = seed;
+        bl_dataset *enc = NULL;
+        if (both && (st = bl_dataset_with_numbers(sub, j ? BL_ENC_NUMBERS_LOG : BL_ENC_NUMBERS_BINARY, &enc, err))) break;
+        bl_model *mj = NULL;
+        st = bl_pretrain_top(enc ? enc : sub, m->schema_text, &o1, 1, &mj, err);
+        bl_dataset_free(enc);
+        if (st) break;
+        if (!fm) {
+            fm = mj;
+            if (both) fm->enc.numbers = BL_ENC_NUMBERS_BOTH;
+            continue;
+        }
+        const bl_model *mc = mj;
+        st = bl_model_add_members(fm, &mc, 1, err);
+        bl_model_free(mj);
+    }
+    bl_dataset_free(sub);
+    if (st) {
+        bl_model_free(fm);
+        return st;
+    }
+    *out = fm;
+    return BL_OK;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts *o, bl_error *err) {
+    if (!m || !ds || !o) return bl_seterr(err, BL_EINVAL, "bl_calib_fit: NULL argument");
+    if (o->calib_draws < 1 || o->calib_draws > BL_CALIB_DRAWS_MAX || o->calib_ft_epochs < 0)
+        return bl_seterr(err, BL_EINVAL, "calibration: %d draws (1..%d) and %ld fine-tuning epochs (>= 0)",
+                         o->calib_draws, BL_CALIB_DRAWS_MAX, o->calib_ft_epochs);
+    bl_calib_free(&m->calib);
+    const double t0 = now_s();
+    const int K = m->n_members, both = m->enc.numbers == BL_ENC_NUMBERS_BOTH;
+    const size_t nc_all = ds->n_contexts;
+    uint8_t *held = calloc((nc_all ? nc_all : 1) * (size_t)K, 1);
+    size_t *tr = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *tr), *va = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *va);
+    size_t *ctxs = malloc((nc_all ? nc_all : 1) * sizeof *ctxs);
+    int *members = malloc((nc_all ? nc_all : 1) * (size_t)K * sizeof *members);
+    ctx_out *out = NULL;
+    bl_status st = held && tr && va && ctxs && members ? BL_OK : bl_seterr(err, BL_ENOMEM, "out of memory");
+    /* each member's validation contexts: its search's split, redrawn from its seed (never with refit,
+     * which trains the winner on them too) */
+    for (int j = 0; j < K && !st && !o->refit && o->val_split == BL_VAL_CONTEXTS; j++) {
+        bl_rng rng;
+        bl_rng_seed(&rng, o->seed + (uint64_t)(both ? j / 2 : j));
+        size_t ntr = 0, nva = 0;
+        if ((st = bl_pretrain_split(ds, o, &rng, tr, &ntr, va, &nva, err))) break;
+        for (size_t i = 0; i < nva; i++) held[(size_t)ds->context[va[i]] * (size_t)K + (size_t)j] = 1;
+    }
+    size_t nc = 0;
+    for (size_t c = 0; c < nc_all && !st; c++) {
+        int q = 0;
+        for (int j = 0; j < K; j++)
+            if (held[c * (size_t)K + (size_t)j]) members[nc * (size_t)K + (size_t)q++] = j;
+        if (!q) continue;
+        for (int j = q; j < K; j++) members[nc * (size_t)K + (size_t)j] = -1;
+        ctxs[nc++] = c;
+    }
+    /* too few held out: cross-fit more, folds of the other contexts the size of a search's validation share */
+    bl_model **fold = calloc((nc_all ? nc_all : 1), sizeof *fold), **fold_own = NULL;
+    size_t n_folds = 0;
+    if (!fold) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    const int can_fold = !o->refit && o->val_split == BL_VAL_CONTEXTS && nc_all >= 2;
+    if (!st && can_fold && nc < BL_CALIB_CONTEXTS_MIN && nc < nc_all) {
+        size_t *rest = malloc(nc_all * sizeof *rest), nr = 0;
+        uint8_t *excl = calloc(nc_all, 1);
+        fold_own = calloc(nc_all, sizeof *fold_own);
+        if (!rest || !excl || !fold_own) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t c = 0; c < nc_all && !st; c++) {
+            int q = 0;
+            for (int j = 0; j < K; j++) q |= held[c * (size_t)K + (size_t)j];
+            if (!q) rest[nr++] = c;
+        }
+        bl_rng rng;
+        bl_rng_seed(&rng, o->seed ^ 0xC411B7A7E5ull);
+        for (size_t i = nr; i > 1; i--) {
+            size_t j = (size_t)bl_rng_int(&rng, i), t = rest[i - 1];
+            rest[i - 1] = rest[j];
+            rest[j] = t;
+        }
+        const size_t want = BL_CALIB_CONTEXTS_MIN - nc < nr ? BL_CALIB_CONTEXTS_MIN - nc : nr;
+        size_t fs = (size_t)llround(o->val_fraction * (double)nc_all);
+        if (fs < 1) fs = 1;
+        if (fs > nc_all - 1) fs = nc_all - 1;
+        for (size_t a = 0; a < want && !st; a += fs, n_folds++) {
+            const size_t b = a + fs < want ? a + fs : want;
+            memset(excl, 0, nc_all);
+            for (size_t i = a; i < b; i++) excl[rest[i]] = 1;
+            st = fold_model(m, ds, o, excl, o->seed + 7919u * (n_folds + 1), &fold_own[n_folds], err);
+            for (size_t i = a; i < b && !st; i++) {
+                for (int j = 0; j < K; j++) members[nc * (size_t)K + (size_t)j] = -1;
+                fold[nc] = fold_own[n_folds];
+                ctxs[nc++] = rest[i];
+            }
+        }
+        if (st) bl_prefixerr(err, "cross-fitting a fold for calibration");
+        free(rest);
+        free(excl);
+    }
+    if (!st && nc && !(out = calloc(nc, sizeof *out))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (!st && nc) {
+        fit_job J = {.m = m, .ds = ds, .o = o, .ctxs = ctxs, .members = members, .fold = fold, .nc = nc, .out = out};
+        atomic_init(&J.next, 0);
+        atomic_init(&J.cancel, 0);
+        int threads = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
+        if ((size_t)threads > nc) threads = (int)nc;
+        pthread_t th[64];
+        int started = 0;
+        for (int i = 1; i < threads; i++) {
+            if (pthread_create(&th[i], NULL, fit_worker, &J) != 0) break;
+            started++;
+        }
+        fit_worker(&J);
+        for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+        for (size_t ci = 0; ci < nc && !st; ci++)
+            if (out[ci].st) {
+                st = out[ci].st;
+                if (err) *err = out[ci].err;
+            }
+    }
+    bl_model_calib C;
+    memset(&C, 0, sizeof C);
+    if (!st) {
+        /* D_ref(k): the median disagreement of the fine-tunings with k runs */
+        static const size_t DS_MAX = 1 << 16;
+        double *Ds = malloc(DS_MAX * sizeof *Ds);
+        if (!Ds) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto out_free;
+        }
+        C.d_ref[0] = 1.0;
+        for (int k = 1; k <= BL_CALIB_KMAX; k++) {
+            size_t nd = 0;
+            for (size_t ci = 0; ci < nc; ci++)
+                for (int d = 0; d < out[ci].nD[k] && nd < DS_MAX; d++) Ds[nd++] = out[ci].D[k][d];
+            qsort(Ds, nd, sizeof *Ds, cmp_dbl);
+            double med = nd ? (nd % 2 ? Ds[nd / 2] : 0.5 * (Ds[nd / 2 - 1] + Ds[nd / 2])) : 0.0;
+            C.d_ref[k] = med > BL_CALIB_DREF_MIN ? med : BL_CALIB_DREF_MIN;
+            for (size_t ci = 0; ci < nc; ci++) C.finetunings += out[ci].nD[k];
+        }
+        free(Ds);
+        size_t n = 0;
+        for (size_t ci = 0; ci < nc; ci++) n += out[ci].n;
+        C.cell = malloc((n ? n : 1) * sizeof *C.cell);
+        C.group = malloc((n ? n : 1) * sizeof *C.group);
+        C.score = malloc((n ? n : 1) * sizeof *C.score);
+        if (!C.cell || !C.group || !C.score) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t ci = 0; ci < nc && !st; ci++)
+            for (size_t i = 0; i < out[ci].n; i++) {
+                const item *v = &out[ci].it[i];
+                const double a = v->k ? v->gw * (1.0 + v->D / C.d_ref[v->k]) : v->gw;
+                C.cell[C.n] = v->cell;
+                C.group[C.n] = (int32_t)ci;
+                C.score[C.n] = v->e / a;
+                C.n++;
+            }
+        C.contexts = (int64_t)nc;
+        C.seconds = now_s() - t0;
+        C.known = 1;
+        if (!st) st = derive(&C, err);
+        if (st) bl_calib_free(&C);
+        else m->calib = C;
+    }
+out_free:
+    if (out)
+        for (size_t ci = 0; ci < nc; ci++) free(out[ci].it);
+    free(out);
+    if (fold_own)
+        for (size_t f = 0; f < n_folds; f++) bl_model_free(fold_own[f]);
+    free(fold_own);
+    free(fold);
+    free(held);
+    free(tr);
+    free(va);
+    free(ctxs);
+    free(members);
+    return st;
+}
