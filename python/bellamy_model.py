@@ -781,7 +781,7 @@ def _check_finetune(rec, n_props, members):
                for a in ("fit_scale_out", "fit_runtime_s", "fit_predicted_s", "fit_prior_s")]
         D = rec.get("finetune", "disagreement", "double")
         n = len(fit[0])
-        if any(len(a) != n for a in fit) or n == 0 or n != runs or not (D >= 0) or not math.isfinite(D):
+        if any(len(a) != n for a in fit) or n == 0 or n != runs or not (D >= 0):
             raise rec.fail("finetune/fit_scale_out, fit_runtime_s, fit_predicted_s and fit_prior_s must hold one "
                            "value per run (finetune/runs) and finetune/disagreement a number >= 0")
         for i in range(n):
@@ -796,10 +796,12 @@ def _check_finetune(rec, n_props, members):
 
 
 CALIB_KMAX = 5                         # runs calibrated: k = 0..5 (§P10; more runs count as 5)
-CALIB_CELLS = 2 * (CALIB_KMAX + 1)     # cell 2k: inside the runs' range, 2k + 1: outside
+CALIB_CELL_OTHER = 2 * (CALIB_KMAX + 1)  # a fine-tuned model on another context
+CALIB_CELLS = CALIB_CELL_OTHER + 1     # cell 2k: inside the runs' range, 2k + 1: outside, and the other
 CALIB_DREF_MIN = 0.01                  # the least D_ref
 CALIB_SUPPORT = 4.0                    # beyond this factor outside the support an interval is unbounded
 RUNTIME_MAX_S = 1e12                   # libbellamy's largest runtime (BL_RUNTIME_MAX_S)
+CALIB_HMAX = 4.605170185988091         # ln 100: a wider interval is unbounded (BL_CALIB_HMAX)
 LN2 = 0.69314718055994530942
 
 
@@ -813,7 +815,7 @@ def _calibration(rec):
     version = rec.get("calibration", "version", "int64")
     if version != 1:
         raise rec.fail("calibration version %d is not the one this reader reads (1): %s" % (
-            version, "a newer library wrote it" if version > 1 else "the file is damaged"), "version")
+            version, "a newer version wrote it" if version > 1 else "the file is damaged"), "version")
     contexts = rec.get("calibration", "contexts", "int64")
     finetunings = rec.get("calibration", "finetunings", "int64")
     seconds = rec.get("calibration", "seconds", "double")
@@ -821,10 +823,10 @@ def _calibration(rec):
     cell = rec.get("calibration", "cell", "int64 array")
     group = rec.get("calibration", "group", "int64 array")
     score = rec.get("calibration", "score", "double array")
-    if contexts < 0 or contexts > 0x7FFFFFFF or finetunings < 0 or len(d_ref) != CALIB_KMAX + 1 or \
-            len(cell) != len(group) or len(cell) != len(score):
-        raise rec.fail("calibration/contexts, finetunings, d_ref (%d values), cell, group and score (one length) "
-                       "out of range" % (CALIB_KMAX + 1))
+    if contexts < 0 or contexts > 0x7FFFFFFF or contexts > len(cell) or finetunings < 0 or \
+            len(d_ref) != CALIB_KMAX + 1 or len(cell) != len(group) or len(cell) != len(score):
+        raise rec.fail("calibration/contexts (at most one per score), finetunings, d_ref (%d values), cell, group "
+                       "and score (one length) out of range" % (CALIB_KMAX + 1))
     for k, d in enumerate(d_ref):
         if not (d > 0) or not math.isfinite(d):
             raise rec.fail("calibration/d_ref[%d] is %g (a positive number expected)" % (k, d))
@@ -1387,12 +1389,14 @@ class Model:
 
     def interval_basis(self, mismatch=False):
         """§P10.2: (k, factor) — the runs the interval is sized for and its widening. Not fine-tuned:
-        (0, 1); a fine-tuned model asked about another context (mismatch): (0, 2 · (1 + w))."""
+        (0, 1); a fine-tuned model asked about another context (mismatch): (0, 1 + w) read from the cell of
+        other contexts, or (0, 2 · (1 + w)) where the calibration has none (cell 0 then)."""
         if not self.tuned:
             return 0, 1.0
         w = self.ernest_weight if self.ernest_weight > 0 else 0.0
         if mismatch:
-            return 0, 2.0 * (1.0 + w)
+            other = self.calibration is not None and self.calibration["cells"][CALIB_CELL_OTHER] is not None
+            return 0, (1.0 if other else 2.0) * (1.0 + w)
         fx = self.tuned["fit_scale_out"]
         if fx:
             k = len(set(fx))
@@ -1401,7 +1405,7 @@ class Model:
             k = min(runs, 1000) if runs > 0 else 0
         k = min(k, CALIB_KMAX)
         D = self.tuned["disagreement"]
-        D = D if math.isfinite(D) and D > 0 else 0.0
+        D = D if D > 0 else 0.0                  # +inf: a fit that failed its runs (unbounded)
         d = self.calibration["d_ref"][k] if self.calibration and 0 <= k <= CALIB_KMAX else 0.0
         d_ref = d if d > CALIB_DREF_MIN else CALIB_DREF_MIN
         return k, (1.0 + w) * (1.0 + D / d_ref)
@@ -1411,7 +1415,7 @@ class Model:
                             "calibration off): intervals are unavailable; pre-train it again to get them"
                             % self.name, "unsupported")
 
-    def intervals(self, scale_outs, runtimes, coverage, k, factor):
+    def intervals(self, scale_outs, runtimes, coverage, k, factor, mismatch=False):
         """§P10.3–6: (lo, hi) lists around runtimes at scale_outs for a basis (k, factor); unbounded:
         lo 0, hi infinity."""
         cal = self.calibration
@@ -1433,7 +1437,11 @@ class Model:
             cell = 0 if k <= 0 else 3 if k == 1 else 2 * k if rlo < xi < rhi else 2 * k + 1
             inside = cell % 2 == 0 and k >= 2
             q = math.inf
-            for kk in range(k, -1, -1):          # a cell without scores: fewer runs, the same side
+            other = mismatch and cal["cells"][CALIB_CELL_OTHER] is not None
+            if other:                            # another context: its own cell, no fallback
+                q = calib_quantile(cal, CALIB_CELL_OTHER, coverage)
+                q = math.inf if math.isnan(q) else q
+            for kk in (range(k, -1, -1) if not other else ()):   # a cell without scores: fewer runs, the same side
                 c = calib_quantile(cal, 0 if kk == 0 else 3 if kk == 1 else 2 * kk + (0 if inside else 1), coverage)
                 if not math.isnan(c):
                     q = c
@@ -1441,7 +1449,9 @@ class Model:
             if not math.isfinite(q):
                 continue
             d = (_outside_by(xi, rlo, rhi) if k >= 1 else 0.0) + _outside_by(xi, plo, phi)
-            h = q * (1.0 + d / LN2) * factor
+            h = q * (1.0 + d / LN2) * factor if not (q == 0 and math.isinf(factor)) else math.nan
+            if not (h <= CALIB_HMAX):            # wider than a factor 100 either way: unbounded
+                continue
             lo, hi = p * _exp(-h), p * _exp(h)
             if not (hi <= RUNTIME_MAX_S):
                 continue
@@ -1461,8 +1471,9 @@ class Model:
             raise self._no_calibration()
         x = [float(v) for v in scale_outs]
         t, vals = self._predict(context, x)
-        k, factor = self.interval_basis(bool(self.context_differs(vals)))
-        lo, hi = self.intervals(x, t, coverage, k, factor)
+        mismatch = bool(self.context_differs(vals))
+        k, factor = self.interval_basis(mismatch)
+        lo, hi = self.intervals(x, t, coverage, k, factor, mismatch)
         return lo, t, hi
 
 

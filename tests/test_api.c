@@ -1003,7 +1003,7 @@ START_TEST(test_reproducer_no_impossible_numbers) {
     for (int i = 0; i < N; i++) x[i] = 1 + i;
     for (int which = 0; which < 2; which++) {
         const bl_predictor *q = which ? p : base;
-        ck_assert_msg(bl_predict_interval(q, ctx, 3, x, N, 0.9, lo, t, hi, NULL, &err) == BL_OK, "%s", err.message);
+        ck_assert_msg(bl_predict_interval(q, ctx, 3, x, N, 0.9, lo, t, hi, NULL, NULL, &err) == BL_OK, "%s", err.message);
         for (int i = 0; i < N; i++) {
             ck_assert_msg(t[i] > 0 && isfinite(t[i]), "%s: scale-out %g predicted %g", which ? "tuned" : "base", x[i], t[i]);
             ck_assert(lo[i] >= 0 && lo[i] <= t[i] && !(hi[i] < t[i]));
@@ -1017,10 +1017,11 @@ START_TEST(test_reproducer_no_impossible_numbers) {
     /* the fine-tuned intervals: bounded and growing with the distance from the runs (2..12) */
     ck_assert_msg(isfinite(hi[5]) && isfinite(hi[15]), "12: %g, 16: %g", hi[5], hi[15]);
     ck_assert_msg(log(hi[15] / t[15]) > log(hi[7] / t[7]), "16 machines %g vs 8 machines %g", hi[15] / t[15], hi[7] / t[7]);
-    /* the measured runtimes at the other scale-outs mostly lie inside */
+    /* the measured runtimes at the four other scale-outs mostly lie inside */
     int inside = 0;
-    for (int i = 0; i < 7; i++) inside += held_t[i] >= lo[xs[i] - 1] && held_t[i] <= hi[xs[i] - 1];
-    ck_assert_msg(inside >= 5, "%d of 7 runs inside their 0.9 intervals", inside);
+    for (int i = 0; i < 7; i++)
+        if (xs[i] != 2 && xs[i] != 6 && xs[i] != 12) inside += held_t[i] >= lo[xs[i] - 1] && held_t[i] <= hi[xs[i] - 1];
+    ck_assert_msg(inside >= 3, "%d of the 4 other runs inside their 0.9 intervals", inside);
     /* choices: never beyond the support, the fastest among the rest; a confident one by its upper bound */
     bl_choice ch;
     ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 1000, NULL, &ch, &err), BL_OK);
@@ -1032,24 +1033,25 @@ START_TEST(test_reproducer_no_impossible_numbers) {
     co.target_runtime_s = 1.25 * held_t[5];
     co.confidence = 0.9;
     ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 100, &co, &ch, &err), BL_OK);
-    if (!ch.fallback) {
-        ck_assert(ch.met_target && ch.hi_runtime_s <= co.target_runtime_s && ch.coverage == 0.9);
-        ck_assert(ch.runtime_s == t[(size_t)ch.scale_out - 1]);
-    }
+    ck_assert_msg(!ch.fallback, "%s", ch.reason); /* 1.25 × the runtime at 12 machines is reachable */
+    ck_assert(ch.met_target && ch.hi_runtime_s <= co.target_runtime_s && ch.coverage == 0.9);
+    ck_assert(ch.runtime_s == t[(size_t)ch.scale_out - 1]);
+    for (size_t i = 0; i + 1 < (size_t)ch.scale_out; i++) /* the smallest: no fewer machines' bound meets it */
+        ck_assert_msg(!(hi[i] <= co.target_runtime_s), "%zu machines: %g <= %g", i + 1, hi[i], co.target_runtime_s);
     /* confidence needs a target; coverage outside (0, 1) */
     co.target_runtime_s = 0;
     ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 10, &co, &ch, &err), BL_EINVAL);
-    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 1.0, lo, t, hi, NULL, &err), BL_EINVAL);
-    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 0, lo, t, hi, NULL, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 1.0, lo, t, hi, NULL, NULL, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 10, 0, lo, t, hi, NULL, NULL, &err), BL_EINVAL);
     /* another context than the fine-tuned one: a warning naming what differs, and a wider interval */
     bl_warnings *w = NULL;
     ck_assert_int_eq(bl_warnings_new(&w, &err), BL_OK);
     double own_lo, own_t, own_hi, x8 = 8;
-    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, &x8, 1, 0.9, &own_lo, &own_t, &own_hi, w, &err), BL_OK);
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, &x8, 1, 0.9, &own_lo, &own_t, &own_hi, NULL, w, &err), BL_OK);
     ck_assert_uint_eq(bl_warnings_count(w), 0);
     const bl_prop_value other[3] = {{"machine_type", "c5.xlarge"}, {"job_args", "q2"}, {"data_size_MB", "100"}};
     double o_lo, o_t, o_hi;
-    ck_assert_int_eq(bl_predict_interval(p, other, 3, &x8, 1, 0.9, &o_lo, &o_t, &o_hi, w, &err), BL_OK);
+    ck_assert_int_eq(bl_predict_interval(p, other, 3, &x8, 1, 0.9, &o_lo, &o_t, &o_hi, NULL, w, &err), BL_OK);
     ck_assert_uint_eq(bl_warnings_count(w), 1);
     ck_assert_int_eq(bl_warnings_kind(w, 0), BL_WARN_CONTEXT);
     ck_assert_msg(strstr(bl_warnings_message(w, 0), "machine_type c5.xlarge (runs: m5.2xlarge), data_size_MB 100 (runs: 400)"),
@@ -1089,9 +1091,9 @@ START_TEST(test_intervals_need_calibration) {
     bl_calib_free(&c->calib);
     ck_assert_int_eq(bl_predictor_wrap(c, &b, &err), BL_OK);
     double x[4] = {2, 8, 16, 100}, lo[4], t[4], hi[4], t2[4], lo2[4], hi2[4];
-    ck_assert_int_eq(bl_predict_interval(a, USER_CTX, 5, x, 4, 0.8, lo, t, hi, NULL, &err), BL_OK);
+    ck_assert_int_eq(bl_predict_interval(a, USER_CTX, 5, x, 4, 0.8, lo, t, hi, NULL, NULL, &err), BL_OK);
     ck_assert(isinf(hi[3]));
-    ck_assert_int_eq(bl_predict_interval(b, USER_CTX, 5, x, 4, 0.8, lo2, t2, hi2, NULL, &err), BL_EUNSUPPORTED);
+    ck_assert_int_eq(bl_predict_interval(b, USER_CTX, 5, x, 4, 0.8, lo2, t2, hi2, NULL, NULL, &err), BL_EUNSUPPORTED);
     ck_assert_msg(strstr(err.message, "carries no calibration") && strstr(err.message, "pre-train it again"), "%s",
                   err.message);
     ck_assert_int_eq(bl_predict(b, USER_CTX, 5, x, 4, t2, &err), BL_OK);
@@ -1130,9 +1132,10 @@ START_TEST(test_intervals_need_calibration) {
     ck_assert_int_eq(bl_model_load(path, NULL, &r, &err), BL_OK);
     ck_assert(r->calib.known && r->calib.n == a->m->calib.n && r->calib.contexts == a->m->calib.contexts);
     ck_assert_mem_eq(r->calib.score, a->m->calib.score, r->calib.n * sizeof(double));
-    for (int k = 0; k < BL_CALIB_CELLS; k++)
-        ck_assert(bl_calib_quantile(&r->calib, k, 0.5, NULL) == bl_calib_quantile(&a->m->calib, k, 0.5, NULL) ||
-                  isnan(bl_calib_quantile(&r->calib, k, 0.5, NULL)));
+    for (int k = 0; k < BL_CALIB_CELLS; k++) {
+        const double q1 = bl_calib_quantile(&r->calib, k, 0.5, NULL), q2 = bl_calib_quantile(&a->m->calib, k, 0.5, NULL);
+        ck_assert(q1 == q2 || (isnan(q1) && isnan(q2)));
+    }
     bl_model_free(r);
     bl_predictor_free(a);
     bl_predictor_free(b);
@@ -1425,7 +1428,7 @@ START_TEST(test_records_and_finetune_context) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.5.0");
+    ck_assert_str_eq(bl_version(), "0.6.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST

@@ -47,6 +47,30 @@ static int run(const char *fmt, ...) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Removes from g_err the lines holding needle (a note a tiny test model may rightly earn, such as a fit
+ * that misses its runs, where a test looks at the other notes); returns how many it removed. */
+static size_t drop_err_lines(const char *needle) {
+    size_t dropped = 0;
+    char *r = g_err, *w = g_err;
+    while (*r) {
+        char *end = strchr(r, '\n');
+        size_t len = end ? (size_t)(end - r) + 1 : strlen(r);
+        char keep = 1, save = r[len];
+        r[len] = '\0';
+        if (strstr(r, needle)) keep = 0;
+        r[len] = save;
+        if (keep) {
+            memmove(w, r, len);
+            w += len;
+        } else {
+            dropped++;
+        }
+        r += len;
+    }
+    *w = '\0';
+    return dropped;
+}
+
 static size_t count(const char *hay, const char *needle) {
     size_t n = 0;
     for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -101,9 +125,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_msg(strncmp(g_out, "bellamy-train 0.5.0\nkernels: ", strlen("bellamy-train 0.5.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-train 0.6.0\nkernels: ", strlen("bellamy-train 0.6.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.5.0\nkernels: ", strlen("bellamy-predict 0.5.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.6.0\nkernels: ", strlen("bellamy-predict 0.6.0\nkernels: ")) == 0, "%s", g_out);
     /* the kernel copy in use, capped by BELLAMY_CPU; a value the library cannot read is an error */
     EXPECT(0, "BELLAMY_CPU=generic %s --version", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "kernels: generic ("));
@@ -198,8 +222,9 @@ START_TEST(test_c3o_contexts) {
         if (strncmp(line, "job_type=", 9) && strncmp(line, "memory=", 7) && strncmp(line, "slots=", 6))
             le += (size_t)snprintf(ess + le, sizeof ess - le, " --set '%s'", line);
     }
-    EXPECT(0, "%s pretrain --data grest.tsv --schema '%s' --out grep.h5 --name grep --trials 1 --epochs 5 --members 1 "
-              "--threads 1 --quiet", g_train, sch);
+    /* enough epochs for runtimes the model knows (5 leave its output near 0 s: stand-ins, never chosen) */
+    EXPECT(0, "%s pretrain --data grest.tsv --schema '%s' --out grep.h5 --name grep --trials 1 --epochs 100 --grace 100 "
+              "--members 1 --threads 1 --quiet", g_train, sch);
     EXPECT(0, "%s --model grep.h5 %s --scale-out 2..12", g_predict, all);
     char want[65536];
     strcpy(want, g_out);
@@ -263,7 +288,7 @@ START_TEST(test_predict_table) {
     ck_assert_ptr_nonnull(strstr(g_out, "\n# intervals: 0.9 coverage, calibrated on "));
     ck_assert_ptr_nonnull(strstr(g_out, "\n12\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "# chosen: scale-out "));
-    ck_assert_ptr_nonnull(strstr(g_out, ": fastest of 11 candidates\n"));
+    ck_assert_ptr_nonnull(strstr(g_out, ": fastest of 11 candidates"));
     ck_assert_str_eq(g_err, "");
     /* single value and list */
     EXPECT(0, "%s --model model.h5 --name synth %s --scale-out 4", g_predict, g_sets);
@@ -356,6 +381,8 @@ START_TEST(test_finetune_guard_note) {
               "\"reach outside\" in m[\"why\"], m'", g_train);
     /* --guard off: the network alone, no note */
     EXPECT(0, "%s finetune --model model.h5 --data wide.tsv --out wide0.h5 --max-epochs 20 --guard off", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "\nfit to its runs (scale-out: measured, predicted, miss): "));
+    drop_err_lines("note: the fine-tuned model misses its own runs by up to "); /* 20 epochs of a tiny model */
     ck_assert_str_eq(g_err, "");
     EXPECT(0, "%s info --model wide0.h5", g_train);
     ck_assert_msg(strstr(g_out, "\nruntimes: the fine-tuned network\n"), "%s", g_out);
@@ -370,6 +397,7 @@ START_TEST(test_history_contexts_noted) {
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history runs.tsv", g_predict, g_sets);
     ck_assert_str_eq(g_err, "");
     EXPECT(0, "%s finetune --model model.h5 --data runs.tsv --out n1.h5 --max-epochs 20", g_train);
+    drop_err_lines("note: the fine-tuned model misses its own runs by up to ");
     ck_assert_str_eq(g_err, "");
     /* every context but the --set one */
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history rest.tsv", g_predict, g_sets);
@@ -687,6 +715,7 @@ START_TEST(test_skip_invalid) {
               "r9002,2024-04-02,q3,m5.2xlarge,many,200,99.5\\n' >> bad-runs.csv");
     EXPECT_ERR(1, "bad-runs.csv:5:", "%s finetune --model user.h5 --data bad-runs.csv --out s.h5", g_train);
     EXPECT(0, "%s finetune --model user.h5 --data bad-runs.csv --out s.h5 --skip-invalid", g_train);
+    drop_err_lines("note: the fine-tuned model misses its own runs by up to ");
     ck_assert_msg(strstr(g_err, "bellamy-train finetune: note: bad-runs.csv:5:") &&
                   strstr(g_err, "bellamy-train finetune: note: bad-runs.csv:6:") &&
                   strstr(g_err, "; row skipped (--skip-invalid)\n") &&
@@ -766,7 +795,7 @@ START_TEST(test_pretrain_ensemble_report) {
                   strstr(g_out, "member 2/2 (search seed 1, numbers log): best validation loss ") &&
                   strstr(g_out, "pre-trained 'rest' on 126 rows (7 contexts) in ") &&
                   strstr(g_out, ": an ensemble of 2 members (the median of their predictions), validated on ") &&
-                  count(g_out, "\n") == 3, "%s", g_out);
+                  strstr(g_out, "\nintervals: calibrated on ") && count(g_out, "\n") == 4, "%s", g_out);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out e.h5 --trials 2 --epochs 10 --members 1 "
               "--threads 1", g_train);
     ck_assert_msg(!strstr(g_err, "grace") && !strstr(g_err, "search 1/"), "%s", g_err); /* 10 epochs < the grace of 1000 */
@@ -1020,7 +1049,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.5.0\nkernels: ", strlen("dbmlsched-sim 0.5.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.6.0\nkernels: ", strlen("dbmlsched-sim 0.6.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);

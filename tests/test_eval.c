@@ -2,7 +2,10 @@
  * well-formed splits/predictions/summary files with finite predictions; reading its splits.tsv back
  * (on another thread count) reproduces the predictions exactly; bad split files fail with FILE:LINE
  * messages; bad command lines, and every option out of its bounds, are usage errors before any work;
- * a folder given for a data file (or a file for a folder) is named as such. */
+ * a folder given for a data file (or a file for a folder) is named as such; the intervals and
+ * decisions: the baselines' cross-context conformal quantile on constructed cases, decisions' regret,
+ * misses and "none meets it" on constructed cases, the new summary columns' values, and a model cache
+ * from before the calibration never passing for a calibrated fold model. */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -19,6 +22,7 @@
 #include "bench/eval/eval.h"
 #include "common/error.h"
 #include "data/synth.h"
+#include "model/model.h"
 
 /* The synthetic corpus as DIR/synth.tsv + DIR/synth.schema (6 contexts × 6 scale-outs × 3 reps). */
 static const char *corpus_dir(void) {
@@ -30,6 +34,25 @@ static const char *corpus_dir(void) {
     bl_synth_config_default(&c);
     c.n_contexts = 6;
     c.seed = 3;
+    bl_synth_corpus *corpus = NULL;
+    bl_error err;
+    ck_assert_int_eq(bl_synth_generate(&c, &corpus, &err), BL_OK);
+    ck_assert_int_eq(bl_synth_write(corpus, dir, "synth", &err), BL_OK);
+    bl_synth_free(corpus);
+    return dir;
+}
+
+/* A synthetic corpus of 20 contexts as DIR/synth.tsv + .schema: enough other contexts (19 ≥ 9) for a
+ * bounded cross-context 0.9 interval. */
+static const char *corpus20_dir(void) {
+    static char dir[4096];
+    if (dir[0]) return dir;
+    snprintf(dir, sizeof dir, "%s/corpus20", bl_test_tmpdir());
+    mkdir(dir, 0777);
+    bl_synth_config c;
+    bl_synth_config_default(&c);
+    c.n_contexts = 20;
+    c.seed = 5;
     bl_synth_corpus *corpus = NULL;
     bl_error err;
     ck_assert_int_eq(bl_synth_generate(&c, &corpus, &err), BL_OK);
@@ -83,6 +106,43 @@ static int run_eval(const char *out, const char *threads, const char *splits) {
 
 #define MAXL 4096
 
+/* The summary's columns from coverage90 on (fields 12..22) of one line. */
+typedef struct newcols {
+    double cov, cov_b, unb, width, width_med;
+    unsigned long decisions;
+    double reg_fast, reg_cheap, reg_dl, miss, none;
+} newcols;
+
+static newcols parse_new_columns(const char *line) {
+    const char *p = line;
+    for (int k = 0; k < 11; k++) p = strchr(p, '\t') + 1;
+    newcols c;
+    ck_assert_int_eq(sscanf(p, "%lf\t%lf\t%lf\t%lf\t%lf\t%lu\t%lf\t%lf\t%lf\t%lf\t%lf", &c.cov, &c.cov_b, &c.unb,
+                            &c.width, &c.width_med, &c.decisions, &c.reg_fast, &c.reg_cheap, &c.reg_dl, &c.miss, &c.none), 11);
+    return c;
+}
+
+/* Sane values: shares in [0, 1] (or NaN), widths > 0, regrets of the fastest and the cheapest choice
+ * ≥ 0 (the best is the best under the same means), a deadline regret > −1; the noise floor has none. */
+static void check_new_columns(const char *line) {
+    newcols c = parse_new_columns(line);
+    const int floor = strstr(line, "\tnoise-floor\t") != NULL;
+    const double share[] = { c.cov, c.cov_b, c.unb, c.miss, c.none };
+    for (size_t k = 0; k < sizeof share / sizeof share[0]; k++)
+        ck_assert_msg(isnan(share[k]) || (share[k] >= 0 && share[k] <= 1), "%s: share %g", line, share[k]);
+    ck_assert_msg(isnan(c.width) || c.width > 0, "%s", line);
+    ck_assert_msg(isnan(c.width_med) || c.width_med > 0, "%s", line);
+    ck_assert_msg(isnan(c.reg_fast) || c.reg_fast >= -1e-12, "%s", line);
+    ck_assert_msg(isnan(c.reg_cheap) || c.reg_cheap >= -1e-12, "%s", line);
+    ck_assert_msg(isnan(c.reg_dl) || c.reg_dl > -1, "%s", line);
+    if (floor) {
+        ck_assert(isnan(c.cov) && isnan(c.reg_fast) && c.decisions == 0);
+    } else if (strstr(line, "\tinterp\t0\t") == NULL) { /* a cell with splits has intervals and decisions */
+        ck_assert_msg(!isnan(c.cov) && !isnan(c.unb), "%s", line);
+        ck_assert_msg(c.decisions > 0 && !isnan(c.reg_fast) && !isnan(c.reg_cheap), "%s", line);
+    }
+}
+
 START_TEST(eval_writes_well_formed_files) {
     char out[4096], path[8192];
     snprintf(out, sizeof out, "%s/run1", bl_test_tmpdir());
@@ -120,7 +180,7 @@ START_TEST(eval_writes_well_formed_files) {
     char *pr = slurp(path);
     static char *pl[4 * MAXL];
     size_t np = lines_of(pr, pl, 4 * MAXL);
-    ck_assert_str_eq(pl[0], "split_id\tmethod\tpredicted\tactual");
+    ck_assert_str_eq(pl[0], "split_id\tmethod\tpredicted\tactual\tlo90\thi90");
     ck_assert_uint_eq(np - 1, BL_EVAL_N_METHODS * (ns - 1));
     /* the noise floor, recomputed here: the median of the test run's repetitions (the other runs of
      * its context at its scale-out; the corpus has 3 of each, so the mean of the other two) */
@@ -134,11 +194,16 @@ START_TEST(eval_writes_well_formed_files) {
     for (size_t i = 1; i < np; i++) {
         char id[128], method[32];
         double pred, actual;
-        ck_assert_int_eq(count_fields(pl[i]), 4);
-        ck_assert_int_eq(sscanf(pl[i], "%127[^\t]\t%31[^\t]\t%lf\t%lf", id, method, &pred, &actual), 4);
+        double lo, hi;
+        ck_assert_int_eq(count_fields(pl[i]), 6);
+        ck_assert_int_eq(sscanf(pl[i], "%127[^\t]\t%31[^\t]\t%lf\t%lf\t%lf\t%lf", id, method, &pred, &actual, &lo, &hi), 6);
         ck_assert_msg(isfinite(pred), "prediction %s %s not finite", id, method);
         ck_assert(actual > 0);
         ck_assert_int_ge(bl_eval_method_index(method), 0);
+        /* every predictor has an interval around its prediction (bounded or, with this few contexts,
+         * unbounded: 0 and inf); the noise floor none */
+        if (strcmp(method, "noise-floor") == 0) ck_assert(isnan(lo) && isnan(hi));
+        else ck_assert_msg(lo >= 0 && lo <= pred && hi >= pred, "%s %s: [%g, %g] around %g", id, method, lo, hi, pred);
         if (strcmp(method, "noise-floor") != 0) continue;
         unsigned long test = ULONG_MAX; /* the split's test row, from splits.tsv */
         for (size_t j = 1; j < ns && test == ULONG_MAX; j++)
@@ -167,12 +232,16 @@ START_TEST(eval_writes_well_formed_files) {
     snprintf(path, sizeof path, "%s/summary.tsv", out);
     char *su = slurp(path);
     size_t nsu = lines_of(su, lines, MAXL);
-    ck_assert_str_eq(lines[0], "algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean");
+    ck_assert_str_eq(lines[0], "algorithm\tmethod\tn\tkind\tsplits\tfailed\tmre_mean\tmre_median\tmre_p90\tmae_s\tfit_ms_mean"
+                               "\tcoverage90\tcoverage90_bounded\tunbounded_share\twidth90_mean\twidth90_median\tdecisions"
+                               "\tregret_fastest_runtime\tregret_cheapest_cost\tregret_deadline_cost\tdeadline_miss"
+                               "\tdeadline_none_meets");
     /* (synth + ALL) × 5 methods × 2 kinds × (n = 1..3 and "2-3") */
     ck_assert_uint_eq(nsu - 1, 2 * BL_EVAL_N_METHODS * 2 * 4);
     int saw_all_ernest = 0;
     for (size_t i = 1; i < nsu; i++) {
-        ck_assert_int_eq(count_fields(lines[i]), 11);
+        ck_assert_int_eq(count_fields(lines[i]), 22);
+        check_new_columns(lines[i]);
         char algo[32], method[32], n[8], kind[8];
         unsigned long count, failed;
         double mre;
@@ -191,8 +260,14 @@ START_TEST(eval_writes_well_formed_files) {
     ck_assert_uint_ge(lines_of(pt, lines, MAXL), 2);
     snprintf(path, sizeof path, "%s/plot.gp", out);
     ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/coverage.gp", out);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/coverage.dat", out);
+    ck_assert_int_eq(access(path, R_OK), 0);
     if (access("/usr/bin/gnuplot", X_OK) == 0) {
         snprintf(path, sizeof path, "%s/mre.svg", out);
+        ck_assert_int_eq(access(path, R_OK), 0);
+        snprintf(path, sizeof path, "%s/coverage.svg", out);
         ck_assert_int_eq(access(path, R_OK), 0);
     }
     free(sp); free(pr); free(su); free(pt);
@@ -554,6 +629,300 @@ START_TEST(eval_model_cache_follows_the_schema) {
 }
 END_TEST
 
+/* ---- intervals and decisions --------------------------------------------------------------------- */
+
+/* The group-weighted conformal quantile (models/README.md §P10 step 5) on cases worked by hand. */
+START_TEST(eval_group_quantile_exact) {
+    double sc[40];
+    size_t gr[40];
+    /* 19 groups of one score each, 1..19: need = 0.9 · 20 = 18, so the 18th smallest */
+    for (size_t i = 0; i < 19; i++) {
+        sc[i] = (double)(19 - i); /* any order */
+        gr[i] = 100 + i;          /* any labels */
+    }
+    ck_assert_double_eq(bl_eval_group_quantile(sc, gr, 19, 0.9), 18.0);
+    /* 9 groups: need = 9 = G, the largest; 8 groups: need 8.1 > 8, unbounded */
+    for (size_t i = 0; i < 9; i++) { sc[i] = 0.1 * (double)(i + 1); gr[i] = i; }
+    ck_assert_double_eq_tol(bl_eval_group_quantile(sc, gr, 9, 0.9), 0.9, 1e-15);
+    ck_assert(isinf(bl_eval_group_quantile(sc, gr, 8, 0.9)));
+    ck_assert(isinf(bl_eval_group_quantile(sc, gr, 0, 0.9)));
+    /* each group weighs 1 however many scores it has: 18 groups of one score (1..18) and a 19th with
+     * two, 0.5 and 100 (0.5 each). Ascending: 0.5 (cum 0.5), 1 (1.5), ..., k (k + 0.5): need 18 is
+     * reached at k = 18 (18.5), not at 17 (17.5). At coverage 0.95 (need 19 = G) the cumulative weight
+     * at 18 is 18.5, so it takes the last score, 100 (19.0) */
+    for (size_t i = 0; i < 18; i++) { sc[i] = (double)(i + 1); gr[i] = i; }
+    sc[18] = 0.5; gr[18] = 18;
+    sc[19] = 100; gr[19] = 18;
+    ck_assert_double_eq(bl_eval_group_quantile(sc, gr, 20, 0.9), 18.0);
+    ck_assert_double_eq(bl_eval_group_quantile(sc, gr, 20, 0.95), 100.0);
+    /* two groups of many scores each vs their weight: G = 2, need 2.7 > 2 at 0.9: unbounded */
+    for (size_t i = 0; i < 30; i++) { sc[i] = (double)i; gr[i] = i % 2; }
+    ck_assert(isinf(bl_eval_group_quantile(sc, gr, 30, 0.9)));
+    /* coverage 0.5 of those two: need 1.5: the 30 scores weigh 1/15 each, ascending 0, 1, 2, ...; the
+     * running sum reaches 1.5 · (1 − 1e-12) at the 23rd score (22 · 1/15 = 1.4667 < 1.5 ≤ 23/15) */
+    ck_assert_double_eq(bl_eval_group_quantile(sc, gr, 30, 0.5), 22.0);
+}
+END_TEST
+
+/* Loads the 20-context corpus and draws every context's splits (n = 1..2, 2 per cell). */
+static void load20(bl_eval *ev, size_t contexts) {
+    bl_eval_opts o;
+    bl_eval_opts_default(&o);
+    o.contexts = contexts;
+    o.splits_per_cell = 2;
+    o.max_n = 2;
+    o.methods = 1u << BL_EVAL_ERNEST;
+    bl_error err;
+    ck_assert_int_eq(bl_eval_init(ev, &o, &err), BL_OK);
+    char data[8192], schema[8192];
+    snprintf(data, sizeof data, "%s/synth.tsv", corpus20_dir());
+    snprintf(schema, sizeof schema, "%s/synth.schema", corpus20_dir());
+    ck_assert_int_eq(bl_eval_add_algo(ev, "synth", data, schema, NULL, NULL, &err), BL_OK);
+    ck_assert_int_eq(bl_eval_draw_splits(ev, &err), BL_OK);
+}
+
+/* The cross-context interval of a baseline: with Ernest's errors set by hand (context c's first split of
+ * a cell off by 0.01·(c + 1), its second by 1 + 0.01·(c + 1), in ln), a split's q is the 0.9 quantile of
+ * the OTHER 19 contexts' errors of its n and kind, each context weighing 1 (0.5 per split): the 19 small
+ * ones sum to 9.5, so need = 0.9 · 20 = 18 takes 17 of the large ones — the 17th smallest large error
+ * of the others. Interpolation cells, set to exact predictions, are a cell of their own (q = 0); with 6
+ * contexts (5 others) every interval is unbounded. */
+START_TEST(eval_cross_context_interval_exact) {
+    bl_eval ev;
+    load20(&ev, 0);
+    const bl_dataset *ds = ev.algos[0].ds;
+    ck_assert_uint_eq(ds->n_contexts, 20);
+    for (size_t i = 0; i < ev.n_splits; i++) {
+        bl_eval_split *s = &ev.splits[i];
+        const double y = ds->runtime_s[s->test];
+        const int second = s->id[strlen(s->id) - 1] == '1'; /* ...-e00 / -e01 */
+        const double e = (second ? 1.0 : 0.0) + 0.01 * (double)(s->context + 1);
+        s->pred[BL_EVAL_ERNEST] = s->kind == BL_EVAL_INTERP ? y : y / exp(e);
+    }
+    bl_error err;
+    ck_assert_int_eq(bl_eval_intervals(&ev, &err), BL_OK);
+    size_t checked = 0;
+    for (size_t i = 0; i < ev.n_splits; i++) {
+        const bl_eval_split *s = &ev.splits[i];
+        const double p = s->pred[BL_EVAL_ERNEST];
+        if (s->kind == BL_EVAL_INTERP) {
+            ck_assert_double_eq_tol(s->lo[BL_EVAL_ERNEST], p, 1e-12 * p);
+            ck_assert_double_eq_tol(s->hi[BL_EVAL_ERNEST], p, 1e-12 * p);
+            continue;
+        }
+        double large[20];
+        size_t k = 0;
+        for (size_t c = 0; c < 20; c++)
+            if (c != s->context) large[k++] = 1.0 + 0.01 * (double)(c + 1); /* ascending */
+        ck_assert_uint_eq(k, 19);
+        const double q = large[16];
+        ck_assert_double_eq_tol(s->lo[BL_EVAL_ERNEST], p * exp(-q), 1e-9 * p);
+        ck_assert_double_eq_tol(s->hi[BL_EVAL_ERNEST], p * exp(q), 1e-9 * p);
+        checked++;
+    }
+    ck_assert_uint_eq(checked, 20 * 2 * 2); /* n = 1 and 2, two extrapolation splits each */
+    ck_assert(isnan(ev.splits[0].lo[BL_EVAL_BELL])); /* a method not run has none */
+    bl_eval_free(&ev);
+
+    load20(&ev, 6);
+    for (size_t i = 0; i < ev.n_splits; i++) ev.splits[i].pred[BL_EVAL_ERNEST] = 100.0;
+    ck_assert_int_eq(bl_eval_intervals(&ev, &err), BL_OK);
+    for (size_t i = 0; i < ev.n_splits; i++) {
+        ck_assert_double_eq(ev.splits[i].lo[BL_EVAL_ERNEST], 0.0);
+        ck_assert(isinf(ev.splits[i].hi[BL_EVAL_ERNEST]));
+    }
+    bl_eval_free(&ev);
+}
+END_TEST
+
+/* Decisions on constructed candidates. Means 100, 60, 45, 40, 38, 37 s at 2..12 machines: the fastest
+ * is 12, the cheapest (x · mean 200, 240, 270, 320, 380, 444) 2, the deadline 1.25 · 37 = 46.25 s, met
+ * by 6..12, the cheapest of which is 6. */
+START_TEST(eval_decisions_constructed) {
+    const double x[6] = { 2, 4, 6, 8, 10, 12 }, mean[6] = { 100, 60, 45, 40, 38, 37 };
+    double pred[6], lo[6], hi[6];
+    bl_eval_decision d;
+    /* predictions equal to the means, tight intervals: no regret, no miss, no fallback */
+    for (int i = 0; i < 6; i++) { pred[i] = mean[i]; lo[i] = 0.99 * mean[i]; hi[i] = 1.01 * mean[i]; }
+    for (int goal = 0; goal < BL_EVAL_N_GOALS; goal++) {
+        bl_eval_decide_one(goal, x, mean, pred, lo, hi, NULL, 6, &d);
+        ck_assert_int_eq(d.made, 1);
+        ck_assert_double_eq(d.regret, 0.0);
+        ck_assert_double_eq(d.chosen, d.best);
+        ck_assert_int_eq(d.miss, 0);
+        ck_assert_int_eq(d.none, 0);
+    }
+    bl_eval_decide_one(BL_EVAL_GOAL_FASTEST, x, mean, pred, NULL, NULL, NULL, 6, &d);
+    ck_assert(d.made && d.chosen == 12 && d.regret == 0.0);
+    bl_eval_decide_one(BL_EVAL_GOAL_CHEAPEST, x, mean, pred, NULL, NULL, NULL, 6, &d);
+    ck_assert(d.made && d.chosen == 2 && d.regret == 0.0);
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.chosen == 6 && d.best == 6);
+    /* without intervals a deadline at a confidence is not decided (a model without calibration) */
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, NULL, NULL, NULL, 6, &d);
+    ck_assert_int_eq(d.made, 0);
+    ck_assert(isnan(d.regret));
+    /* a miss: 4 machines predicted at 44 s (within the deadline, confidently) but measured 60 s; it is
+     * cheaper than the best that meets the deadline, so its cost regret is 240 / 270 − 1 < 0 */
+    pred[1] = 44; lo[1] = 43.9; hi[1] = 44.1;
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.made && d.chosen == 4 && d.miss == 1 && d.none == 0);
+    ck_assert_double_eq_tol(d.regret, 240.0 / 270.0 - 1.0, 1e-12);
+    /* none meets it: upper ends twice the predictions (the least 74 s) — the chooser falls back to the
+     * fastest predicted (12), which in fact meets the deadline: not a miss, cost regret 444 / 270 − 1 */
+    for (int i = 0; i < 6; i++) { pred[i] = mean[i]; lo[i] = 0.5 * mean[i]; hi[i] = 2 * mean[i]; }
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.made && d.none == 1 && d.miss == 0 && d.chosen == 12);
+    ck_assert_double_eq_tol(d.regret, 444.0 / 270.0 - 1.0, 1e-12);
+    /* every interval unbounded: none meets it either, the same fallback; and a fallback that misses:
+     * predictions that make 2 machines look fastest */
+    for (int i = 0; i < 6; i++) { lo[i] = 0; hi[i] = INFINITY; }
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.made && d.none == 1 && d.miss == 0 && d.chosen == 12);
+    pred[0] = 10;
+    bl_eval_decide_one(BL_EVAL_GOAL_DEADLINE, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.made && d.none == 1 && d.miss == 1 && d.chosen == 2);
+    /* without a confidence an unbounded interval's prediction is taken as it is: fastest is 2 (10 s
+     * predicted), 100 / 37 − 1 in runtime */
+    bl_eval_decide_one(BL_EVAL_GOAL_FASTEST, x, mean, pred, lo, hi, NULL, 6, &d);
+    ck_assert(d.made && d.chosen == 2);
+    ck_assert_double_eq_tol(d.regret, 100.0 / 37.0 - 1.0, 1e-12);
+    /* a candidate whose runtime is unknown (beyond 4 × the support) is never chosen */
+    pred[0] = mean[0];
+    const unsigned char known[6] = { 1, 1, 1, 1, 1, 0 };
+    bl_eval_decide_one(BL_EVAL_GOAL_FASTEST, x, mean, pred, NULL, NULL, known, 6, &d);
+    ck_assert(d.made && d.chosen == 10);
+    ck_assert_double_eq_tol(d.regret, 38.0 / 37.0 - 1.0, 1e-12);
+}
+END_TEST
+
+/* On 20 contexts Ernest and Bell get bounded cross-context intervals: coverage, widths and decisions
+ * with sane values in summary.tsv, one row set per (method, n, kind), the decisions the same on both
+ * kind rows. */
+START_TEST(eval_interval_columns_on_many_contexts) {
+    char out[4096], path[8192];
+    snprintf(out, sizeof out, "%s/run20", bl_test_tmpdir());
+    const char *argv[] = { "bellamy-eval", "--data", corpus20_dir(), "--schemas", corpus20_dir(), "--out", out, "--quiet",
+                           "--methods", "ernest,bell,noise-floor", "--contexts", "0", "--splits-per-cell", "3",
+                           "--max-n", "3" };
+    ck_assert_int_eq(bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv), 0);
+    snprintf(path, sizeof path, "%s/summary.tsv", out);
+    char *su = slurp(path);
+    static char *lines[MAXL];
+    size_t n = lines_of(su, lines, MAXL);
+    ck_assert_uint_eq(n - 1, 2 * 3 * 2 * 4);
+    int bounded_rows = 0, twins = 0;
+    for (size_t i = 1; i < n; i++) {
+        check_new_columns(lines[i]);
+        newcols c = parse_new_columns(lines[i]);
+        if (strstr(lines[i], "\tnoise-floor\t")) continue;
+        if (!isnan(c.width)) {
+            bounded_rows++;
+            ck_assert(c.unb < 1 && !isnan(c.cov_b) && c.width_med > 0);
+        }
+        char algo[32], method[32], nl[8], kind[8], twin[128];
+        ck_assert_int_eq(sscanf(lines[i], "%31s %31s %7s %7s", algo, method, nl, kind), 4);
+        if (strcmp(kind, "extrap") != 0) continue;
+        /* its interp twin (algorithm, method and n alike) shows the same decisions */
+        snprintf(twin, sizeof twin, "%s\t%s\t%s\tinterp\t", algo, method, nl);
+        for (size_t j = 1; j < n; j++) {
+            if (strncmp(lines[j], twin, strlen(twin)) != 0) continue;
+            newcols t = parse_new_columns(lines[j]);
+            ck_assert_uint_eq(c.decisions, t.decisions);
+            const double a[] = { c.reg_fast, c.reg_cheap, c.reg_dl, c.miss, c.none },
+                         b[] = { t.reg_fast, t.reg_cheap, t.reg_dl, t.miss, t.none };
+            for (int k = 0; k < 5; k++) ck_assert_msg(a[k] == b[k] || (isnan(a[k]) && isnan(b[k])), "%s", lines[i]);
+            twins++;
+        }
+    }
+    ck_assert_int_eq(twins, 2 * 2 * 4);
+    ck_assert_int_gt(bounded_rows, 0);
+    free(su);
+}
+END_TEST
+
+/* How many files in dir have `part` in their name. */
+static int count_files(const char *dir, const char *part) {
+    int k = 0;
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *de; (de = readdir(d));) k += strstr(de->d_name, part) != NULL;
+    closedir(d);
+    return k;
+}
+
+/* The model cache from before the calibration held files of searches only (no calibration). Such a
+ * cache never passes for calibrated fold models: the searches are reused, each fold model is calibrated
+ * again (Bellamy's intervals are there, not NaN) and its calibrated file written; an uncalibrated
+ * model under a calibrated file's name is replaced. */
+START_TEST(eval_model_cache_before_calibration_not_reused) {
+    char out[4096], cache[4200], pred1[4300], pred2[4300], tsv[4200], sch[4200], cmd[13000];
+    snprintf(out, sizeof out, "%s/calcache-run", bl_test_tmpdir());
+    snprintf(cache, sizeof cache, "%s/calcache", bl_test_tmpdir());
+    snprintf(tsv, sizeof tsv, "%s/synth.tsv", corpus_dir());
+    snprintf(sch, sizeof sch, "%s/synth.schema", corpus_dir());
+    snprintf(pred1, sizeof pred1, "%s/predictions-1.tsv", bl_test_tmpdir());
+    snprintf(pred2, sizeof pred2, "%s/predictions.tsv", out);
+    const char *argv[] = { "bellamy-eval", "--data", tsv, "--schema", sch, "--out", out, "--quiet",
+                           "--methods", "bellamy", "--members", "1", "--contexts", "3", "--splits-per-cell", "1",
+                           "--max-n", "2", "--epochs", "10", "--grace", "5", "--trials", "1", "--ft-epochs", "20",
+                           "--ft-patience", "10", "--model-cache", cache };
+    const int argc = (int)(sizeof argv / sizeof argv[0]);
+    ck_assert_int_eq(bl_eval_main(argc, (char **)argv), 0);
+    const int cal = count_files(cache, "-cal2k"), all = count_files(cache, ".h5");
+    ck_assert_int_gt(cal, 0);
+    ck_assert_int_eq(all, 2 * cal); /* one search and one calibrated fold model per fold */
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", pred2, pred1);
+    ck_assert_int_eq(system(cmd), 0);
+    char *text = slurp(pred1);
+    static char *pl[MAXL];
+    size_t np = lines_of(text, pl, MAXL);
+    for (size_t i = 1; i < np; i++) { /* calibrated: an interval (here, with few contexts, unbounded) */
+        double pred, actual, lo, hi;
+        ck_assert_int_eq(sscanf(strchr(strchr(pl[i], '\t') + 1, '\t') + 1, "%lf\t%lf\t%lf\t%lf", &pred, &actual, &lo, &hi), 4);
+        ck_assert_msg(!isnan(lo) && !isnan(hi), "%s", pl[i]);
+    }
+    free(text);
+    /* the cache as a harness before the calibration left it: its searches only */
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/*-cal2k*.h5", cache);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(bl_eval_main(argc, (char **)argv), 0);
+    ck_assert_int_eq(count_files(cache, "-cal2k"), cal);
+    char *a = slurp(pred1), *b = slurp(pred2);
+    ck_assert_str_eq(a, b); /* the same searches, calibrated again: the same predictions and intervals */
+    free(b);
+    /* a search's (uncalibrated) file under each calibrated name: not used, replaced */
+    DIR *d = opendir(cache);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *de; (de = readdir(d));) {
+        char *tag = strstr(de->d_name, "-m1-cal2k");
+        if (!tag) continue;
+        char search[512];
+        snprintf(search, sizeof search, "%.*s.h5", (int)(tag - de->d_name), de->d_name);
+        snprintf(cmd, sizeof cmd, "cp '%s/%s' '%s/%s'", cache, search, cache, de->d_name);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    closedir(d);
+    ck_assert_int_eq(bl_eval_main(argc, (char **)argv), 0);
+    b = slurp(pred2);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    d = opendir(cache);
+    for (struct dirent *de; (de = readdir(d));) {
+        if (!strstr(de->d_name, "-cal2k")) continue;
+        char file[4500];
+        snprintf(file, sizeof file, "%s/%s", cache, de->d_name);
+        bl_model *m = NULL;
+        bl_error err;
+        ck_assert_msg(bl_model_load(file, NULL, &m, &err) == BL_OK, "%s", err.message);
+        ck_assert_msg(m->calib.known, "%s is not calibrated", file);
+        bl_model_free(m);
+    }
+    closedir(d);
+}
+END_TEST
+
 START_TEST(eval_options_checked_up_front) {
     const char *bad[][2] = {
         { "--stop-mae", "-5" },       { "--stop-rel", "-5" },          { "--trials", "99" },
@@ -613,6 +982,11 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_command_line_errors);
     tcase_add_test(tc, eval_folder_for_a_file);
     tcase_add_test(tc, eval_options_checked_up_front);
+    tcase_add_test(tc, eval_group_quantile_exact);
+    tcase_add_test(tc, eval_cross_context_interval_exact);
+    tcase_add_test(tc, eval_decisions_constructed);
+    tcase_add_test(tc, eval_interval_columns_on_many_contexts);
+    tcase_add_test(tc, eval_model_cache_before_calibration_not_reused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2183,7 +2183,7 @@ START_TEST(calibration_quantile_exact_values) {
     bl_interval_basis b = {.k = 2, .factor = 1};
     const double x[4] = {4, 16, 100, 1000}, pt[4] = {100, 100, 100, 100};
     double lo[4], hi[4];
-    ck_assert_int_eq(bl_model_interval(&m, &b, 0.85, x, pt, 4, lo, hi, &err), BL_OK);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.85, x, pt, 4, lo, hi, NULL, &err), BL_OK);
     ck_assert_double_eq_tol(hi[0], 100 * exp(0.9), 1e-12); /* inside: q = 0.9, no widening */
     ck_assert_double_eq_tol(lo[0], 100 * exp(-0.9), 1e-12);
     /* 16: outside the runs by ln 2 and the pre-training by ln(4/3); cell 5 is empty: k = 1's cell 3 too,
@@ -2199,16 +2199,16 @@ START_TEST(calibration_quantile_exact_values) {
     memset(&e, 0, sizeof e);
     ck_assert_int_eq(bl_calib_copy(&e, &src, &err), BL_OK);
     m.calib = e;
-    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, &err), BL_OK);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, NULL, &err), BL_OK);
     const double q5 = bl_calib_quantile(&e, 5, 0.5, NULL), g = 1 + (log(16.0 / 8) + log(16.0 / 12)) / log(2.0);
     ck_assert(q5 == 0.9);
     ck_assert_double_eq_tol(hi[1], 100 * exp(q5 * g), 1e-9);
     b.factor = 2; /* runs that disagree: twice as wide in log */
-    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, &err), BL_OK);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 4, lo, hi, NULL, &err), BL_OK);
     ck_assert_double_eq_tol(hi[1], 100 * exp(2 * q5 * g), 1e-9);
     /* a stand-in (below 1 % of the least runtime known) has no interval; the floor's stand-in is positive */
     const double tiny = 0.1;
-    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, &tiny, 1, lo, hi, &err), BL_OK);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, &tiny, 1, lo, hi, NULL, &err), BL_OK);
     ck_assert(isinf(hi[0]));
     ck_assert_double_eq(bl_model_runtime_floor(&m), 0.5);
     ck_assert(bl_model_positive(-1e300, 0.5) > 0 && bl_model_positive(-1, 0.5) < bl_model_positive(0, 0.5));
@@ -2218,9 +2218,9 @@ START_TEST(calibration_quantile_exact_values) {
     ck_assert_double_eq(bl_model_floor(24, 30, 2, 300, 12, 40), 30);
     ck_assert_double_eq(bl_model_floor(1, -5, 2, 300, 12, 40), 150);
     ck_assert(isnan(bl_model_floor(24, NAN, 2, 300, 12, 40)));
-    ck_assert_int_eq(bl_model_interval(&m, &b, 1.0, x, pt, 1, lo, hi, &err), BL_EINVAL);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 1.0, x, pt, 1, lo, hi, NULL, &err), BL_EINVAL);
     m.calib.known = 0;
-    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 1, lo, hi, &err), BL_EUNSUPPORTED);
+    ck_assert_int_eq(bl_model_interval(&m, &b, 0.5, x, pt, 1, lo, hi, NULL, &err), BL_EUNSUPPORTED);
     bl_calib_free(&c);
     bl_calib_free(&e);
 }

@@ -102,10 +102,10 @@ install_check() {
     done
     local reader=$stage$PKG_LIBEXECDIR/bellamy/bellamy-model-reader
     [ -x "$reader" ] || fail "$PKG_LIBEXECDIR/bellamy/bellamy-model-reader not installed"
-    [ -f "$lib/libbellamy.so.1" ] || fail "$PKG_LIBDIR/libbellamy.so.1 not installed"
-    if [ -f "$lib/libbellamy.so.1" ]; then
-        no_cuda "$lib/libbellamy.so.1"
-        no_tree_rpath "$lib/libbellamy.so.1"
+    [ -f "$lib/libbellamy.so.2" ] || fail "$PKG_LIBDIR/libbellamy.so.2 not installed"
+    if [ -f "$lib/libbellamy.so.2" ]; then
+        no_cuda "$lib/libbellamy.so.2"
+        no_tree_rpath "$lib/libbellamy.so.2"
     fi
     for h in bellamy.h train.h sched.h; do
         cmp -s "$PKG_SOURCE_ROOT/include/bellamy/$h" "$stage$PKG_INCLUDEDIR/bellamy/$h" ||

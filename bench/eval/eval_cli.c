@@ -194,7 +194,7 @@ int bl_eval_main(int argc, char **argv) {
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema of a single --data FILE", NULL, 0, NULL, 0 },
         { "pretrain-data", BL_OPT_STRING, &pre_data, "FILE", "cross-environment: pre-train Bellamy on this file instead of k-fold", NULL, 0, NULL, 0 },
         { "pretrain-schema", BL_OPT_STRING, &pre_schema, "FILE", "schema of --pretrain-data", NULL, 0, NULL, 0 },
-        { "out", BL_OPT_STRING, &out, "DIR", "output folder (created): splits.tsv, predictions.tsv, summary.tsv, pretrain.tsv, mre.svg", NULL, 1, NULL, 0 },
+        { "out", BL_OPT_STRING, &out, "DIR", "output folder (created): splits.tsv, predictions.tsv, summary.tsv, pretrain.tsv, mre.svg, coverage.svg", NULL, 1, NULL, 0 },
         { "splits", BL_OPT_STRING, &splits, "FILE", "read the splits from FILE (format of splits.tsv) instead of drawing", NULL, 0, NULL, 0 },
         { "algorithms", BL_OPT_STRING, &algos, "a,b", "only these data files (by name without extension)", "all", 0, NULL, 0 },
         { "methods", BL_OPT_STRING, &methods, "a,b", "bellamy, bellamy-scratch, ernest, bell, noise-floor (the median of the test run's repetitions: a reference)", "all", 0, NULL, 0 },
@@ -432,7 +432,7 @@ int bl_eval_main(int argc, char **argv) {
     /* a previous run's results in the same folder go first: a run that stops early must not leave
      * them beside its own splits.tsv, which they no longer match */
     static const char *const outputs[] = {"predictions.tsv", "summary.tsv", "pretrain.tsv", "plot.dat", "plot.gp",
-                                          "mre.svg"};
+                                          "mre.svg", "coverage.dat", "coverage.gp", "coverage.svg"};
     for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
         char old[4200];
         snprintf(old, sizeof old, "%s/%s", out, outputs[i]);

@@ -1,16 +1,20 @@
 /* fit.c — the harness's work: pre-training one Bellamy model per fold (on the other contexts only,
- * or on the pre-training file in the cross-environment case), then, on a pool of threads, fitting
- * every method on every fit group's training runs and predicting each of its splits' test runs.
+ * or on the pre-training file in the cross-environment case) and calibrating its intervals as
+ * bl_pretrain does, then, on a pool of threads, fitting every method on every fit group's training
+ * runs and predicting each of its splits' test runs and every scale-out of its context (the decisions'
+ * candidates), Bellamy's with its model's own intervals.
  *
  * Threads: each worker takes the next fit group from a shared counter and writes only that group's
  * splits, so the results do not depend on the thread count; fine-tuning copies the shared, const
  * fold model (bl_finetune), so workers never write shared state. A fit's seed is derived from the
  * seed and its training rows, so a split file read back gives the same predictions.
  *
- * Not here: drawing splits (eval.c), statistics (report.c).
+ * Not here: drawing splits (eval.c), the cross-context intervals and the decisions (interval.c),
+ * statistics (report.c).
  */
 #include "eval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "baselines/baselines.h"
+#include "model/calib.h"
 #include "common/error.h"
 #include "common/rng.h"
 #include "common/str.h"
@@ -30,6 +35,50 @@ static double now_s(void) {
 }
 
 /* ---- pre-training ------------------------------------------------------------------------------ */
+
+/* The model cache's file of one search of fold f (po: its settings and seed, numbers: its encoding).
+ * Everything that decides the fold model is in the name: the data file, its schema ("sc", a hash of
+ * the schema files), the encoding, the fold — which contexts fold f holds follows from the harness's
+ * seed (ev->o.seed, "fs"), the fold count and --fold-by — and the search's settings and seed ("s"; a
+ * member's, which differs from the harness's). */
+static void cache_name(char *out, size_t cap, const bl_eval *ev, const bl_eval_algo *a, const bl_dataset *src, int f,
+                       const bl_pretrain_opts *po, int numbers) {
+    snprintf(out, cap, "%s/%s-%016llx-sc%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
+             ev->o.model_cache, a->name, (unsigned long long)src->data_hash, (unsigned long long)a->schema_hash,
+             ev->o.totals_per_machine ? "-pm" : "",
+             numbers == BL_ENC_NUMBERS_LOG     ? "-numlog"
+             : numbers == BL_ENC_NUMBERS_RANGE ? "-numrange"
+             : numbers == BL_ENC_NUMBERS_BOTH  ? "-numboth"
+                                               : "",
+             ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
+             a->pre_ds ? "cross" : "kfold", a->n_folds, (unsigned long long)ev->o.seed, f, (unsigned long long)po->seed,
+             po->trials, po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
+             po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
+             : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
+             : po->refit ? "-refit" : "");
+}
+
+/* The cache file of fold f's model as it is evaluated: its M searches assembled (the first search's
+ * name, the members and their encoding) and calibrated. Files of searches alone (cache_name, as every
+ * harness before the calibration wrote them) carry no calibration and serve only as searches, so an
+ * old cache never passes for a calibrated fold model. "cal2k5d4-ft…": the calibration's version, its runs
+ * and draws per context (calib.h) and a hash of the fine-tuning options it used; a change to the
+ * calibration must change this tag. */
+static void fold_cache_name(char *out, size_t cap, const bl_eval *ev, const bl_eval_algo *a, const bl_dataset *src,
+                            int f, int M) {
+    cache_name(out, cap, ev, a, src, f, &ev->o.pre, ev->o.numbers);
+    const size_t len = strlen(out);
+    if (len < 3) return;
+    /* the calibration fine-tunes as the harness does: its options are part of the name */
+    const bl_finetune_opts *ft = &ev->o.ft;
+    const unsigned ftag = (unsigned)(bl_mix64((uint64_t)ft->max_epochs * 1000003u ^ (uint64_t)ft->patience * 7919u ^
+                                              (uint64_t)ft->cv_epochs * 104729u ^ (uint64_t)ft->fixed_epochs * 31u ^
+                                              (uint64_t)ft->stop_cv * 2u ^ (uint64_t)ft->guard * 5u ^
+                                              (uint64_t)ft->unfreeze_f * 11u ^ (uint64_t)ft->cv_folds * 13u ^
+                                              (uint64_t)llround(ft->stop_mae * 1e6) ^
+                                              (uint64_t)llround(ft->stop_rel * 1e9) << 20) & 0xffffffu);
+    snprintf(out + len - 3, cap - (len - 3), "-m%d-cal2k%dd%d-ft%06x.h5", M, BL_CALIB_KMAX, BL_CALIB_DRAWS, ftag);
+}
 
 bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
     if (!(ev->o.methods & (1u << BL_EVAL_BELLAMY))) return BL_OK;
@@ -57,18 +106,42 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
             }
             a->fold_rows[f] = src->n_rows;
             a->fold_contexts[f] = src->n_contexts;
-            if (ev->o.log) {
-                fprintf(ev->o.log, "%s: pre-training fold %d/%d on %zu rows of %zu contexts (%d trials, %ld epochs, %d threads)...\n",
-                        a->name, f + 1, a->n_folds, src->n_rows, src->n_contexts, ev->o.pre.trials, ev->o.pre.epochs,
-                        ev->o.pre.threads);
-                fflush(ev->o.log);
-            }
             /* members: the K best trials of one search, or (ensemble_seeds) the winners of K searches
              * with seeds seed, seed + 1, ... */
             /* An ensemble model (pre.members > 1, the library default) is assembled here from the
              * single-network searches with seeds seed, seed + 1, ... exactly as bl_pretrain builds it
              * (tests/test_model.c checks that equality), so each search is cached on its own. */
             const int M = K == 1 && !ev->o.ensemble_seeds ? ev->o.pre.members : 1;
+            /* One model per fold (K = 1) is the model a user gets from bl_pretrain, which ends by
+             * calibrating its intervals on the contexts the searches held out: so here. --ensemble
+             * combines K networks in the harness, which no model file does: no intervals. */
+            const int calibrate = K == 1;
+            char calname[4096] = "";
+            if (calibrate && ev->o.model_cache) {
+                fold_cache_name(calname, sizeof calname, ev, a, src, f, M);
+                bl_model *cm = NULL;
+                if (access(calname, R_OK) == 0) {
+                    if (bl_model_load(calname, NULL, &cm, NULL) == BL_OK && cm->calib.known) {
+                        a->fold_model[f] = cm;
+                        a->fold_seconds[f] = NAN;
+                        if (ev->o.log) fprintf(ev->o.log, "%s: fold %d/%d from %s\n", a->name, f + 1, a->n_folds, calname);
+                        bl_dataset_free(train);
+                        continue;
+                    }
+                    /* not a calibrated fold model (or unreadable): made again below, and replaced */
+                    bl_model_free(cm);
+                    if (unlink(calname) != 0) {
+                        bl_dataset_free(train);
+                        return bl_seterr(err, BL_EIO, "%s: cannot replace this cache file: %s", calname, strerror(errno));
+                    }
+                }
+            }
+            if (ev->o.log) {
+                fprintf(ev->o.log, "%s: pre-training fold %d/%d on %zu rows of %zu contexts (%d trials, %ld epochs, %d threads)...\n",
+                        a->name, f + 1, a->n_folds, src->n_rows, src->n_contexts, ev->o.pre.trials, ev->o.pre.epochs,
+                        ev->o.pre.threads);
+                fflush(ev->o.log);
+            }
             const int S = ev->o.ensemble_seeds ? K : M, KL = ev->o.ensemble_seeds ? 1 : K;
             bl_model *parts[BL_MODEL_MEMBERS_MAX] = {NULL};
             double fold_t0 = now_s();
@@ -98,20 +171,7 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 char cache[4096] = "";
                 int top = 0; /* the cache file holds ranked members m0, m1, ... */
                 if (ev->o.model_cache) {
-                    /* Everything that decides the fold model is in the name: the data file, its
-                     * schema ("sc", a hash of the schema files), the encoding, the fold — which contexts fold f holds follows from the harness's seed
-                     * (ev->o.seed, "fs"), the fold count and --fold-by — and the search's settings
-                     * and seed ("s"; a member's, which differs from the harness's) */
-                    snprintf(cache, sizeof cache, "%s/%s-%016llx-sc%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s.h5",
-                             ev->o.model_cache, a->name, (unsigned long long)src->data_hash,
-                             (unsigned long long)a->schema_hash,
-                             ev->o.totals_per_machine ? "-pm" : "", numbers == BL_ENC_NUMBERS_LOG ? "-numlog" : numbers == BL_ENC_NUMBERS_RANGE ? "-numrange" : "", ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
-                             a->pre_ds ? "cross" : "kfold", a->n_folds, (unsigned long long)ev->o.seed, f,
-                             (unsigned long long)po->seed, po->trials,
-                             po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
-                             po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
-                             : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
-                             : po->refit ? "-refit" : "");
+                    cache_name(cache, sizeof cache, ev, a, src, f, po, numbers);
                     /* K > 1: the members live in their own file, named m0, m1, ...; a file kept for a
                      * larger ensemble serves a smaller one (the members are ranked), even K = 1 */
                     {
@@ -173,9 +233,6 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                     fflush(ev->o.log);
                 }
             }
-            /* the fold's wall time when any member was trained here (NaN: every member from the cache) */
-            a->fold_seconds[f] = trained ? now_s() - fold_t0 : NAN;
-            bl_dataset_free(train);
             bl_dataset_free(enc_src[0]);
             bl_dataset_free(enc_src[1]);
             if (M > 1) {
@@ -187,10 +244,37 @@ bl_status bl_eval_pretrain(bl_eval *ev, bl_error *err) {
                 for (int j = 1; j < M; j++) bl_model_free(parts[j]);
                 if (st2) {
                     bl_model_free(parts[0]);
+                    bl_dataset_free(train);
                     return bl_prefixerr(err, "%s: pre-training fold %d", a->name, f + 1);
                 }
                 a->fold_model[f * K] = parts[0];
             }
+            if (calibrate) { /* as bl_pretrain: on the data it was pre-trained on, with its options */
+                bl_model *fm = a->fold_model[f];
+                bl_pretrain_opts pc = ev->o.pre;
+                pc.members = M;
+                pc.calib_ft = &ev->o.ft; /* calibrated for the fine-tuning evaluated */
+                if (ev->o.log) {
+                    fprintf(ev->o.log, "%s: fold %d/%d: calibrating intervals...\n", a->name, f + 1, a->n_folds);
+                    fflush(ev->o.log);
+                }
+                st = bl_calib_fit(fm, src, &pc, err);
+                if (st == BL_OK && calname[0]) st = bl_model_save(fm, calname, err);
+                if (st != BL_OK) {
+                    bl_dataset_free(train);
+                    return bl_prefixerr(err, "%s: calibrating fold %d", a->name, f + 1);
+                }
+                if (ev->o.log) {
+                    fprintf(ev->o.log, "%s: fold %d/%d calibrated on %lld held-out contexts in %.1f s\n", a->name, f + 1,
+                            a->n_folds, (long long)fm->calib.contexts, fm->calib.seconds);
+                    fflush(ev->o.log);
+                }
+                trained = 1;
+            }
+            /* the fold's wall time when any work was done here (a search or the calibration; NaN: the
+             * whole fold model from the cache) */
+            a->fold_seconds[f] = trained ? now_s() - fold_t0 : NAN;
+            bl_dataset_free(train);
         }
     }
     return BL_OK;
@@ -207,17 +291,96 @@ typedef struct pool {
     double          t0;
 } pool;
 
-/* Predicts each split of group g with a fine-tuned model. */
-static bl_status predict_model(bl_eval *ev, size_t g, int method, const bl_model *m, bl_error *err) {
-    double ctx[BL_BNET_DIM_MAX]; /* bl_model_ctx_len ≤ BL_BNET_DIM_MAX */
-    for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
-        bl_eval_split *s = &ev->splits[ev->group_split[k]];
-        const bl_dataset *ds = ev->algos[s->algo].ds;
-        bl_status st = bl_model_context_row(m, ds, s->test, ctx, err);
-        if (st == BL_OK) st = bl_model_predict(m, ctx, &ds->scale_out[s->test], 1, &s->pred[method], err);
-        if (st != BL_OK) return bl_prefixerr(err, "split %s, %s", s->id, bl_eval_method_name(method));
+/* The points a fit group predicts: its splits' test runs (first ns), then every candidate of its grid
+ * (nx), each as a ds row (its context term) and a scale-out. */
+typedef struct points {
+    size_t  ns, nx, n;
+    size_t *row;
+    double *x;
+} points;
+
+static bl_status points_make(const bl_eval *ev, size_t g, points *p, bl_error *err) {
+    const bl_eval_grid *gd = &ev->grids[g];
+    const bl_dataset *ds = ev->algos[ev->splits[ev->group_split[ev->group_first[g]]].algo].ds;
+    p->ns = ev->group_first[g + 1] - ev->group_first[g];
+    p->nx = gd->nx;
+    p->n = p->ns + p->nx;
+    p->row = malloc(p->n * sizeof *p->row);
+    p->x = malloc(p->n * sizeof *p->x);
+    if (!p->row || !p->x) {
+        free(p->row);
+        free(p->x);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < p->ns; k++) p->row[k] = ev->splits[ev->group_split[ev->group_first[g] + k]].test;
+    for (size_t i = 0; i < p->nx; i++) p->row[p->ns + i] = gd->row[i];
+    for (size_t k = 0; k < p->n; k++) p->x[k] = ds->scale_out[p->row[k]];
+    return BL_OK;
+}
+
+static void points_free(points *p) {
+    free(p->row);
+    free(p->x);
+}
+
+/* Model m's runtimes at the points, as bl_predict returns them (src/api/api.c): beyond the scale-outs
+ * the model and its runs know (bl_model_support) no faster than linear scaling from the nearer end
+ * (bl_model_floor; the ends predicted in the point's own context term, as the calibration scores). */
+static bl_status predict_points(const bl_model *m, const bl_dataset *ds, const points *p, double *out, bl_error *err) {
+    double lo, hi, ctx[BL_BNET_DIM_MAX]; /* bl_model_ctx_len ≤ BL_BNET_DIM_MAX */
+    bl_model_support(m, &lo, &hi);
+    const double ends[2] = {lo, hi};
+    for (size_t k = 0; k < p->n; k++) {
+        bl_status st = bl_model_context_row(m, ds, p->row[k], ctx, err);
+        if (st == BL_OK) st = bl_model_predict(m, ctx, &p->x[k], 1, &out[k], err);
+        double e[2] = {NAN, NAN}; /* the ends of the support, in the row's context: the rule of §P9 */
+        if (st == BL_OK && (p->x[k] < lo || p->x[k] > hi)) st = bl_model_predict(m, ctx, ends, 2, e, err);
+        if (st == BL_OK) out[k] = bl_model_finish(m, p->x[k], out[k], e[0], e[1]);
+        if (st != BL_OK) return st;
     }
     return BL_OK;
+}
+
+/* The model's own intervals at the points (NAN without calibration, and at a failed prediction), and
+ * known[i] for the grid's candidates: within 4 × the support, where bl_choose_scale_out may choose. */
+static void model_intervals(const bl_model *m, const points *p, const double *pred, double *lo, double *hi,
+                            unsigned char *known) {
+    double slo, shi;
+    bl_model_support(m, &slo, &shi);
+    for (size_t i = 0; i < p->nx; i++) {
+        const double x = p->x[p->ns + i];
+        known[i] = x >= slo / BL_CALIB_SUPPORT && x <= shi * BL_CALIB_SUPPORT &&
+                   pred[p->ns + i] >= bl_model_runtime_floor(m); /* never a stand-in, as the library */
+    }
+    for (size_t k = 0; k < p->n; k++) lo[k] = hi[k] = NAN;
+    if (!m->calib.known) return;
+    bl_interval_basis b;
+    bl_interval_basis_of(m, 0, &b); /* asked about its own context: no mismatch */
+    if (bl_model_interval(m, &b, BL_EVAL_COVERAGE, p->x, pred, p->n, lo, hi, NULL, NULL) != BL_OK) {
+        for (size_t k = 0; k < p->n; k++) lo[k] = hi[k] = NAN;
+        return;
+    }
+    for (size_t k = 0; k < p->n; k++)
+        if (!(pred[k] > 0) || !isfinite(pred[k])) lo[k] = hi[k] = NAN;
+}
+
+/* Stores method's values at the points: the splits' predictions and intervals, the grid's candidates. */
+static void store_points(bl_eval *ev, size_t g, int method, const points *p, const double *pred, const double *lo,
+                         const double *hi, const unsigned char *known) {
+    for (size_t k = 0; k < p->ns; k++) {
+        bl_eval_split *s = &ev->splits[ev->group_split[ev->group_first[g] + k]];
+        s->pred[method] = pred[k];
+        s->lo[method] = lo ? lo[k] : NAN;
+        s->hi[method] = hi ? hi[k] : NAN;
+    }
+    bl_eval_grid *gd = &ev->grids[g];
+    for (size_t i = 0; i < p->nx; i++) {
+        const size_t at = (size_t)method * gd->nx + i;
+        gd->pred[at] = pred[p->ns + i];
+        gd->lo[at] = lo ? lo[p->ns + i] : NAN;
+        gd->hi[at] = hi ? hi[p->ns + i] : NAN;
+        gd->known[at] = known ? known[i] : 1;
+    }
 }
 
 static void set_fit_ms(bl_eval *ev, size_t g, int method, double ms) {
@@ -260,65 +423,98 @@ static bl_status fit_group(bl_eval *ev, size_t g, bl_error *err) {
         }
     }
 
+    points P;
+    if ((st = points_make(ev, g, &P, err)) != BL_OK) return st;
+    const size_t np = P.n;
+    double *buf = malloc(3 * np * sizeof *buf);
+    unsigned char *known = malloc(P.nx ? P.nx : 1);
+    if (!buf || !known) {
+        free(buf);
+        free(known);
+        points_free(&P);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    double *pred = buf, *lo = buf + np, *hi = buf + 2 * np;
+
     if (methods & (1u << BL_EVAL_ERNEST)) {
         bl_ernest em;
         t0 = now_s();
         st = bl_ernest_fit(x, y, n, &em, err);
         set_fit_ms(ev, g, BL_EVAL_ERNEST, 1e3 * (now_s() - t0));
-        if (st != BL_OK) return bl_prefixerr(err, "split %s, ernest", s0->id);
-        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
-            bl_eval_split *s = &ev->splits[ev->group_split[k]];
-            s->pred[BL_EVAL_ERNEST] = bl_ernest_predict(&em, ds->scale_out[s->test]);
+        if (st != BL_OK) {
+            bl_prefixerr(err, "split %s, ernest", s0->id);
+            goto out;
         }
+        for (size_t k = 0; k < np; k++) pred[k] = bl_ernest_predict(&em, P.x[k]);
+        store_points(ev, g, BL_EVAL_ERNEST, &P, pred, NULL, NULL, NULL); /* intervals: interval.c */
     }
     if (methods & (1u << BL_EVAL_BELL)) {
         bl_bell bm;
         t0 = now_s();
         st = bl_bell_fit(x, y, n, &bm, err);
         set_fit_ms(ev, g, BL_EVAL_BELL, 1e3 * (now_s() - t0));
-        if (st != BL_OK) return bl_prefixerr(err, "split %s, bell", s0->id);
-        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++) {
-            bl_eval_split *s = &ev->splits[ev->group_split[k]];
-            s->pred[BL_EVAL_BELL] = bl_bell_predict(&bm, ds->scale_out[s->test]);
+        if (st != BL_OK) {
+            bl_prefixerr(err, "split %s, bell", s0->id);
+            goto out;
         }
+        for (size_t k = 0; k < np; k++) pred[k] = bl_bell_predict(&bm, P.x[k]);
         bl_bell_free(&bm);
+        store_points(ev, g, BL_EVAL_BELL, &P, pred, NULL, NULL, NULL);
     }
     bl_finetune_opts ft = ev->o.ft;
     ft.seed = seed;
     if (methods & (1u << BL_EVAL_BELLAMY)) {
         const int K = ev->o.ensemble;
         const int f = a->ctx_fold[s0->context];
-        double preds[64][32];
-        size_t ns = ev->group_first[g + 1] - ev->group_first[g];
-        if (ns > 64 || K > 32) return bl_seterr(err, BL_EUNSUPPORTED, "split group too large for the ensemble");
+        double *each = malloc(np * (size_t)K * sizeof *each); /* member j's at j·np + k */
+        if (!each) {
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
+            goto out;
+        }
         t0 = now_s();
-        for (int j = 0; j < K; j++) {
+        for (int j = 0; j < K && st == BL_OK; j++) {
             const bl_model *pre = a->fold_model[f * K + j];
-            if (!pre) return bl_seterr(err, BL_EINTERNAL, "split %s: fold model missing", s0->id);
+            if (!pre) {
+                st = bl_seterr(err, BL_EINTERNAL, "fold model missing");
+                break;
+            }
             bl_model *m = NULL;
             st = bl_finetune(pre, ds, s0->train, (size_t)n, &ft, &m, err);
-            if (st != BL_OK) return bl_prefixerr(err, "split %s, bellamy", s0->id);
-            st = predict_model(ev, g, BL_EVAL_BELLAMY, m, err);
+            if (st == BL_OK) st = predict_points(m, ds, &P, each + (size_t)j * np, err);
+            /* K = 1, the fold model (what bl_pretrain gives a user): its own calibrated intervals;
+             * --ensemble combines K networks here, which no model file does, so it has none */
+            if (st == BL_OK && K == 1) model_intervals(m, &P, each, lo, hi, known);
+            if (st == BL_OK && K > 1 && j == 0) { /* the candidates' support, for the decisions */
+                model_intervals(m, &P, each, lo, hi, known);
+                for (size_t k = 0; k < np; k++) lo[k] = hi[k] = NAN;
+            }
             bl_model_free(m);
-            if (st != BL_OK) return st;
-            for (size_t k = 0; k < ns; k++) preds[k][j] = ev->splits[ev->group_split[ev->group_first[g] + k]].pred[BL_EVAL_BELLAMY];
         }
-        for (size_t k = 0; k < ns && K > 1; k++) {
-            double *p = preds[k], v = 0.0;
-            if (ev->o.ensemble_agg == 1) { /* median */
+        if (st != BL_OK) {
+            free(each);
+            bl_prefixerr(err, "split %s, bellamy", s0->id);
+            goto out;
+        }
+        for (size_t k = 0; k < np; k++) {
+            double v = 0.0, p[32];
+            if (K == 1) v = each[k];
+            else if (ev->o.ensemble_agg == 1) { /* median */
+                for (int i = 0; i < K; i++) p[i] = each[(size_t)i * np + k];
                 for (int i = 1; i < K; i++)
                     for (int j2 = i; j2 > 0 && p[j2 - 1] > p[j2]; j2--) { double t = p[j2]; p[j2] = p[j2 - 1]; p[j2 - 1] = t; }
                 v = K % 2 ? p[K / 2] : 0.5 * (p[K / 2 - 1] + p[K / 2]);
             } else if (ev->o.ensemble_agg == 2) {
-                for (int i = 0; i < K; i++) v += log(p[i] > 1e-9 ? p[i] : 1e-9);
+                for (int i = 0; i < K; i++) v += log(each[(size_t)i * np + k] > 1e-9 ? each[(size_t)i * np + k] : 1e-9);
                 v = exp(v / K);
             } else {
-                for (int i = 0; i < K; i++) v += p[i];
+                for (int i = 0; i < K; i++) v += each[(size_t)i * np + k];
                 v /= K;
             }
-            ev->splits[ev->group_split[ev->group_first[g] + k]].pred[BL_EVAL_BELLAMY] = v;
+            pred[k] = v;
         }
+        free(each);
         set_fit_ms(ev, g, BL_EVAL_BELLAMY, 1e3 * (now_s() - t0));
+        store_points(ev, g, BL_EVAL_BELLAMY, &P, pred, lo, hi, known);
     }
     if (methods & (1u << BL_EVAL_SCRATCH)) {
         bl_dataset *runs = NULL;
@@ -329,14 +525,19 @@ static bl_status fit_group(bl_eval *ev, size_t g, bl_error *err) {
         if (st == BL_OK) st = bl_model_new_untrained(runs, NULL, ev->o.target_scaling, seed, &fresh, err);
         if (st == BL_OK) st = bl_finetune(fresh, runs, NULL, runs->n_rows, &ft, &m, err);
         set_fit_ms(ev, g, BL_EVAL_SCRATCH, 1e3 * (now_s() - t0));
-        if (st == BL_OK) st = predict_model(ev, g, BL_EVAL_SCRATCH, m, err);
-        else bl_prefixerr(err, "split %s, bellamy-scratch", s0->id);
+        if (st == BL_OK) st = predict_points(m, ds, &P, pred, err);
+        if (st != BL_OK) bl_prefixerr(err, "split %s, bellamy-scratch", s0->id);
+        /* no pre-training, so no calibration of its own: cross-context intervals as the baselines' */
+        else store_points(ev, g, BL_EVAL_SCRATCH, &P, pred, NULL, NULL, NULL);
         bl_model_free(m);
         bl_model_free(fresh);
         bl_dataset_free(runs);
-        if (st != BL_OK) return st;
     }
-    return BL_OK;
+out:
+    free(buf);
+    free(known);
+    points_free(&P);
+    return st;
 }
 
 static void *worker(void *arg) {
@@ -370,6 +571,8 @@ static void *worker(void *arg) {
 
 bl_status bl_eval_fit(bl_eval *ev, bl_error *err) {
     BL_CHECK_ARG(ev && ev->n_splits > 0, err, "no splits to fit");
+    bl_status gst = bl_eval_grids_make(ev, err);
+    if (gst != BL_OK) return gst;
     pool p;
     memset(&p, 0, sizeof p);
     p.ev = ev;
@@ -391,5 +594,6 @@ bl_status bl_eval_fit(bl_eval *ev, bl_error *err) {
         if (err) *err = p.err;
         return p.err.status;
     }
-    return BL_OK;
+    bl_status st = bl_eval_intervals(ev, err); /* the cross-context ones need every split's prediction */
+    return st == BL_OK ? bl_eval_decide(ev, err) : st;
 }

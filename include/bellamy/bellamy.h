@@ -81,8 +81,9 @@ BL_API bl_status bl_cpu_kernels_check(bl_error *err);
  * as given).
  *
  * Thread safety: a bl_predictor is never changed after it is made (fine-tuning returns a new one),
- * so any number of threads may call bl_predict, bl_choose_scale_out and the bl_predictor_* getters
- * on one predictor at once. Loading, fine-tuning and saving may run in other threads at the same
+ * so any number of threads may call bl_predict, bl_predict_interval, bl_choose_scale_out and the
+ * bl_predictor_* getters (bl_predictor_calibration, _finetune_fit and the others) on one predictor at
+ * once. Loading, fine-tuning and saving may run in other threads at the same
  * time (HDF5 access is serialised inside the library). Freeing must wait until the others are done.
  * ============================================================================================== */
 
@@ -284,7 +285,16 @@ BL_API bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx
  * without calibration (pre-trained before 0.6: pre-train it again). w (may be NULL): the warnings. */
 BL_API bl_status bl_predict_interval(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                      const double *scale_outs, size_t n, double coverage, double *lo_s,
-                                     double *runtimes_s, double *hi_s, bl_warnings *w, bl_error *err);
+                                     double *runtimes_s, double *hi_s, int *why, bl_warnings *w, bl_error *err);
+
+/* Why an interval is as it is (bl_predict_interval's why[i], may be NULL). */
+typedef enum bl_interval_why {
+    BL_INTERVAL_BOUNDED = 0,     /* calibrated and bounded */
+    BL_INTERVAL_BEYOND = 1,      /* beyond 4 × the scale-outs the model and its runs know: the runtime is unknown */
+    BL_INTERVAL_STAND_IN = 2,    /* the model predicts below any runtime it knows (a stand-in): unknown */
+    BL_INTERVAL_TOO_FEW = 3,     /* too few held-out contexts vouch for this coverage (a lower one may be bounded) */
+    BL_INTERVAL_TOO_WIDE = 4     /* wider than a factor 100 either way (or above 1e12 s): no bound worth the name */
+} bl_interval_why;
 
 /* The least runtime the model states as a prediction: 1 % of the smallest runtime it knows (pre-training
  * rows, fine-tuning runs; 1 ms when neither is recorded). Where its network's output falls below (at its
@@ -375,11 +385,15 @@ BL_API bl_status bl_choose(const double *scale_outs, const double *runtimes_s, s
 BL_API bl_status bl_choose_interval(const double *scale_outs, const double *runtimes_s, const double *lo_s,
                                     const double *hi_s, size_t n, double coverage, const bl_choice_opts *o,
                                     bl_choice *out, bl_error *err);
+/* (With o->confidence > 0, coverage must equal it: BL_EINVAL otherwise.) */
 
 /* bl_predict_interval over the candidates (at o->confidence, or 0.9 without one), then
- * bl_choose_interval: a scale-out whose interval is unbounded is never chosen. A model without
- * calibration (before 0.6) chooses on its predictions, never beyond 4 × the scale-outs it knows, and
- * refuses a confidence or a width limit (BL_EUNSUPPORTED). */
+ * bl_choose_interval: a scale-out whose interval is unbounded is never chosen — with one exception
+ * without a confidence or width limit: where only too few held-out contexts keep the interval from
+ * being bounded (BL_INTERVAL_TOO_FEW), the prediction alone is judged, and the reason says the choice
+ * has no bound. A model without calibration (before 0.6) chooses on its predictions, never beyond
+ * 4 × the scale-outs it knows nor at a stand-in, and refuses a confidence or a width limit
+ * (BL_EUNSUPPORTED). */
 BL_API bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                      const double *scale_outs, size_t n, const bl_choice_opts *o,
                                      bl_choice *out, bl_error *err);

@@ -836,16 +836,13 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
     }
     if (st == BL_OK) { /* no runtime <= 0: beyond the support, no faster than linear scaling; below the
                           least runtime the model knows, a positive stand-in (calib.h) */
-        double slo, shi, r_lo, r_hi;
-        const double F = bl_model_runtime_floor(p->m);
+        double slo, shi, r_lo = NAN, r_hi = NAN;
         int beyond = 0;
         bl_model_support(p->m, &slo, &shi);
         for (size_t i = 0; i < n && !beyond; i++) beyond = scale_outs[i] < slo || scale_outs[i] > shi;
-        if (beyond && (st = support_ends(p, &r, &slo, &shi, &r_lo, &r_hi, err)) == BL_OK)
-            for (size_t i = 0; i < n; i++)
-                runtimes_s[i] = bl_model_floor(scale_outs[i], runtimes_s[i], slo, r_lo >= F ? r_lo : NAN, shi,
-                                               r_hi >= F ? r_hi : NAN);
-        for (size_t i = 0; i < n; i++) runtimes_s[i] = bl_model_positive(runtimes_s[i], F);
+        if (beyond) st = support_ends(p, &r, &slo, &shi, &r_lo, &r_hi, err);
+        for (size_t i = 0; i < n && st == BL_OK; i++)
+            runtimes_s[i] = bl_model_finish(p->m, scale_outs[i], runtimes_s[i], r_lo, r_hi);
     }
     if (st == BL_OK && w) { /* stand-ins: the model knows no runtime there */
         const double F = bl_model_runtime_floor(p->m);
@@ -887,8 +884,8 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
 }
 
 bl_status bl_predict_interval(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
-                              size_t n, double coverage, double *lo_s, double *runtimes_s, double *hi_s, bl_warnings *w,
-                              bl_error *err) {
+                              size_t n, double coverage, double *lo_s, double *runtimes_s, double *hi_s, int *why,
+                              bl_warnings *w, bl_error *err) {
     warnings_clear(w);
     BL_CHECK_ARG(p, err, "bl_predict_interval: NULL predictor");
     BL_CHECK_ARG(n == 0 || (scale_outs && lo_s && runtimes_s && hi_s), err, "bl_predict_interval: NULL array");
@@ -897,14 +894,14 @@ bl_status bl_predict_interval(const bl_predictor *p, const bl_prop_value *ctx, s
                          "interval)", coverage);
     if (!p->m->calib.known) { /* BL_EUNSUPPORTED naming the fix */
         const bl_interval_basis none = {0};
-        return bl_model_interval(p->m, &none, coverage, NULL, NULL, 0, NULL, NULL, err);
+        return bl_model_interval(p->m, &none, coverage, NULL, NULL, 0, NULL, NULL, NULL, err);
     }
     int mismatch = 0;
     bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, &mismatch, err);
     if (st != BL_OK) return st;
     bl_interval_basis b;
     bl_interval_basis_of(p->m, mismatch, &b);
-    st = bl_model_interval(p->m, &b, coverage, scale_outs, runtimes_s, n, lo_s, hi_s, err);
+    st = bl_model_interval(p->m, &b, coverage, scale_outs, runtimes_s, n, lo_s, hi_s, why, err);
     if (st != BL_OK) warnings_clear(w);
     return st;
 }
@@ -938,9 +935,13 @@ bl_status bl_predictor_calibration_quantile(const bl_predictor *p, int runs, int
         return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-train it again with 0.6 or later)",
                          bl_predictor_name(p));
     const int k = runs > BL_CALIB_KMAX ? BL_CALIB_KMAX : runs;
-    const int cell = k == 0 ? 0 : k == 1 ? 3 : 2 * k + (inside ? 0 : 1);
+    /* as an interval takes it: an empty cell falls back to fewer runs (the contexts those had) */
     int64_t g = 0;
-    *q = bl_calib_quantile(&p->m->calib, cell, coverage, &g);
+    for (int kk = k; kk >= 0; kk--) {
+        const int cell = kk == 0 ? 0 : kk == 1 ? 3 : 2 * kk + (inside && kk >= 2 ? 0 : 1);
+        if (!isnan(bl_calib_quantile(&p->m->calib, cell, coverage, &g))) break;
+    }
+    *q = bl_calib_cell_quantile(&p->m->calib, k, inside && k >= 2, coverage);
     if (contexts) *contexts = (long long)g;
     return BL_OK;
 }
@@ -1025,6 +1026,9 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     if ((o->confidence > 0 || o->max_width > 0) && !hi)
         return bl_seterr(err, BL_EINVAL, "a confidence or a width limit needs intervals (bl_choose_interval, or "
                          "bl_choose_scale_out with a calibrated model)");
+    if (o->confidence > 0 && coverage != o->confidence)
+        return bl_seterr(err, BL_EINVAL, "the intervals are at coverage %g, but the confidence asked for is %g: give "
+                         "intervals at the confidence", coverage, o->confidence);
     bl_status st = check_scale_outs(x, n, err);
     if (st != BL_OK) return st;
 
@@ -1144,37 +1148,50 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
     const int strict = o && (o->confidence > 0 || o->max_width > 0);
     const double coverage = o && o->confidence > 0 ? o->confidence : 0.9;
     double *t = malloc(5 * n * sizeof *t);
-    if (!t) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    int *why = malloc(n * sizeof *why);
+    if (!t || !why) {
+        free(t);
+        free(why);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
     double *lo = t + n, *hi = t + 2 * n, *clo = t + 3 * n, *chi = t + 4 * n;
     int mismatch = 0;
     bl_status st = predict_impl(p, ctx, n_ctx, scale_outs, n, t, 1, w, &mismatch, err); /* bl_choose leaves them out */
     if (st == BL_OK && calibrated) {
         bl_interval_basis b;
         bl_interval_basis_of(p->m, mismatch, &b);
-        st = bl_model_interval(p->m, &b, coverage, scale_outs, t, n, lo, hi, err);
-    } else if (st == BL_OK) {
-        for (size_t i = 0; i < n; i++) lo[i] = hi[i] = NAN;
+        st = bl_model_interval(p->m, &b, coverage, scale_outs, t, n, lo, hi, why, err);
+    } else if (st == BL_OK) { /* no calibration: the support and the stand-ins alone */
+        double slo, shi;
+        const double F = bl_model_runtime_floor(p->m);
+        bl_model_support(p->m, &slo, &shi);
+        for (size_t i = 0; i < n; i++) {
+            lo[i] = hi[i] = NAN;
+            why[i] = scale_outs[i] < slo / BL_CALIB_SUPPORT || scale_outs[i] > shi * BL_CALIB_SUPPORT ? BL_INTERVAL_BEYOND
+                     : !(t[i] >= F) ? BL_INTERVAL_STAND_IN : BL_INTERVAL_TOO_FEW;
+        }
     }
-    /* what the choice may rest on: never a scale-out beyond the support (the runtime is unknown
-     * there); with a confidence or a width limit, only bounded intervals; without, the prediction
-     * where too few held-out contexts vouch for the coverage */
-    double slo, shi;
-    const double F = bl_model_runtime_floor(p->m);
-    bl_model_support(p->m, &slo, &shi);
+    /* what the choice may rest on: a bounded interval; without a confidence or a width limit also the
+     * prediction alone where only too few held-out contexts (or no calibration) keep it unbounded */
+    size_t n_unproven = 0;
     for (size_t i = 0; i < n && st == BL_OK; i++) {
-        const int known = scale_outs[i] >= slo / BL_CALIB_SUPPORT && scale_outs[i] <= shi * BL_CALIB_SUPPORT &&
-                          t[i] >= F; /* not a stand-in for a runtime the model does not know */
-        const int bounded = hi[i] <= BL_RUNTIME_MAX_S;
-        clo[i] = !known ? 0.0 : bounded || strict ? lo[i] : t[i];
-        chi[i] = !known ? INFINITY : bounded || strict ? hi[i] : t[i];
+        const int usable = why[i] == BL_INTERVAL_BOUNDED || (why[i] == BL_INTERVAL_TOO_FEW && !strict);
+        clo[i] = !usable ? 0.0 : why[i] == BL_INTERVAL_BOUNDED ? lo[i] : t[i];
+        chi[i] = !usable ? INFINITY : why[i] == BL_INTERVAL_BOUNDED ? hi[i] : t[i];
     }
     if (st == BL_OK) st = bl_choose_interval(scale_outs, t, clo, chi, n, calibrated ? coverage : 0.0, o, out, err);
     if (st == BL_OK) { /* the choice's own interval, as bl_predict_interval gives it */
         out->lo_runtime_s = calibrated ? lo[out->index] : NAN;
         out->hi_runtime_s = calibrated ? hi[out->index] : NAN;
+        n_unproven = calibrated && why[out->index] == BL_INTERVAL_TOO_FEW;
+        size_t len = strlen(out->reason);
+        if (n_unproven && len < sizeof out->reason)
+            snprintf(out->reason + len, sizeof out->reason - len, "; no %g bound on it: too few held-out contexts vouch "
+                     "for that coverage", coverage);
     }
     if (st != BL_OK) warnings_clear(w);
     free(t);
+    free(why);
     return st;
 }
 

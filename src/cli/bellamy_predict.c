@@ -303,6 +303,7 @@ int main(int argc, char **argv) {
         ctx[i].value = set_copy[i] + (eq - sets.items[i]) + 1;
     }
     double *x = NULL, *t = NULL;
+    int *iwhy = NULL; /* bl_interval_why of each interval */
     size_t n = 0;
     /* the full context: --set, then the runs file's, then (in the library) the model's own */
     bl_prop_value *full = NULL;
@@ -372,7 +373,8 @@ int main(int argc, char **argv) {
     }
     if (st == BL_OK) {
         t = malloc(3 * n * sizeof *t);
-        if (!t) st = bl_seterr(&err, BL_ENOMEM, "out of memory");
+        iwhy = calloc(n, sizeof *iwhy);
+        if (!t || !iwhy) st = bl_seterr(&err, BL_ENOMEM, "out of memory");
     }
     /* the context is checked before the fine-tuning, which takes a while */
     if (st == BL_OK && runs) st = bl_predictor_check_context(base, full, n_full, &err);
@@ -392,7 +394,7 @@ int main(int argc, char **argv) {
                        "0.6): %s are unavailable; pre-train it again with bellamy-train pretrain to get intervals",
                        bl_predictor_name(p), model, confidence > 0 ? "confident choices (--confidence)" :
                        max_width > 0 ? "width limits (--max-width)" : "intervals (--coverage)");
-    if (st == BL_OK && intervals) st = bl_predict_interval(p, full, n_full, x, n, coverage, lo, t, hi, warns, &err);
+    if (st == BL_OK && intervals) st = bl_predict_interval(p, full, n_full, x, n, coverage, lo, t, hi, iwhy, warns, &err);
     else if (st == BL_OK) st = bl_predict_warn(p, full, n_full, x, n, t, warns, &err);
     if (st == BL_EINVAL && runs && !cruns && n_contexts(runs) > 1 && strstr(err.message, "missing")) {
         size_t len = strlen(err.message);
@@ -420,7 +422,7 @@ int main(int argc, char **argv) {
                 "intervals are shown; pre-train it again to get them\n", PROG, bl_predictor_name(p));
     /* where intervals are unbounded, and why: beyond the support (never chosen), or too few held-out
      * contexts for the coverage asked for */
-    size_t n_beyond = 0, n_thin = 0;
+    size_t n_beyond = 0, n_thin = 0, n_wide = 0;
     double slo = NAN, shi = NAN;
     bl_model_ranges rg;
     if (bl_predictor_ranges(p, &rg) == BL_OK) {
@@ -431,12 +433,14 @@ int main(int argc, char **argv) {
             shi = fmax(shi, rg.finetune_scale_out_max);
         }
     }
-    const double floor_s = bl_predictor_runtime_floor(p);
-    for (size_t i = 0; intervals && i < n; i++) {
-        if (hi[i] <= BL_RUNTIME_MAX_S || t[i] < floor_s) continue; /* a stand-in is warned about */
-        if (x[i] < slo / 4 || x[i] > shi * 4) n_beyond++;
-        else n_thin++;
+    for (size_t i = 0; intervals && i < n; i++) { /* a stand-in is warned about */
+        n_beyond += iwhy[i] == BL_INTERVAL_BEYOND;
+        n_thin += iwhy[i] == BL_INTERVAL_TOO_FEW;
+        n_wide += iwhy[i] == BL_INTERVAL_TOO_WIDE;
     }
+    int mismatch = 0;
+    for (size_t i = 0; i < bl_warnings_count(warns); i++) mismatch |= bl_warnings_kind(warns, i) == BL_WARN_CONTEXT;
+    if (mismatch) cal.runs = 0; /* sized as for an unseen context */
     if (n_beyond)
         fprintf(stderr, "%s: note: %zu scale-out%s lie%s beyond 4 times the scale-outs the model and its runs know "
                 "(%.10g..%.10g): the runtime is unknown there (unbounded interval), and %s never chosen\n", PROG,
@@ -514,7 +518,8 @@ int main(int argc, char **argv) {
             printf(",\"interval\":{\"coverage\":");
             json_num(coverage);
             printf(",\"runs\":%d,\"calibration_contexts\":%lld,\"unbounded_beyond_support\":%zu,"
-                   "\"unbounded_too_few_contexts\":%zu}", cal.runs, cal.contexts, n_beyond, n_thin);
+                   "\"unbounded_too_few_contexts\":%zu,\"unbounded_too_wide\":%zu}", cal.runs, cal.contexts, n_beyond,
+                   n_thin, n_wide);
         } else {
             printf(",\"interval\":null");
         }
@@ -595,7 +600,7 @@ int main(int argc, char **argv) {
         if (ch.coverage > 0 && ch.hi_runtime_s <= BL_RUNTIME_MAX_S)
             printf(" (%g interval %.2f..%.2f s)", ch.coverage, ch.lo_runtime_s, ch.hi_runtime_s);
         else if (ch.coverage > 0)
-            printf(" (%g interval unbounded: too few held-out contexts vouch for it)", ch.coverage);
+            printf(" (%g interval unbounded)", ch.coverage);
         if (price > 0) printf(", cost %.4f", ch.cost);
         printf(": %s\n", ch.reason);
         if (intervals) {
@@ -608,6 +613,9 @@ int main(int argc, char **argv) {
                 printf("; %zu unbounded: too few held-out contexts vouch for %g (9 are needed for 0.9), --coverage "
                        "%.2f or lower bounds them", n_thin, coverage,
                        floor(100.0 * (double)cal.contexts / (double)(cal.contexts + 1)) / 100.0);
+            if (n_wide)
+                printf("; %zu unbounded: wider than a factor 100 either way (the model's runs disagree with it, or the "
+                       "scale-out is far from them)", n_wide);
             putchar('\n');
         }
     }
@@ -623,6 +631,7 @@ out:
     free(vbuf);
     free(from);
     free(t);
+    free(iwhy);
     free(x);
     for (size_t i = 0; i < sets.n; i++) free(set_copy[i]);
     return rc;

@@ -611,7 +611,7 @@ static void note_fit(const char *prog, const bl_predictor *p) {
     if (!(worst > allow)) return;
     char nz[96];
     if (isfinite(noise)) snprintf(nz, sizeof nz, "their noise, from repetitions among them, is about %.1f %%", 100 * noise);
-    else snprintf(nz, sizeof nz, "no scale-out repeats among them, so their noise is taken as under %.0f %%",
+    else snprintf(nz, sizeof nz, "no scale-out repeats among them, so their noise is taken as under %.1f %%",
                   100 * FIT_MISS_MIN / 2);
     fprintf(stderr, "%s: note: the fine-tuned model misses its own runs by up to %.1f %% (%s): its predictions rest on "
             "more than these runs (the pre-trained network, or Ernest's fit where the guard blends it in), and its "
@@ -1705,17 +1705,21 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             const int k = cal.runs;
             bl_predictor_calibration_quantile(p, k, 1, 0.9, &q_in, &g_in, NULL);
             bl_predictor_calibration_quantile(p, k, 0, 0.9, &q_out, &g_out, NULL);
-            printf("intervals: calibrated on %lld held-out contexts (%lld fine-tunings, %.1f s at pre-training); for "
-                   "%d run%s the 0.9 interval is the prediction", cal.contexts, cal.finetunings, cal.seconds, k,
-                   k == 1 ? "" : "s");
+            printf("intervals: calibrated on %lld held-out contexts (%lld fine-tunings, %.1f s at pre-training); ",
+                   cal.contexts, cal.finetunings, cal.seconds);
+            if (k > 0) printf("for %d run%s ", k, k == 1 ? "" : "s");
+            printf("the 0.9 interval is the prediction");
             if (k >= 2) {
                 if (isfinite(q_in)) printf(" x/÷ %.3g inside the runs' range (%lld contexts)", exp(q_in * cal.factor), g_in);
                 else printf(": unbounded inside the runs' range (%lld contexts)", g_in);
             }
             if (isfinite(q_out)) printf("%s x/÷ %.3g %s", k >= 2 ? "," : "", exp(q_out * cal.factor),
                                         k == 0 ? "for an unseen context" : "at the runs' range, growing outside it");
-            else printf("%s unbounded %s (%lld contexts)", k >= 2 ? "," : ":", k == 0 ? "" : "outside", g_out);
-            printf("; its runs widen the calibrated width %.3g times (models/README.md, §P10)\n", cal.factor);
+            else printf("%s unbounded %s(%lld contexts)", k >= 2 ? "," : ":", k == 0 ? "for an unseen context " :
+                        "outside the runs' range ", g_out);
+            if (k > 0 || cal.factor != 1)
+                printf("; its runs widen the calibrated width %.3g times", cal.factor);
+            printf(" (models/README.md, §P10)\n");
         } else {
             printf("intervals: none (no calibration: pre-trained before 0.6, or with it off; pre-train again)\n");
         }

@@ -153,7 +153,7 @@ bl_status bl_calib_load(bl_model_calib *c, const bl_modelrec *rec, bl_error *err
     if ((st = bl_modelrec_get_int(rec, "calibration", "version", &version, err))) return st;
     if (version != 1)
         return bl_seterr(err, BL_EVERSION, "model '%s': calibration version %lld is not the one this library reads (1): "
-                         "%s", rec->name, (long long)version, version > 1 ? "a newer library wrote it" : "the file is damaged");
+                         "%s", rec->name, (long long)version, version > 1 ? "a newer version wrote it" : "the file is damaged");
     if ((st = bl_modelrec_get_int(rec, "calibration", "contexts", &contexts, err)) ||
         (st = bl_modelrec_get_int(rec, "calibration", "finetunings", &ft, err)) ||
         (st = bl_modelrec_get_double(rec, "calibration", "seconds", &secs, err)) ||
@@ -162,9 +162,10 @@ bl_status bl_calib_load(bl_model_calib *c, const bl_modelrec *rec, bl_error *err
         (st = bl_modelrec_get_ints(rec, "calibration", "group", &group, &n2, err)) ||
         (st = bl_modelrec_get_doubles(rec, "calibration", "score", &score, &n3, err)))
         return st;
-    if (contexts < 0 || contexts > INT32_MAX || ft < 0 || nd != BL_CALIB_KMAX + 1 || n1 != n2 || n1 != n3)
-        return bl_seterr(err, BL_EFORMAT, "model '%s': calibration/contexts, finetunings, d_ref (%d values), cell, "
-                         "group and score (one length) out of range", rec->name, BL_CALIB_KMAX + 1);
+    if (contexts < 0 || contexts > INT32_MAX || (uint64_t)contexts > (uint64_t)n1 || ft < 0 || nd != BL_CALIB_KMAX + 1 ||
+        n1 != n2 || n1 != n3)
+        return bl_seterr(err, BL_EFORMAT, "model '%s': calibration/contexts (at most one per score), finetunings, d_ref "
+                         "(%d values), cell, group and score (one length) out of range", rec->name, BL_CALIB_KMAX + 1);
     for (size_t k = 0; k < nd; k++)
         if (!(dref[k] > 0) || !isfinite(dref[k]))
             return bl_seterr(err, BL_EFORMAT, "model '%s': calibration/d_ref[%zu] is %g (a positive number "
@@ -244,6 +245,13 @@ double bl_model_positive(double t, double F) {
     return F * exp(a > -700 ? a : -700);
 }
 
+double bl_model_finish(const bl_model *m, double x, double raw, double r_lo, double r_hi) {
+    double lo, hi;
+    bl_model_support(m, &lo, &hi);
+    const double F = bl_model_runtime_floor(m);
+    return bl_model_positive(bl_model_floor(x, raw, lo, r_lo >= F ? r_lo : NAN, hi, r_hi >= F ? r_hi : NAN), F);
+}
+
 /* ln-distance of x outside [lo, hi] (0 inside) */
 static double outside_by(double x, double lo, double hi) {
     if (x < lo) return log(lo / x);
@@ -272,14 +280,14 @@ void bl_interval_basis_of(const bl_model *m, int mismatch, bl_interval_basis *b)
     b->factor = 1.0;
     if (!m->tuned.known) return;
     b->ernest_w = m->guard.ernest_w > 0 ? m->guard.ernest_w : 0;
-    if (mismatch) {
+    if (mismatch) { /* calibrated by the cell of other contexts; without it, cell 0 doubled */
         b->mismatch = 1;
-        b->factor = 2.0 * (1.0 + b->ernest_w);
+        b->factor = (m->calib.known && m->calib.cell_n[BL_CALIB_CELL_OTHER] ? 1.0 : 2.0) * (1.0 + b->ernest_w);
         return;
     }
     int k = distinct_runs(&m->tuned);
     b->k = k > BL_CALIB_KMAX ? BL_CALIB_KMAX : k;
-    const double D = isfinite(m->tuned.disagreement) && m->tuned.disagreement > 0 ? m->tuned.disagreement : 0;
+    const double D = m->tuned.disagreement > 0 ? m->tuned.disagreement : 0; /* +inf: a fit that failed its runs */
     b->factor = (1.0 + b->ernest_w) * (1.0 + D / d_ref_of(m, b->k));
 }
 
@@ -290,8 +298,7 @@ static int cell_of(int k, double x, double rlo, double rhi) {
     return x > rlo && x < rhi ? 2 * k : 2 * k + 1;
 }
 
-/* q at coverage for a cell, falling back to fewer runs (wider) when a cell holds no scores. */
-static double cell_quantile(const bl_model_calib *c, int k, int inside, double coverage) {
+double bl_calib_cell_quantile(const bl_model_calib *c, int k, int inside, double coverage) {
     for (int kk = k; kk >= 0; kk--) {
         const int cell = kk == 0 ? 0 : kk == 1 ? 3 : 2 * kk + (inside ? 0 : 1);
         const double q = bl_calib_quantile(c, cell, coverage, NULL);
@@ -301,7 +308,7 @@ static double cell_quantile(const bl_model_calib *c, int k, int inside, double c
 }
 
 bl_status bl_model_interval(const bl_model *m, const bl_interval_basis *b, double coverage, const double *x,
-                            const double *point, size_t n, double *lo, double *hi, bl_error *err) {
+                            const double *point, size_t n, double *lo, double *hi, int *why, bl_error *err) {
     if (!m || !b || (n && (!x || !point || !lo || !hi)))
         return bl_seterr(err, BL_EINVAL, "bl_model_interval: NULL argument");
     if (!(coverage > 0 && coverage < 1))
@@ -318,17 +325,25 @@ bl_status bl_model_interval(const bl_model *m, const bl_interval_basis *b, doubl
     for (size_t i = 0; i < n; i++) {
         lo[i] = 0.0;
         hi[i] = INFINITY;
-        if (!(point[i] >= F) || !isfinite(point[i]) || !(x[i] > 0)) continue; /* a stand-in: unknown */
-        if (x[i] < slo / BL_CALIB_SUPPORT || x[i] > shi * BL_CALIB_SUPPORT) continue; /* unknown there */
+        int w = BL_INTERVAL_BOUNDED;
         const int cell = cell_of(b->k, x[i], rlo, rhi);
-        const double q = cell_quantile(&m->calib, b->k, cell % 2 == 0 && b->k >= 2, coverage);
-        if (!isfinite(q)) continue;
-        const double d = (b->k >= 1 ? outside_by(x[i], rlo, rhi) : 0.0) + outside_by(x[i], plo, phi);
-        const double h = q * (1.0 + d / BL_LN2) * b->factor;
-        const double l = point[i] * exp(-h), u = point[i] * exp(h);
-        if (!(u <= BL_RUNTIME_MAX_S)) continue;
-        lo[i] = l;
-        hi[i] = u;
+        const int other = b->mismatch && m->calib.cell_n[BL_CALIB_CELL_OTHER];
+        const double q = other ? bl_calib_quantile(&m->calib, BL_CALIB_CELL_OTHER, coverage, NULL)
+                               : bl_calib_cell_quantile(&m->calib, b->k, cell % 2 == 0 && b->k >= 2, coverage);
+        double h = NAN;
+        if (x[i] < slo / BL_CALIB_SUPPORT || x[i] > shi * BL_CALIB_SUPPORT) w = BL_INTERVAL_BEYOND; /* unknown there */
+        else if (!(point[i] >= F) || !isfinite(point[i])) w = BL_INTERVAL_STAND_IN;
+        else if (!isfinite(q)) w = BL_INTERVAL_TOO_FEW;
+        else {
+            const double d = (b->k >= 1 ? outside_by(x[i], rlo, rhi) : 0.0) + outside_by(x[i], plo, phi);
+            h = q * (1.0 + d / BL_LN2) * b->factor;
+            /* wider than a factor 100 either way: no bound worth the name */
+            if (!(h <= BL_CALIB_HMAX) || !(point[i] * exp(h) <= BL_RUNTIME_MAX_S)) w = BL_INTERVAL_TOO_WIDE;
+        }
+        if (why) why[i] = w;
+        if (w != BL_INTERVAL_BOUNDED) continue;
+        lo[i] = point[i] * exp(-h);
+        hi[i] = point[i] * exp(h);
     }
     return BL_OK;
 }
@@ -383,6 +398,7 @@ typedef struct {
     const size_t *ctxs;     /* [nc] dataset context of each calibration context */
     const int *members;     /* [nc × n_members] which members held it out (-1 ends) */
     bl_model *const *fold;  /* [nc] a fold model that never saw the context, or NULL: its members */
+    const long *other;      /* [nc] another calibration context its model never saw either, or -1 */
     size_t nc;
     ctx_out *out;           /* [nc] */
     atomic_size_t next;
@@ -410,12 +426,14 @@ static int cmp_dbl(const void *a, const void *b) {
 static double predict_row(const bl_model *t, const bl_dataset *ds, size_t r, bl_error *err) {
     double ctx[BL_BNET_DIM_MAX], y = NAN, x = ds->scale_out[r], b[2], lo, hi;
     bl_model_support(t, &lo, &hi);
-    const double xs[2] = {lo, hi}, F = bl_model_runtime_floor(t);
-    if (bl_model_context_row(t, ds, r, ctx, err) || bl_model_predict(t, ctx, &x, 1, &y, err) ||
-        bl_model_predict(t, ctx, xs, 2, b, err))
+    const double xs[2] = {lo, hi};
+    if (bl_model_context_row(t, ds, r, ctx, err) || bl_model_predict(t, ctx, &x, 1, &y, err))
         return NAN;
-    const double p = bl_model_positive(bl_model_floor(x, y, lo, b[0] >= F ? b[0] : NAN, hi, b[1] >= F ? b[1] : NAN), F);
-    return p >= F ? p : NAN; /* a stand-in is never scored: its interval is unbounded anyway */
+    /* calibration rows lie inside the pre-training's scale-outs: the ends matter only for the rule's sake
+     * (a cluster total at the ends is the row's own here, which the floor never reaches) */
+    if ((x < lo || x > hi) && bl_model_predict(t, ctx, xs, 2, b, err)) return NAN;
+    const double p = bl_model_finish(t, x, y, x < lo || x > hi ? b[0] : NAN, x < lo || x > hi ? b[1] : NAN);
+    return p >= bl_model_runtime_floor(t) ? p : NAN; /* a stand-in is never scored: its interval is unbounded anyway */
 }
 
 static void calibrate_context(fit_job *J, size_t ci) {
@@ -432,9 +450,9 @@ static void calibrate_context(fit_job *J, size_t ci) {
     /* the context's distinct scale-outs, each with its rows */
     const size_t nr = cx->n_rows;
     double *xs = malloc(nr * sizeof *xs);
-    size_t *pick = malloc((BL_CALIB_KMAX + 1) * sizeof *pick), *rows = malloc(BL_CALIB_KMAX * sizeof *rows);
+    size_t *rows = malloc(BL_CALIB_KMAX * sizeof *rows);
     size_t nx = 0;
-    if (!xs || !pick || !rows) {
+    if (!xs || !rows) {
         O->st = bl_seterr(&O->err, BL_ENOMEM, "out of memory");
         goto done;
     }
@@ -455,12 +473,8 @@ static void calibrate_context(fit_job *J, size_t ci) {
     bl_rng rng;
     bl_rng_seed(&rng, J->o->seed * 0x9E3779B97F4A7C15ull + 0x51ED27u + (uint64_t)J->ctxs[ci]);
     bl_finetune_opts fo;
-    bl_finetune_opts_default(&fo);
-    if (J->o->calib_ft_epochs > 0) {
-        fo.max_epochs = J->o->calib_ft_epochs;
-        if (fo.cv_epochs > fo.max_epochs) fo.cv_epochs = fo.max_epochs;
-        if (fo.patience > fo.max_epochs) fo.patience = fo.max_epochs;
-    }
+    if (J->o->calib_ft) fo = *J->o->calib_ft;
+    else bl_finetune_opts_default(&fo);
     const int draws = J->o->calib_draws;
     double plo, phi;
     pre_range(sub, &plo, &phi);
@@ -507,6 +521,20 @@ static void calibrate_context(fit_job *J, size_t ci) {
                     goto oom;
                 }
             }
+            /* the same fine-tuned model on another context it never saw: a mismatch's error */
+            const long oc = J->other[ci];
+            const bl_context *co = oc >= 0 ? &ds->contexts[J->ctxs[oc]] : NULL;
+            for (size_t i = 0; co && i < co->n_rows; i++) {
+                const size_t r = co->rows[i];
+                const double x = ds->scale_out[r], p = predict_row(t, ds, r, &e2);
+                if (!(p > 0) || !isfinite(p)) continue;
+                const double g = 1.0 + outside_by(x, plo, phi) / BL_LN2;
+                if (!push(O, (item){BL_CALIB_CELL_OTHER, 0, fabs(log(ds->runtime_s[r] / p)), g * (1.0 + w), 0.0})) {
+                    bl_model_free(t);
+                    free(perm);
+                    goto oom;
+                }
+            }
             bl_model_free(t);
         }
     }
@@ -516,7 +544,6 @@ oom:
     O->st = bl_seterr(&O->err, BL_ENOMEM, "out of memory");
 done:
     free(xs);
-    free(pick);
     free(rows);
     bl_model_free(own);
 }
@@ -605,9 +632,8 @@ static double now_s(void) {
 
 bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts *o, bl_error *err) {
     if (!m || !ds || !o) return bl_seterr(err, BL_EINVAL, "bl_calib_fit: NULL argument");
-    if (o->calib_draws < 1 || o->calib_draws > BL_CALIB_DRAWS_MAX || o->calib_ft_epochs < 0)
-        return bl_seterr(err, BL_EINVAL, "calibration: %d draws (1..%d) and %ld fine-tuning epochs (>= 0)",
-                         o->calib_draws, BL_CALIB_DRAWS_MAX, o->calib_ft_epochs);
+    if (o->calib_draws < 1 || o->calib_draws > BL_CALIB_DRAWS_MAX)
+        return bl_seterr(err, BL_EINVAL, "calibration: %d draws (1..%d)", o->calib_draws, BL_CALIB_DRAWS_MAX);
     bl_calib_free(&m->calib);
     const double t0 = now_s();
     const int K = m->n_members, both = m->enc.numbers == BL_ENC_NUMBERS_BOTH;
@@ -640,7 +666,7 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
     bl_model **fold = calloc((nc_all ? nc_all : 1), sizeof *fold), **fold_own = NULL;
     size_t n_folds = 0;
     if (!fold) st = bl_seterr(err, BL_ENOMEM, "out of memory");
-    const int can_fold = !o->refit && o->val_split == BL_VAL_CONTEXTS && nc_all >= 2;
+    const int can_fold = nc_all >= 2; /* also where the searches held no context out (groups, refit) */
     if (!st && can_fold && nc < BL_CALIB_CONTEXTS_MIN && nc < nc_all) {
         size_t *rest = malloc(nc_all * sizeof *rest), nr = 0;
         uint8_t *excl = calloc(nc_all, 1);
@@ -677,9 +703,27 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
         free(rest);
         free(excl);
     }
+    /* for each, the next calibration context its model never saw either (the same fold model, or held out
+     * by every member that held it out) */
+    long *other = malloc((nc ? nc : 1) * sizeof *other);
+    if (!st && !other) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t ci = 0; ci < nc && !st; ci++) {
+        other[ci] = -1;
+        for (size_t s1 = 1; s1 < nc && other[ci] < 0; s1++) {
+            const size_t cj = (ci + s1) % nc;
+            int ok = fold[ci] ? fold[cj] == fold[ci] : !fold[cj];
+            for (int j = 0; j < K && ok && !fold[ci]; j++) {
+                const int mj = members[ci * (size_t)K + (size_t)j];
+                if (mj < 0) break;
+                ok = held[ctxs[cj] * (size_t)K + (size_t)mj];
+            }
+            if (ok) other[ci] = (long)cj;
+        }
+    }
     if (!st && nc && !(out = calloc(nc, sizeof *out))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
     if (!st && nc) {
-        fit_job J = {.m = m, .ds = ds, .o = o, .ctxs = ctxs, .members = members, .fold = fold, .nc = nc, .out = out};
+        fit_job J = {.m = m, .ds = ds, .o = o, .ctxs = ctxs, .members = members, .fold = fold, .other = other,
+                     .nc = nc, .out = out};
         atomic_init(&J.next, 0);
         atomic_init(&J.cancel, 0);
         int threads = o->threads < 1 ? 1 : o->threads > 64 ? 64 : o->threads;
@@ -702,7 +746,9 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
     memset(&C, 0, sizeof C);
     if (!st) {
         /* D_ref(k): the median disagreement of the fine-tunings with k runs */
-        static const size_t DS_MAX = 1 << 16;
+        size_t DS_MAX = 1;
+        for (size_t ci = 0; ci < nc; ci++)
+            for (int k = 1; k <= BL_CALIB_KMAX; k++) DS_MAX += (size_t)out[ci].nD[k];
         double *Ds = malloc(DS_MAX * sizeof *Ds);
         if (!Ds) {
             st = bl_seterr(err, BL_ENOMEM, "out of memory");
@@ -728,7 +774,7 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
         for (size_t ci = 0; ci < nc && !st; ci++)
             for (size_t i = 0; i < out[ci].n; i++) {
                 const item *v = &out[ci].it[i];
-                const double a = v->k ? v->gw * (1.0 + v->D / C.d_ref[v->k]) : v->gw;
+                const double a = v->k && v->cell != BL_CALIB_CELL_OTHER ? v->gw * (1.0 + v->D / C.d_ref[v->k]) : v->gw;
                 C.cell[C.n] = v->cell;
                 C.group[C.n] = (int32_t)ci;
                 C.score[C.n] = v->e / a;
@@ -749,6 +795,7 @@ out_free:
         for (size_t f = 0; f < n_folds; f++) bl_model_free(fold_own[f]);
     free(fold_own);
     free(fold);
+    free(other);
     free(held);
     free(tr);
     free(va);

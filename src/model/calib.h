@@ -11,7 +11,9 @@
  * with g(x) = 1 + (d_runs(x) + d_pre(x)) / ln 2 (d: how far x lies outside the runs' scale-outs and the
  * pre-training's, in ln machines), w the guard's Ernest weight and D the fine-tuned model's disagreement
  * with its runs (bl_model_tuned.disagreement; D_ref(k) the median over the calibration's fine-tunings).
- * Scores fall into cells by k and by whether the scale-out lies inside the runs' range (k ≥ 2) or not.
+ * Scores fall into cells by k and by whether the scale-out lies inside the runs' range (k ≥ 2) or not;
+ * one more cell holds each fine-tuned sub-ensemble's scores on another held-out context it never saw
+ * (u = (1 + d_pre / ln 2) · (1 + w)): what a model fine-tuned for one context is worth on another.
  * Scale-outs of one context are not exchangeable, so each context weighs 1 in a cell however many
  * scores it has, and the quantile is the group-weighted conformal one: with G contexts in the cell, the
  * smallest s whose cumulative weight reaches coverage · (G + 1); none (an unbounded interval) when that
@@ -27,10 +29,14 @@
 #include "bellamy/bellamy.h"
 
 #define BL_CALIB_KMAX 5                          /* runs calibrated: k = 0..5 (more runs use k = 5) */
-#define BL_CALIB_CELLS (2 * (BL_CALIB_KMAX + 1)) /* cell 2k (inside the runs' range) and 2k + 1 (outside) */
+#define BL_CALIB_CELL_OTHER (2 * (BL_CALIB_KMAX + 1)) /* a fine-tuned model asked about another context */
+#define BL_CALIB_CELLS (BL_CALIB_CELL_OTHER + 1) /* cell 2k (inside the runs' range), 2k + 1 (outside), and
+                                                    BL_CALIB_CELL_OTHER */
 #define BL_CALIB_DRAWS 4                         /* fine-tunings per context and k (the default) */
 #define BL_CALIB_DRAWS_MAX 64
 #define BL_CALIB_DREF_MIN 0.01                   /* least D_ref (a 1 % disagreement) */
+#define BL_CALIB_HMAX 4.605170185988091            /* ln 100: an interval wider than a factor 100 either
+                                                    way is unbounded (no bound worth the name) */
 #define BL_CALIB_SUPPORT 4.0                     /* beyond this factor outside every scale-out the model
                                                     and its runs know, an interval is unbounded */
 
@@ -72,7 +78,8 @@ typedef struct bl_interval_basis {
     int    k;            /* runs calibrated with (0: none: the model not fine-tuned, or asked about another context) */
     int    mismatch;     /* 1: a fine-tuned model asked about another context than its runs' */
     double ernest_w;     /* the guard's weight */
-    double factor;       /* (1 + w) · (1 + D / D_ref(k)), × 2 for a mismatch */
+    double factor;       /* (1 + w) · (1 + D / D_ref(k)); for a mismatch (1 + w), or 2 · (1 + w) where the
+                            calibration has no scores of another context (it falls back on cell 0) */
 } bl_interval_basis;
 
 /* No runtime ≤ 0 leaves a model: outside [lo, hi] (bl_model_support) a prediction falls no faster
@@ -88,13 +95,22 @@ double bl_model_runtime_floor(const struct bl_model *m);
 /* t when t ≥ F; below, F · e^((t − F) / F): positive, increasing, continuous; NaN and infinities as they are. */
 double bl_model_positive(double t, double F);
 
+/* The one rule a raw prediction becomes a runtime by (§P9): raw at scale-out x, r_lo and r_hi the raw
+ * predictions at the support's ends (bl_model_support) in the same context, then bl_model_floor (an
+ * end below bl_model_runtime_floor gives no bound) and bl_model_positive. */
+double bl_model_finish(const struct bl_model *m, double x, double raw, double r_lo, double r_hi);
+
 /* The scale-outs the model and its runs support: the pre-training's and the runs' together. */
 void bl_model_support(const struct bl_model *m, double *lo, double *hi);
 /* How the interval of a request is sized (mismatch: the context differs from the fine-tuned one). */
 void bl_interval_basis_of(const struct bl_model *m, int mismatch, bl_interval_basis *b);
 /* lo[i], hi[i] around point[i] at scale-out x[i] (point > 0), at coverage. BL_EUNSUPPORTED naming the
- * fix when m has no calibration. An unbounded interval is lo 0, hi INFINITY. */
+ * fix when m has no calibration. An unbounded interval is lo 0, hi INFINITY; why (may be NULL) receives
+ * a bl_interval_why (bellamy.h) for each. */
 bl_status bl_model_interval(const struct bl_model *m, const bl_interval_basis *b, double coverage, const double *x,
-                            const double *point, size_t n, double *lo, double *hi, bl_error *err);
+                            const double *point, size_t n, double *lo, double *hi, int *why, bl_error *err);
+/* The calibrated q for k runs, inside the runs' range or not, falling back to fewer runs for an empty
+ * cell (§P10 step 4); INFINITY when none vouches for the coverage. */
+double bl_calib_cell_quantile(const bl_model_calib *c, int k, int inside, double coverage);
 
 #endif /* BL_MODEL_CALIB_H */

@@ -170,8 +170,8 @@ typedef struct bl_pretrain_opts {
     int      calibrate;       /* 1 (default): after the searches, calibrate intervals on the contexts
                                  the members' searches held out (model/calib.h); 0: none */
     int      calib_draws;     /* fine-tunings per calibrated context and run count (default 4, 1..64) */
-    long     calib_ft_epochs; /* > 0: the calibration's fine-tunings at most this long (tests); 0 (default):
-                                 bl_finetune's defaults, as a user's fine-tuning runs */
+    const struct bl_finetune_opts *calib_ft; /* how the calibration fine-tunes: as the evaluated or the
+                                 user's fine-tuning will (NULL, default: bl_finetune_opts_default) */
     bl_progress_fn progress;
     void          *progress_ctx;
 } bl_pretrain_opts;

@@ -70,6 +70,8 @@ bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, 
         if (isfinite(q)) sp += (q - mp) * (q - mp);
     }
     m->tuned.disagreement = (n ? sqrt(ss / (double)n) : 0) + (np > 1 ? sqrt(sp / (double)(np - 1)) : 0);
+    for (size_t i = 0; i < n; i++) /* a fit that cannot predict its own runs vouches for nothing */
+        if (!(pred[i] > 0) || !isfinite(pred[i])) m->tuned.disagreement = INFINITY;
     return BL_OK;
 }
 
@@ -492,7 +494,7 @@ static bl_status load_tuned(bl_model *m, const bl_modelrec *rec, bl_error *err) 
         for (int q = 0; q < 4 && !st; q++) st = bl_modelrec_get_doubles(rec, "finetune", names[q], &a[q], &na[q], err);
         if (!st) st = bl_modelrec_get_double(rec, "finetune", "disagreement", &t.disagreement, err);
         if (!st && (na[0] != na[1] || na[0] != na[2] || na[0] != na[3] || na[0] == 0 || na[0] != (size_t)t.runs ||
-                    !(t.disagreement >= 0) || !isfinite(t.disagreement)))
+                    !(t.disagreement >= 0)))
             st = bad(rec, "finetune/fit_scale_out, fit_runtime_s, fit_predicted_s and fit_prior_s must hold one value "
                      "per run (finetune/runs) and finetune/disagreement a number >= 0", err);
         for (size_t i = 0; !st && i < na[0]; i++)
