@@ -386,6 +386,10 @@ START_TEST(test_finetune_guard_note) {
     ck_assert_str_eq(g_err, "");
     EXPECT(0, "%s info --model wide0.h5", g_train);
     ck_assert_msg(strstr(g_out, "\nruntimes: the fine-tuned network\n"), "%s", g_out);
+    /* fine-tuned otherwise than its calibration assumed (the guard off): its predictions say so */
+    EXPECT(0, "%s --model wide0.h5 %s --scale-out 2..4 --json", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, "warning: the model was fine-tuned with other options than those its intervals were "
+                                "calibrated for") && strstr(g_out, "\"kind\":\"protocol\""), "%s\n%s", g_err, g_out);
     EXPECT_ERR(2, "--guard", "%s finetune --model model.h5 --data wide.tsv --out wide0.h5 --guard maybe", g_train);
 }
 END_TEST
@@ -808,6 +812,37 @@ END_TEST
 START_TEST(test_predict_bad_input) {
     EXPECT_ERR(1, "unknown property 'colour'", "%s --model model.h5 %s --set colour=blue --scale-out 2..4", g_predict,
                g_sets);
+    /* intervals and confident choices: bad values are usage errors naming the option and the fix */
+    EXPECT_ERR(2, "--coverage 1.5: must lie strictly between 0 and 1", "%s --model model.h5 %s --scale-out 2..4 "
+               "--coverage 1.5", g_predict, g_sets);
+    EXPECT_ERR(2, "--coverage 0: must lie strictly between 0 and 1", "%s --model model.h5 %s --scale-out 2..4 "
+               "--coverage 0", g_predict, g_sets);
+    EXPECT_ERR(2, "--confidence needs --target-runtime", "%s --model model.h5 %s --scale-out 2..4 --confidence 0.9",
+               g_predict, g_sets);
+    EXPECT_ERR(2, "--confidence 1: must lie strictly between 0 and 1", "%s --model model.h5 %s --scale-out 2..4 "
+               "--confidence 1 --target-runtime 100", g_predict, g_sets);
+    EXPECT_ERR(2, "--max-width -1", "%s --model model.h5 %s --scale-out 2..4 --max-width -1", g_predict, g_sets);
+    /* a model without calibration (as an older file): predictions as before, no interval columns, a note;
+     * intervals asked for are an error naming the fix, never made up */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out nocal.h5 --trials 1 --epochs 30 --grace 30 "
+              "--members 2 --threads 1 --quiet --calibrate off", g_train);
+    ck_assert_msg(strstr(g_out, "intervals: none (--calibrate off)"), "%s", g_out);
+    EXPECT(0, "%s --model nocal.h5 %s --scale-out 2..4", g_predict, g_sets);
+    ck_assert_msg(strncmp(g_out, "scale_out\tpredicted_runtime_s\n", 30) == 0, "%s", g_out);
+    ck_assert_msg(strstr(g_err, "carries no calibration") && strstr(g_err, "pre-train it again"), "%s", g_err);
+    EXPECT_ERR(1, "carries no calibration", "%s --model nocal.h5 %s --scale-out 2..4 --coverage 0.8", g_predict, g_sets);
+    ck_assert_ptr_nonnull(strstr(g_err, "pre-train it again"));
+    EXPECT_ERR(1, "confident choices (--confidence) are unavailable", "%s --model nocal.h5 %s --scale-out 2..4 "
+               "--target-runtime 1000 --confidence 0.9", g_predict, g_sets);
+    EXPECT(0, "%s info --model nocal.h5", g_train);
+    ck_assert_ptr_nonnull(strstr(g_out, "\nintervals: none (no calibration"));
+    EXPECT_ERR(2, "--calibrate", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --calibrate maybe", g_train);
+    /* a calibrated model: the interval columns, --coverage in the JSON, hi null where unbounded */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,8,1000 --coverage 0.5 --json", g_predict, g_sets);
+    ck_assert_msg(strstr(g_out, "\"interval\":{\"coverage\":0.5,") && strstr(g_out, "\"lo_runtime_s\":") &&
+                  strstr(g_out, "\"hi_runtime_s\":null"), "%s", g_out); /* 1000 machines: beyond 4 × 12 */
+    ck_assert_msg(strstr(g_err, "note: 1 scale-out lies beyond 4 times the scale-outs the model and its runs know"),
+                  "%s", g_err);
     /* every missing property in one message, with values it saw; the schema's constants are filled */
     EXPECT_ERR(1, "2 essential properties are missing: 'machine_type' (seen in training: ",
                "%s --model model.h5 --set data_size_MB=1000 --scale-out 2..4", g_predict);

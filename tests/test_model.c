@@ -2120,6 +2120,46 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
 END_TEST
 
 
+/* The calibration runs after the searches and never touches the weights: a model pre-trained with it
+ * predicts bit for bit as one pre-trained without it; it is deterministic (the same scores for the same
+ * seed whatever the thread count); a calibration of the threads-2 model equals the threads-1 one. */
+START_TEST(calibration_changes_no_prediction) {
+    bl_dataset *ds = synth_ds(3);
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    o.members = 2;
+    o.trials = 2;
+    o.epochs = 30;
+    o.grace = 15;
+    bl_model *a = NULL, *b = NULL, *c = NULL;
+    bl_error e;
+    o.calibrate = 0;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &a, &e) == BL_OK, "%s", e.message);
+    o.calibrate = 1;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &b, &e) == BL_OK, "%s", e.message);
+    o.threads = 2;
+    ck_assert_msg(bl_pretrain(ds, NULL, &o, &c, &e) == BL_OK, "%s", e.message);
+    ck_assert(!a->calib.known && b->calib.known && c->calib.known);
+    ck_assert_int_ge(b->calib.contexts, 1);
+    ck_assert_uint_eq(b->calib.n, c->calib.n);
+    ck_assert_mem_eq(b->calib.score, c->calib.score, b->calib.n * sizeof(double));
+    ck_assert_mem_eq(b->calib.cell, c->calib.cell, b->calib.n * sizeof(int32_t));
+    double ctx[BL_BNET_DIM_MAX], x[12], pa[12], pb[12];
+    for (int i = 0; i < 12; i++) x[i] = 1 + i;
+    for (size_t r = 0; r < ds->n_rows; r += 37) {
+        ck_assert_int_eq(bl_model_context_row(a, ds, r, ctx, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(a, ctx, x, 12, pa, &e), BL_OK);
+        ck_assert_int_eq(bl_model_context_row(b, ds, r, ctx, &e), BL_OK);
+        ck_assert_int_eq(bl_model_predict(b, ctx, x, 12, pb, &e), BL_OK);
+        ck_assert_mem_eq(pa, pb, sizeof pa);
+    }
+    bl_model_free(a);
+    bl_model_free(b);
+    bl_model_free(c);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The group-weighted conformal quantile on hand-made scores (calib.h): each context weighs 1 in a cell,
  * q is the first score whose running weight reaches coverage · (G + 1), unbounded beyond G; and the
  * interval of a request with its widening (the distance outside the runs and the pre-training). */
@@ -2267,6 +2307,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tk, predictions_match_a_libm_reference);
     tcase_add_test(tk, other_dimensions_gradient_matches_finite_differences);
     tcase_add_test(tk, calibration_quantile_exact_values);
+    tcase_add_test(tk, calibration_changes_no_prediction);
     suite_add_tcase(s, tk);
     return s;
 }

@@ -238,10 +238,12 @@ typedef enum bl_warning_kind {
     BL_WARN_UNSEEN_VALUE = 2,  /* a text value no pre-training row (nor the fine-tuning runs) had */
     BL_WARN_NUMBER_RANGE = 3,  /* a number outside the range of the pre-training rows (and fine-tuning runs) */
     BL_WARN_LEFT_OUT = 4,      /* an optional property every pre-training row had was left out */
-    BL_WARN_CONTEXT = 5        /* a fine-tuned model asked about another context than its runs' (0.6) */
+    BL_WARN_CONTEXT = 5,       /* a fine-tuned model asked about another context than its runs' (0.6) */
+    BL_WARN_PROTOCOL = 6       /* fine-tuned with other options than its intervals were calibrated for (0.6) */
 } bl_warning_kind;
 
-/* "scale_out", "unseen_value", "number_range", "left_out", "context" (static; "unknown" for another value). */
+/* "scale_out", "unseen_value", "number_range", "left_out", "context", "protocol" (static; "unknown" for
+ * another value). */
 BL_API const char *bl_warning_kind_name(bl_warning_kind kind);
 
 /* A list of warnings about one request (opaque). The calls below that take one empty it first and then

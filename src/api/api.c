@@ -341,6 +341,7 @@ const char *bl_warning_kind_name(bl_warning_kind kind) {
     case BL_WARN_NUMBER_RANGE: return "number_range";
     case BL_WARN_LEFT_OUT: return "left_out";
     case BL_WARN_CONTEXT: return "context";
+    case BL_WARN_PROTOCOL: return "protocol";
     }
     return "unknown";
 }
@@ -739,7 +740,19 @@ static size_t context_differs(const bl_predictor *p, const resolved *r, char *bu
     return k;
 }
 
+/* A fine-tuning by other options than the calibration's: its intervals assume the calibrated protocol. */
+static bl_status review_protocol(const bl_predictor *p, bl_warnings *w) {
+    const bl_model *m = p->m;
+    if (!w || !m->calib.known || !m->tuned.known || !m->calib.protocol || !m->tuned.protocol ||
+        m->calib.protocol == m->tuned.protocol)
+        return BL_OK;
+    return warn(w, BL_WARN_PROTOCOL, NULL, "the model was fine-tuned with other options than those its intervals were "
+                "calibrated for (e.g. another stopping rule, learning rates, or the guard off): the intervals assume "
+                "the calibrated fine-tuning; fine-tune with the defaults for intervals that hold");
+}
+
 static bl_status review_context(const bl_predictor *p, const resolved *r, bl_warnings *w) {
+    if (review_protocol(p, w) != BL_OK) return BL_ENOMEM;
     char diff[400];
     const size_t k = context_differs(p, r, diff, sizeof diff);
     if (!w || !k) return BL_OK;
@@ -1142,8 +1155,8 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
     BL_CHECK_ARG(scale_outs, err, "bl_choose_scale_out: NULL scale-outs");
     const int calibrated = p->m->calib.known;
     if (o && (o->confidence > 0 || o->max_width > 0) && !calibrated)
-        return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-trained before libbellamy 0.6): "
-                         "a confidence or a width limit needs intervals; pre-train it again, or choose without them",
+        return bl_seterr(err, BL_EUNSUPPORTED, "model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with calibration "
+                         "off): a confidence or a width limit needs intervals; pre-train it again, or choose without them",
                          bl_predictor_name(p));
     const int strict = o && (o->confidence > 0 || o->max_width > 0);
     const double coverage = o && o->confidence > 0 ? o->confidence : 0.9;

@@ -391,7 +391,7 @@ int main(int argc, char **argv) {
     double *lo = t ? t + n : NULL, *hi = t ? t + 2 * n : NULL;
     if (st == BL_OK && !intervals && (coverage_given || confidence > 0 || max_width > 0))
         st = bl_seterr(&err, BL_EUNSUPPORTED, "model '%s' in %s carries no calibration (pre-trained before libbellamy "
-                       "0.6): %s are unavailable; pre-train it again with bellamy-train pretrain to get intervals",
+                       "0.6, or with --calibrate off): %s are unavailable; pre-train it again with bellamy-train pretrain to get intervals",
                        bl_predictor_name(p), model, confidence > 0 ? "confident choices (--confidence)" :
                        max_width > 0 ? "width limits (--max-width)" : "intervals (--coverage)");
     if (st == BL_OK && intervals) st = bl_predict_interval(p, full, n_full, x, n, coverage, lo, t, hi, iwhy, warns, &err);
@@ -418,8 +418,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < bl_warnings_count(warns); i++)
         fprintf(stderr, "%s: warning: %s\n", PROG, bl_warnings_message(warns, i));
     if (!intervals)
-        fprintf(stderr, "%s: note: model '%s' carries no calibration (pre-trained before libbellamy 0.6): no "
-                "intervals are shown; pre-train it again to get them\n", PROG, bl_predictor_name(p));
+        fprintf(stderr, "%s: note: model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
+                "--calibrate off): no intervals are shown; pre-train it again to get them\n", PROG, bl_predictor_name(p));
     /* where intervals are unbounded, and why: beyond the support (never chosen), or too few held-out
      * contexts for the coverage asked for */
     size_t n_beyond = 0, n_thin = 0, n_wide = 0;

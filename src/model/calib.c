@@ -131,6 +131,7 @@ bl_status bl_calib_save(const bl_model_calib *c, bl_modelrec *rec, bl_error *err
     if (!st) st = bl_modelrec_add_int(rec, "calibration", "version", 1, err);
     if (!st) st = bl_modelrec_add_int(rec, "calibration", "contexts", c->contexts, err);
     if (!st) st = bl_modelrec_add_int(rec, "calibration", "finetunings", c->finetunings, err);
+    if (!st && c->protocol) st = bl_modelrec_add_int(rec, "calibration", "protocol", c->protocol, err);
     if (!st) st = bl_modelrec_add_double(rec, "calibration", "seconds", c->seconds, err);
     if (!st) st = bl_modelrec_add_doubles(rec, "calibration", "d_ref", c->d_ref, BL_CALIB_KMAX + 1, err);
     if (!st) st = bl_modelrec_add_ints(rec, "calibration", "cell", cell, n, err);
@@ -191,6 +192,12 @@ bl_status bl_calib_load(bl_model_calib *c, const bl_modelrec *rec, bl_error *err
     }
     c->n = n1;
     c->contexts = contexts;
+    c->protocol = 0;
+    if (bl_modelrec_find_attr(rec, "calibration", "protocol") &&
+        (st = bl_modelrec_get_int(rec, "calibration", "protocol", &c->protocol, err))) {
+        bl_calib_free(c);
+        return st;
+    }
     c->finetunings = ft;
     c->seconds = secs;
     memcpy(c->d_ref, dref, sizeof c->d_ref);
@@ -771,16 +778,22 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
         C.group = malloc((n ? n : 1) * sizeof *C.group);
         C.score = malloc((n ? n : 1) * sizeof *C.score);
         if (!C.cell || !C.group || !C.score) st = bl_seterr(err, BL_ENOMEM, "out of memory");
-        for (size_t ci = 0; ci < nc && !st; ci++)
+        int32_t g = 0; /* contexts numbered as they have scores (one that scored none is no context of it) */
+        for (size_t ci = 0; ci < nc && !st; ci++) {
             for (size_t i = 0; i < out[ci].n; i++) {
                 const item *v = &out[ci].it[i];
                 const double a = v->k && v->cell != BL_CALIB_CELL_OTHER ? v->gw * (1.0 + v->D / C.d_ref[v->k]) : v->gw;
                 C.cell[C.n] = v->cell;
-                C.group[C.n] = (int32_t)ci;
+                C.group[C.n] = g;
                 C.score[C.n] = v->e / a;
                 C.n++;
             }
-        C.contexts = (int64_t)nc;
+            g += out[ci].n > 0;
+        }
+        C.contexts = g;
+        bl_finetune_opts fdef;
+        bl_finetune_opts_default(&fdef);
+        C.protocol = bl_finetune_opts_fingerprint(o->calib_ft ? o->calib_ft : &fdef);
         C.seconds = now_s() - t0;
         C.known = 1;
         if (!st) st = derive(&C, err);

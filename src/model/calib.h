@@ -44,6 +44,7 @@ typedef struct bl_model_calib {
     int      known;                      /* 0: the file predates calibration (or pre-training skipped it) */
     int64_t  contexts;                   /* contexts calibrated on */
     int64_t  finetunings;                /* fine-tunings run */
+    int64_t  protocol;                   /* bl_finetune_opts_fingerprint of their options (0: not recorded) */
     double   seconds;                    /* the calibration's wall time */
     double   d_ref[BL_CALIB_KMAX + 1];   /* D_ref(k); k = 0 unused (1) */
     size_t   n;                          /* scores */

@@ -168,6 +168,35 @@ out:
     return st;
 }
 
+double bl_guard_loo_log_error(const bl_guard *g, const double *x, const double *y, size_t n, const double *net_loo,
+                              size_t folds) {
+    if (n < 3 || folds < 2 || !net_loo) return NAN;
+    const double w = g->ernest_w > 0 ? g->ernest_w : 0;
+    double *xe = malloc(2 * n * sizeof *xe), ss = 0;
+    if (!xe) return NAN;
+    double *ye = xe + n;
+    for (size_t h = 0; h < folds; h++) {
+        double ern = NAN;
+        bl_ernest ef;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % folds != h) xe[m] = x[i], ye[m] = y[i], m++;
+        const int ok = w > 0 && bl_ernest_fit(xe, ye, (int)m, &ef, NULL) == BL_OK;
+        for (size_t i = h; i < n; i += folds) {
+            if (w > 0) ern = ok ? bl_ernest_predict(&ef, x[i]) : NAN;
+            const double p = w > 0 ? (1.0 - w) * net_loo[i] + w * ern : net_loo[i];
+            const double e = log(y[i] / p);
+            if (!(p > 0) || !isfinite(e)) {
+                free(xe);
+                return NAN;
+            }
+            ss += e * e;
+        }
+    }
+    free(xe);
+    return sqrt(ss / (double)n);
+}
+
 double bl_guard_scale(const bl_guard_runs *r) {
     int outside = 0;
     for (size_t i = 0; i < r->n; i++) outside |= r->x[i] < r->lo || r->x[i] > r->hi;

@@ -36,6 +36,13 @@ double bl_guard_apply(const bl_guard *g, double x, double net);
 /* Decides g from the runs. net_loo [n]: the network's held-out prediction of each run over `folds`
  * folds (run i in fold i % folds), or NULL. */
 bl_status bl_guard_weigh(bl_guard *g, const bl_guard_runs *r, const double *net_loo, size_t folds, bl_error *err);
+/* How the guarded model misses runs it did not see: the root-mean-square ln(runtime / prediction) over the
+ * n runs, each predicted by the blend of the network's held-out prediction net_loo[i] (folds as in
+ * bl_guard_weigh) and Ernest fitted without run i's fold, with g's weight. NaN when there is none
+ * (fewer than 3 runs or 2 folds, no net_loo, a prediction that is not a positive number). */
+double bl_guard_loo_log_error(const bl_guard *g, const double *x, const double *y, size_t n, const double *net_loo,
+                              size_t folds);
+
 /* The factor for the output scale before fine-tuning on runs that reach outside the pre-training
  * scale-outs: the prior's curve, scaled by it, passes through the runs' geometric mean (a job of another
  * runtime scale is then a matter of shape, which fine-tuning can learn from a few runs); 1 for runs

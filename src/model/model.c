@@ -55,6 +55,22 @@ void bl_finetune_opts_default(bl_finetune_opts *o) {
     o->guard = 1;
 }
 
+int64_t bl_finetune_opts_fingerprint(const bl_finetune_opts *o) {
+    const double v[] = {(double)o->max_epochs, (double)o->patience, o->stop_mae, o->stop_rel, (double)o->stop_cv,
+                        (double)o->cv_epochs, (double)o->cv_folds, (double)o->fixed_epochs, o->lr_min, o->lr_max,
+                        (double)o->ramp_epochs, (double)o->cosine_epochs, o->weight_decay, (double)o->unfreeze_f,
+                        (double)o->guard};
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        uint64_t b;
+        memcpy(&b, &v[i], sizeof b);
+        h = (h ^ b) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    h &= 0x7fffffffffffffffull;
+    return h ? (int64_t)h : 1;
+}
+
 void bl_model_free(bl_model *m) {
     if (!m) return;
     bl_model_records_free(m);
@@ -958,6 +974,12 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         if ((st = bl_guard_decide(c, m, runs, rows, n, net_loo, net_loo ? folds : 0, err))) goto done;
     }
     if ((st = record_fit(c, m, runs, rows, n, err))) goto done;
+    c->tuned.protocol = bl_finetune_opts_fingerprint(o);
+    if (net_loo && c->tuned.n_fit == n && isfinite(c->tuned.disagreement)) {
+        /* with held-out predictions of the runs, D is how the guarded model misses runs it did not see */
+        const double d = bl_guard_loo_log_error(&c->guard, c->tuned.fit_x, c->tuned.fit_y, n, net_loo, folds);
+        if (isfinite(d)) c->tuned.disagreement = d;
+    }
     bl_model_stamp_now(c);
     *out = c;
     c = NULL;

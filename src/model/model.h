@@ -87,6 +87,7 @@ typedef struct bl_model_tuned {
     size_t   n_fit;
     double  *fit_x, *fit_y, *fit_pred, *fit_prior;
     double   disagreement;
+    int64_t  protocol;      /* bl_finetune_opts_fingerprint of the fine-tuning (0: not recorded) */
 } bl_model_tuned;
 
 typedef struct bl_model {
@@ -216,6 +217,10 @@ typedef struct bl_finetune_opts {
 
 void bl_pretrain_opts_default(bl_pretrain_opts *o);
 void bl_finetune_opts_default(bl_finetune_opts *o);
+/* A fingerprint of what decides a fine-tuning's outcome (not its seed): the calibration records the one
+ * it fine-tuned with, a fine-tuned model its own, so that intervals can say when they were calibrated
+ * for another protocol. Never 0. */
+int64_t bl_finetune_opts_fingerprint(const bl_finetune_opts *o);
 
 /* Pre-trains a new model on every row of ds (schema_text, may be NULL, is stored with it). */
 bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,

@@ -383,6 +383,7 @@ bl_status bl_model_records_save(const bl_model *m, bl_modelrec *rec, bl_error *e
             if (!st) st = bl_modelrec_add_doubles(rec, "finetune", "fit_prior_s", t->fit_prior, t->n_fit, err);
             if (!st) st = bl_modelrec_add_double(rec, "finetune", "disagreement", t->disagreement, err);
         }
+        if (!st && t->protocol) st = bl_modelrec_add_int(rec, "finetune", "protocol", t->protocol, err);
     }
     if (!st) st = bl_calib_save(&m->calib, rec, err);
     return st;
@@ -487,6 +488,11 @@ static bl_status load_tuned(bl_model *m, const bl_modelrec *rec, bl_error *err) 
         }
     t.known = 1;
     t.disagreement = NAN;
+    if (bl_modelrec_find_attr(rec, "finetune", "protocol") &&
+        (st = bl_modelrec_get_int(rec, "finetune", "protocol", &t.protocol, err))) {
+        tuned_free(&t, n);
+        return st;
+    }
     if (bl_modelrec_find_attr(rec, "finetune", "fit_scale_out")) { /* format 1.4, 2.2, 3.1 */
         const double *a[4];
         size_t na[4];

@@ -18,7 +18,8 @@ bl_status bl_model_seen_record(bl_model *m, const bl_dataset *ds, bl_error *err)
 bl_status bl_model_tuned_record(bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n, bl_error *err);
 
 /* The fine-tuned model's fit to its n runs (scale-outs, runtimes, its predictions and the prior's),
- * and from it m->tuned.disagreement; nothing when m->tuned is not recorded. */
+ * and from it m->tuned.disagreement (the fit's and the prior's share; bl_finetune replaces it by the
+ * held-out error where it has one); nothing when m->tuned is not recorded. */
 bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, const double *pred,
                                  const double *prior, size_t n, bl_error *err);
 
