@@ -775,7 +775,12 @@ def _check_finetune(rec, n_props, members):
         raise rec.fail("finetune/context must hold one value per property (schema/names)")
     tuned = {"runs": runs, "contexts": contexts, "scale_out_min": float(r[0]), "scale_out_max": float(r[1]),
              "runtime_min_s": float(r[2]), "context": [_text(v) for v in ctx], "fit_scale_out": None,
-             "disagreement": math.nan}
+             "disagreement": math.nan, "held_out": 0}
+    if rec.find("finetune", "disagreement_held_out") is not None:
+        held = rec.get("finetune", "disagreement_held_out", "int64")
+        if held not in (0, 1):
+            raise rec.fail("finetune/disagreement_held_out must be 0 or 1")
+        tuned["held_out"] = int(held)
     if rec.find("finetune", "fit_scale_out") is not None:      # format 1.4, 2.2, 3.1
         fit = [rec.get("finetune", a, "double array")
                for a in ("fit_scale_out", "fit_runtime_s", "fit_predicted_s", "fit_prior_s")]
@@ -1408,6 +1413,8 @@ class Model:
         D = D if D > 0 else 0.0                  # +inf: a fit that failed its runs (unbounded)
         d = self.calibration["d_ref"][k] if self.calibration and 0 <= k <= CALIB_KMAX else 0.0
         d_ref = d if d > CALIB_DREF_MIN else CALIB_DREF_MIN
+        if self.tuned.get("held_out"):           # D is the held-out error: no w (nor d_pre, below)
+            return k, 1.0 + D / d_ref
         return k, (1.0 + w) * (1.0 + D / d_ref)
 
     def _no_calibration(self):
@@ -1448,7 +1455,8 @@ class Model:
                     break
             if not math.isfinite(q):
                 continue
-            d = (_outside_by(xi, rlo, rhi) if k >= 1 else 0.0) + _outside_by(xi, plo, phi)
+            held = bool(self.tuned and self.tuned.get("held_out")) and not mismatch
+            d = (_outside_by(xi, rlo, rhi) if k >= 1 else 0.0) + (0.0 if held else _outside_by(xi, plo, phi))
             h = q * (1.0 + d / LN2) * factor if not (q == 0 and math.isinf(factor)) else math.nan
             if not (h <= CALIB_HMAX):            # wider than a factor 100 either way: unbounded
                 continue

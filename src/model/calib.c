@@ -295,7 +295,8 @@ void bl_interval_basis_of(const bl_model *m, int mismatch, bl_interval_basis *b)
     int k = distinct_runs(&m->tuned);
     b->k = k > BL_CALIB_KMAX ? BL_CALIB_KMAX : k;
     const double D = m->tuned.disagreement > 0 ? m->tuned.disagreement : 0; /* +inf: a fit that failed its runs */
-    b->factor = (1.0 + b->ernest_w) * (1.0 + D / d_ref_of(m, b->k));
+    b->held_out = m->tuned.held_out;
+    b->factor = (b->held_out ? 1.0 : 1.0 + b->ernest_w) * (1.0 + D / d_ref_of(m, b->k));
 }
 
 /* The cell of a scale-out x for a request with k runs spanning [rlo, rhi]. */
@@ -342,7 +343,8 @@ bl_status bl_model_interval(const bl_model *m, const bl_interval_basis *b, doubl
         else if (!(point[i] >= F) || !isfinite(point[i])) w = BL_INTERVAL_STAND_IN;
         else if (!isfinite(q)) w = BL_INTERVAL_TOO_FEW;
         else {
-            const double d = (b->k >= 1 ? outside_by(x[i], rlo, rhi) : 0.0) + outside_by(x[i], plo, phi);
+            const double d = (b->k >= 1 ? outside_by(x[i], rlo, rhi) : 0.0) +
+                             (b->held_out ? 0.0 : outside_by(x[i], plo, phi));
             h = q * (1.0 + d / BL_LN2) * b->factor;
             /* wider than a factor 100 either way: no bound worth the name */
             if (!(h <= BL_CALIB_HMAX) || !(point[i] * exp(h) <= BL_RUNTIME_MAX_S)) w = BL_INTERVAL_TOO_WIDE;
@@ -510,6 +512,7 @@ static void calibrate_context(fit_job *J, size_t ci) {
             bl_error e2;
             if (bl_finetune(sub, ds, rows, (size_t)k, &fo, &t, &e2) != BL_OK) continue; /* a draw it cannot fit */
             const double D = isfinite(t->tuned.disagreement) ? t->tuned.disagreement : 0.0;
+            const int held = t->tuned.held_out;
             const double w = t->guard.ernest_w > 0 ? t->guard.ernest_w : 0.0;
             O->D[k][O->nD[k]++] = D;
             for (size_t i = 0; i < nr; i++) {
@@ -521,8 +524,8 @@ static void calibrate_context(fit_job *J, size_t ci) {
                 const double p = predict_row(t, ds, r, &e2);
                 if (!(p > 0) || !isfinite(p)) continue;
                 const int cell = cell_of(k, x, rlo, rhi);
-                const double g = 1.0 + (outside_by(x, rlo, rhi) + outside_by(x, plo, phi)) / BL_LN2;
-                if (!push(O, (item){cell, k, fabs(log(ds->runtime_s[r] / p)), g * (1.0 + w), D})) {
+                const double g = 1.0 + (outside_by(x, rlo, rhi) + (held ? 0.0 : outside_by(x, plo, phi))) / BL_LN2;
+                if (!push(O, (item){cell, k, fabs(log(ds->runtime_s[r] / p)), held ? g : g * (1.0 + w), D})) {
                     bl_model_free(t);
                     free(perm);
                     goto oom;

@@ -11,6 +11,8 @@
  * with g(x) = 1 + (d_runs(x) + d_pre(x)) / ln 2 (d: how far x lies outside the runs' scale-outs and the
  * pre-training's, in ln machines), w the guard's Ernest weight and D the fine-tuned model's disagreement
  * with its runs (bl_model_tuned.disagreement; D_ref(k) the median over the calibration's fine-tunings).
+ * Where D is the held-out error on the runs (three or more, the guard on), it measures this context's
+ * error directly: then u = (1 + d_runs / ln 2) · (1 + D / D_ref(k)), without w and d_pre.
  * Scores fall into cells by k and by whether the scale-out lies inside the runs' range (k ≥ 2) or not;
  * one more cell holds each fine-tuned sub-ensemble's scores on another held-out context it never saw
  * (u = (1 + d_pre / ln 2) · (1 + w)): what a model fine-tuned for one context is worth on another.
@@ -79,8 +81,11 @@ typedef struct bl_interval_basis {
     int    k;            /* runs calibrated with (0: none: the model not fine-tuned, or asked about another context) */
     int    mismatch;     /* 1: a fine-tuned model asked about another context than its runs' */
     double ernest_w;     /* the guard's weight */
-    double factor;       /* (1 + w) · (1 + D / D_ref(k)); for a mismatch (1 + w), or 2 · (1 + w) where the
-                            calibration has no scores of another context (it falls back on cell 0) */
+    double factor;       /* (1 + w) · (1 + D / D_ref(k)), or 1 + D / D_ref(k) when D is the held-out error;
+                            for a mismatch (1 + w), or 2 · (1 + w) where the calibration has no scores of
+                            another context (it falls back on cell 0) */
+    int    held_out;     /* D is the held-out error on the runs: it measures this context's error itself,
+                            so neither w nor the distance outside the pre-training widens further */
 } bl_interval_basis;
 
 /* No runtime ≤ 0 leaves a model: outside [lo, hi] (bl_model_support) a prediction falls no faster

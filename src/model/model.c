@@ -978,7 +978,10 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     if (net_loo && c->tuned.n_fit == n && isfinite(c->tuned.disagreement)) {
         /* with held-out predictions of the runs, D is how the guarded model misses runs it did not see */
         const double d = bl_guard_loo_log_error(&c->guard, c->tuned.fit_x, c->tuned.fit_y, n, net_loo, folds);
-        if (isfinite(d)) c->tuned.disagreement = d;
+        if (isfinite(d)) {
+            c->tuned.disagreement = d;
+            c->tuned.held_out = 1;
+        }
     }
     bl_model_stamp_now(c);
     *out = c;

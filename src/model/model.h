@@ -88,6 +88,7 @@ typedef struct bl_model_tuned {
     double  *fit_x, *fit_y, *fit_pred, *fit_prior;
     double   disagreement;
     int64_t  protocol;      /* bl_finetune_opts_fingerprint of the fine-tuning (0: not recorded) */
+    int      held_out;      /* 1: disagreement is the held-out error on the runs (calib.h) */
 } bl_model_tuned;
 
 typedef struct bl_model {
