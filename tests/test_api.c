@@ -42,6 +42,7 @@ static void setup(void) {
     o.trials = 2;
     o.epochs = 30;
     o.grace = 30;
+    o.calib_draws = 1; /* a calibration complete in its parts, one draw per run count (the suite's time) */
     bl_model *m = NULL;
     if (bl_pretrain(g_ds, bl_synth_schema_text(), &o, &m, &err) != BL_OK) ck_abort_msg("pretrain: %s", err.message);
     free(m->name);
@@ -542,6 +543,7 @@ START_TEST(test_finetune_values_odd_property_names) {
     fclose(f);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.members = 1;
     o.trials = 1;
     o.epochs = 3;
@@ -840,6 +842,7 @@ START_TEST(test_totals_per_machine_model) {
     ck_assert_int_eq(bl_dataset_load(g_tsv, g_schema, 0, &es, &ds, &err), BL_OK);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 1;
     o.epochs = 20;
     o.grace = 20;
@@ -881,6 +884,7 @@ START_TEST(test_stored_schema_read_leniently) {
     bl_error err;
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 1;
     o.epochs = 20;
     o.grace = 20;
@@ -988,6 +992,7 @@ START_TEST(test_reproducer_no_impossible_numbers) {
     o.epochs = 200;
     o.grace = 100;
     o.threads = 2;
+    o.calib_draws = 2; /* fewer draws than the default's 4 (the suite's time); the protocol is the default */
     bl_model *m = NULL;
     ck_assert_msg(bl_pretrain(ds, NULL, &o, &m, &err) == BL_OK, "%s", err.message);
     bl_dataset_free(ds);
@@ -1236,6 +1241,7 @@ START_TEST(test_single_value_filled) {
     ck_assert_int_eq(bl_dataset_load(data, sch, 0, NULL, &ds, &err), BL_OK);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 1;
     o.epochs = 20;
     o.grace = 20;

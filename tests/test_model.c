@@ -286,6 +286,7 @@ static bl_dataset *synth_ds(uint64_t seed) {
 static bl_model *quick_pretrain_ts(const bl_dataset *ds, int threads, uint64_t seed, int target_scaling) {
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.target_scaling = target_scaling;
     o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 3;
@@ -467,6 +468,7 @@ START_TEST(model_file_roundtrip_bit_exact) {
     {
         bl_pretrain_opts o;
         bl_pretrain_opts_default(&o);
+        o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
         o.seed = 2;
         bl_rng r;
         bl_rng_seed(&r, o.seed);
@@ -542,6 +544,7 @@ START_TEST(refit_trains_the_winner_on_every_row) {
     bl_dataset *ds = synth_ds(7);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 2;
     o.epochs = 30;
@@ -569,6 +572,7 @@ START_TEST(log_targets_train_predict_and_roundtrip) {
     bl_dataset *ds = synth_ds(11);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 2;
     o.epochs = 150;
@@ -637,6 +641,7 @@ START_TEST(pretrain_top_ranks_the_trials) {
     bl_dataset *ds = synth_ds(12);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
     o.trials = 4;
     o.epochs = 40;
@@ -664,6 +669,7 @@ START_TEST(pretrain_on_trial_group_matches_cpu_search) {
     bl_dataset *ds = synth_ds(13);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 5;
     o.epochs = 12;
     o.grace = 4;
@@ -726,6 +732,7 @@ START_TEST(progress_counts_each_epoch_once) {
         for (int members = 1; members <= 2; members++) {
             bl_pretrain_opts o;
             bl_pretrain_opts_default(&o);
+            o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
             o.trials = 2;
             o.epochs = 30;
             o.grace = 10;
@@ -776,6 +783,7 @@ START_TEST(cached_f_predicts_exactly_as_the_model) {
     bl_dataset *ds = synth_ds(21);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 2;
     o.epochs = 10;
     o.grace = 5;
@@ -1032,6 +1040,7 @@ START_TEST(ensemble_members_predict_their_median) {
     bl_dataset *ds = synth_ds(14);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 2;
     o.epochs = 30;
     o.grace = 15;
@@ -1142,6 +1151,7 @@ START_TEST(both_encodings_members_alternate) {
     bl_synth_free(corp);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 2;
     o.epochs = 30;
     o.grace = 15;
@@ -1299,6 +1309,7 @@ static bl_modelrec *tiny_saved(uint64_t seed, int members, const char *name, con
     *ds = synth_ds(seed);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 1;
     o.epochs = 5;
     o.grace = 5;
@@ -1451,6 +1462,7 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
     ck_assert_int_eq(bl_dataset_subset(ds, rest, nr, &pre, &e), BL_OK);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.trials = 2;
     o.epochs = 300;
     o.grace = 150;
@@ -2024,6 +2036,7 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
     ck_assert(tr && va && tr2 && va2 && side);
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     bl_error e;
     for (int mode = BL_VAL_CONTEXTS; mode <= BL_VAL_GROUPS; mode++) {
         o.val_split = mode;
@@ -2131,6 +2144,13 @@ START_TEST(calibration_changes_no_prediction) {
     o.trials = 2;
     o.epochs = 30;
     o.grace = 15;
+    bl_finetune_opts short_ft;
+    bl_finetune_opts_default(&short_ft);
+    short_ft.max_epochs = 60;
+    short_ft.patience = 30;
+    short_ft.cv_epochs = 30;
+    o.calib_ft = &short_ft;
+    o.calib_draws = 1;
     bl_model *a = NULL, *b = NULL, *c = NULL;
     bl_error e;
     o.calibrate = 0;
