@@ -246,8 +246,8 @@ END_TEST
 
 START_TEST(test_pretrain_progress_and_errors) {
     /* stderr is a file here: plain lines (no \r), with trial, epoch, loss and ETA */
-    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 10 --grace 10 --threads 1",
-           g_train);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 10 --grace 10 --threads 1 "
+              "--calibrate off", g_train);
     ck_assert_ptr_nonnull(strstr(g_err, "trial "));
     ck_assert_ptr_nonnull(strstr(g_err, "epoch "));
     ck_assert_ptr_nonnull(strstr(g_err, "loss "));
@@ -256,14 +256,15 @@ START_TEST(test_pretrain_progress_and_errors) {
     ck_assert_ptr_nonnull(strstr(g_out, "pre-trained 'rest'")); /* the default name is the data file's stem */
     /* rungs off multiples of 25 (10, 20, 30): the share done never passes 100 % and shows 100 % once, at the end */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 2 --epochs 30 --grace 10 "
-              "--members 1 --threads 1", g_train);
+              "--members 1 --threads 1 --calibrate off", g_train);
     ck_assert_msg(count(g_err, " 100%  ") == 1, "%s", g_err);
     for (const char *q = strchr(g_err, '%'); q; q = strchr(q + 1, '%')) {
         const char *b = q;
         while (b > g_err && b[-1] >= '0' && b[-1] <= '9') b--;
         ck_assert_msg(q - b <= 3 && atoi(b) <= 100, "%s", g_err);
     }
-    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 5 --grace 5 --quiet", g_train);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out p.h5 --trials 1 --epochs 5 --grace 5 --quiet "
+              "--calibrate off", g_train);
     ck_assert_str_eq(g_err, "");
 
     EXPECT_ERR(1, "no CUDA support", "%s pretrain --data rest.tsv --schema synth.schema --out c.h5 --device cuda", g_train);
@@ -272,7 +273,7 @@ START_TEST(test_pretrain_progress_and_errors) {
     EXPECT_ERR(2, "--epochs", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epochs many", g_train);
     EXPECT_ERR(2, "--device", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device tpu", g_train);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out g.h5 --trials 1 --epochs 5 --grace 5 --val-split groups "
-              "--quiet", g_train);
+              "--quiet --calibrate off", g_train);
     EXPECT_ERR(2, "--val-split", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --val-split rows", g_train);
     EXPECT_ERR(2, "unknown option", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --bogus", g_train);
     EXPECT_ERR(1, "nothere.tsv", "%s pretrain --data nothere.tsv --schema synth.schema --out x.h5", g_train);
@@ -801,10 +802,10 @@ START_TEST(test_pretrain_ensemble_report) {
                   strstr(g_out, ": an ensemble of 2 members (the median of their predictions), validated on ") &&
                   strstr(g_out, "\nintervals: calibrated on ") && count(g_out, "\n") == 4, "%s", g_out);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out e.h5 --trials 2 --epochs 10 --members 1 "
-              "--threads 1", g_train);
+              "--threads 1 --calibrate off", g_train);
     ck_assert_msg(!strstr(g_err, "grace") && !strstr(g_err, "search 1/"), "%s", g_err); /* 10 epochs < the grace of 1000 */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out e.h5 --trials 1 --epochs 30 --grace 10 "
-              "--members 1 --threads 1", g_train);
+              "--members 1 --threads 1 --calibrate off", g_train);
     ck_assert_msg(!strstr(g_err, "grace"), "%s", g_err); /* one trial: nothing to halve */
 }
 END_TEST
@@ -990,12 +991,12 @@ START_TEST(test_train_output_checked_first) {
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
     /* the defaults: six members reading numbers in both encodings; one network reads bits */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 3 --grace 3 --threads 1 --quiet "
-              "--out default.h5", g_train);
+              "--out default.h5 --calibrate off", g_train);
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers default.h5 | grep -c '\"both\"'");
     EXPECT(0, "h5dump -a /models/rest/members/count default.h5 | grep -c '(0): 6'");
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers log-numbers.h5 | grep -c '\"log\"'");
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 3 --grace 3 --threads 1 --quiet "
-              "--members 1 --out one.h5", g_train);
+              "--members 1 --out one.h5 --calibrate off", g_train);
     EXPECT(0, "h5dump -a /models/rest/encoder/numbers one.h5 | grep -c '\"binary\"'");
     /* --numbers both: two members, bits and log magnitude, fine-tuned and predicted from */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 2 "
@@ -1011,10 +1012,10 @@ START_TEST(test_train_output_checked_first) {
     EXPECT_ERR(2, "--numbers", "%s pretrain --data rest.tsv --schema synth.schema --numbers octal --out x.h5", g_train);
     /* one context and whole contexts held out: no validation rows, and the summary says so */
     EXPECT(0, "%s pretrain --data runs.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
-              "--threads 1 --quiet --out one-context.h5", g_train);
+              "--threads 1 --quiet --out one-context.h5 --calibrate off", g_train);
     ck_assert_msg(strstr(g_out, "no validation rows (one context") && !strstr(g_out, "best validation loss"), "%s", g_out);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --trials 1 --epochs 5 --grace 5 --members 1 "
-              "--threads 1 --quiet --out more-contexts.h5", g_train);
+              "--threads 1 --quiet --out more-contexts.h5 --calibrate off", g_train);
     ck_assert_msg(strstr(g_out, "best validation loss") && strstr(g_out, " rows after "), "%s", g_out);
     EXPECT_ERR(1, "--out nodir/x.h5", "%s %s --out nodir/x.h5", g_train, pre);
     EXPECT_ERR(2, "not a valid model name", "%s %s --out x.h5 --name a/b", g_train, pre);
