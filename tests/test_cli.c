@@ -77,6 +77,36 @@ static size_t count(const char *hay, const char *needle) {
     return n;
 }
 
+/* Every number in a JSON text is the shortest that reads back as the same double (issue 24: never
+ * 1959.5999999999999 for 1959.6). Numbers inside strings are skipped. */
+static void assert_shortest_numbers(const char *json) {
+    int in_str = 0;
+    for (const char *c = json; *c; c++) {
+        if (in_str) {
+            if (*c == '\\' && c[1]) c++;
+            else if (*c == '"') in_str = 0;
+            continue;
+        }
+        if (*c == '"') {
+            in_str = 1;
+            continue;
+        }
+        if (!(*c == '-' || (*c >= '0' && *c <= '9'))) continue;
+        char *end;
+        const double v = strtod(c, &end);
+        char tok[64], g[64];
+        snprintf(tok, sizeof tok, "%.*s", (int)(end - c), c);
+        int p = 1;
+        for (; p < 17; p++) {
+            snprintf(g, sizeof g, "%.*g", p, v);
+            if (strtod(g, NULL) == v) break;
+        }
+        snprintf(g, sizeof g, "%.*g", p, v);
+        ck_assert_msg(strlen(tok) <= strlen(g), "JSON number %s: %s reads back the same", tok, g);
+        c = end - 1;
+    }
+}
+
 #define EXPECT(rc_want, ...)                                                                              \
     do {                                                                                                  \
         int rc_ = run(__VA_ARGS__);                                                                       \
@@ -313,6 +343,7 @@ START_TEST(test_predict_table) {
     ck_assert_ptr_nonnull(strstr(g_out, "\"meets_target\":"));
     ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":0"));
     ck_assert_str_eq(g_out + strlen(g_out) - 2, "}\n");
+    assert_shortest_numbers(g_out);
 }
 END_TEST
 
@@ -323,6 +354,7 @@ START_TEST(test_history_and_finetune) {
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --json --history runs.tsv", g_predict, g_sets);
     ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":3"));
     ck_assert_str_ne(before, g_out);
+    assert_shortest_numbers(g_out);
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --json --history runs.tsv --schema synth.schema", g_predict,
            g_sets);
     ck_assert_ptr_nonnull(strstr(g_out, "\"fine_tuned_on_runs\":3"));
@@ -685,6 +717,7 @@ START_TEST(test_info_and_json) {
                   strstr(g_out, "\"default\":\"etl-spark\",\"default_from\":\"schema\"") &&
                   strstr(g_out, "\"fine_tuning\":{\"runs\":3,") && strstr(g_out, "\"scale_out_min\":4,\"scale_out_max\":12") &&
                   strstr(g_out, "\"members\":[{\"numbers\":\"binary\""), "%s", g_out);
+    assert_shortest_numbers(g_out);
     EXPECT_JSON("info.json");
     EXPECT(0, "%s info --model model.h5 --values 2", g_train);
     ck_assert_msg(strstr(g_out, "  memory: optional number, a cluster total (given per machine), from column memory; may "
@@ -704,11 +737,13 @@ START_TEST(test_info_and_json) {
            g_train);
     ck_assert_msg(strstr(g_out, "\"rows\":96,\"contexts\":12,\"skipped_rows\":0,\"scale_out\":{\"min\":2,\"max\":16}") &&
                   strstr(g_out, "\"data_size_MB\":{\"value\":50,\"vector\":["), "%s", g_out);
+    assert_shortest_numbers(g_out);
     EXPECT_JSON("inspect.json");
     EXPECT(0, "%s evaluate --model info-tuned.h5 --name tuned --data user-runs.csv --json > eval.json && cat eval.json",
            g_train);
     ck_assert_msg(strstr(g_out, "\"runs\":3,\"skipped_rows\":0,\"contexts\":1,\"scale_outs\":[{\"scale_out\":4,\"runs\":1,"
                                 "\"measured_mean_s\":") && strstr(g_out, "\"mean_relative_error\":"), "%s", g_out);
+    assert_shortest_numbers(g_out);
     EXPECT_JSON("eval.json");
 }
 END_TEST

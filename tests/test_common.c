@@ -3,11 +3,15 @@
 #include "testutil.h"
 
 #include "common/file.h"
+#include "common/fmt.h"
+#include "common/rng.h"
 #include "common/str.h"
 #include "common/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,49 @@ START_TEST(strdup_copies_and_takes_null) {
     char *d = bl_strndup("x", 0);
     ck_assert_str_eq(d, "");
     free(d);
+}
+END_TEST
+
+/* ---- numbers as text ------------------------------------------------------------------------------ */
+
+/* The shortest text that reads back: exact values for known cases, and a round trip with no shorter
+ * text that also reads back for random bit patterns of every exponent. */
+START_TEST(fmt_double_is_shortest_round_trip) {
+    char b[BL_FMT_DOUBLE_MAX];
+    ck_assert_str_eq(bl_fmt_double(b, 0.1), "0.1");
+    ck_assert_str_eq(bl_fmt_double(b, 1959.6), "1959.6");
+    ck_assert_str_eq(bl_fmt_double(b, 1959.5999999999999), "1959.6"); /* the same double */
+    ck_assert_str_eq(bl_fmt_double(b, 0.1 + 0.2), "0.30000000000000004");
+    ck_assert_str_eq(bl_fmt_double(b, 12), "12");
+    ck_assert_str_eq(bl_fmt_double(b, 100), "100"); /* not 1e+02 */
+    ck_assert_str_eq(bl_fmt_double(b, 3600), "3600");
+    ck_assert_str_eq(bl_fmt_double(b, 1e16), "10000000000000000");
+    ck_assert_str_eq(bl_fmt_double(b, 1e17), "1e+17");
+    ck_assert_str_eq(bl_fmt_double(b, 0.0001), "0.0001");
+    ck_assert_str_eq(bl_fmt_double(b, 1.5e-5), "1.5e-05");
+    ck_assert_str_eq(bl_fmt_double(b, -0.0), "-0");
+    ck_assert_str_eq(bl_fmt_double(b, 1e300), "1e+300");
+    ck_assert_str_eq(bl_fmt_double(b, 5e-324), "5e-324"); /* the least subnormal reads back from one digit */
+    ck_assert_str_eq(bl_fmt_double(b, NAN), "nan");
+    ck_assert_str_eq(bl_fmt_double(b, -INFINITY), "-inf");
+    bl_rng r;
+    bl_rng_seed(&r, 23);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t bits = bl_rng_u64(&r);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v)) continue;
+        bl_fmt_double(b, v);
+        ck_assert_msg(strtod(b, NULL) == v, "%s does not read back as %a", b, v);
+        int p = 1; /* the fewest significant digits that read back, by definition */
+        char g[64];
+        for (; p < 17; p++) {
+            snprintf(g, sizeof g, "%.*g", p, v);
+            if (strtod(g, NULL) == v) break;
+        }
+        snprintf(g, sizeof g, "%.*g", p, v);
+        ck_assert_msg(strlen(b) <= strlen(g), "%s is longer than %s", b, g);
+    }
 }
 END_TEST
 
@@ -387,6 +434,7 @@ Suite *bl_test_suite(void) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, strdup_copies_and_takes_null);
+    tcase_add_test(tc, fmt_double_is_shortest_round_trip);
     tcase_add_test(tc, utf8_valid_rejects_what_it_should);
     tcase_add_test(tc, file_open_read_never_blocks_on_a_fifo);
     tcase_add_test(tc, file_replace_new_and_existing_keep_their_mode);

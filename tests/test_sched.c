@@ -118,6 +118,16 @@ START_TEST(workload_fixture_and_roundtrip) {
     char path[4200];
     snprintf(path, sizeof path, "%s/sched_rt.tsv", bl_test_tmpdir());
     ck_assert_int_eq(bl_sched_workload_save(w, path, &err), BL_OK);
+    /* numbers as the shortest text that reads back: 0.1, never 0.10000000000000001 (issue 24) */
+    FILE *sf = fopen(path, "r");
+    ck_assert_ptr_nonnull(sf);
+    char saved[4096];
+    size_t got = fread(saved, 1, sizeof saved - 1, sf);
+    fclose(sf);
+    saved[got] = '\0';
+    ck_assert_msg(strstr(saved, "\n0\tnn_small\t100\texplicit\t0.1\t0.2\t50\t30\t10\n") &&
+                  strstr(saved, "\n0.5\tkmeans\t50\timplicit\t1\t0.1\t10\t100\t50\n") && !strstr(saved, "0000000"),
+                  "%s", saved);
     ck_assert_int_eq(bl_sched_workload_load(path, &w2, &err), BL_OK);
     ck_assert_uint_eq(bl_sched_workload_njobs(w2), 2);
     ck_assert_uint_eq(w2->nload, 2);

@@ -94,8 +94,8 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         bl_cli_json_str(schema);
         printf(",\"data_hash\":\"xxh64:%016llx\",\"rows\":%zu,\"contexts\":%zu,\"skipped_rows\":%zu", sum.data_hash,
                sum.rows, sum.contexts, sum.skipped);
-        printf(",\"scale_out\":{\"min\":%.17g,\"max\":%.17g},\"runtime_s\":{\"min\":%.17g,\"max\":%.17g}", xmin, xmax,
-               tmin, tmax);
+        printf(",\"scale_out\":{\"min\":%s,\"max\":%s},\"runtime_s\":{\"min\":%s,\"max\":%s}", bl_cli_num(xmin), bl_cli_num(xmax),
+               bl_cli_num(tmin), bl_cli_num(tmax));
         printf(",\"properties\":[");
         for (size_t p = 0; p < sum.props; p++) {
             bl_data_prop pr;
@@ -111,10 +111,11 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
             printf(",\"row\":{\"index\":%zu,\"data_row\":%zu,\"context\":%u,\"context_label\":", row, rw.data_row,
                    (unsigned)rw.context);
             bl_cli_json_str(label);
-            printf(",\"scale_out\":%.17g,\"runtime_s\":%.17g,\"scale_out_features\":[", rw.scale_out, rw.runtime_s);
-            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%.17g", k ? "," : "", feat[k]);
+            printf(",\"scale_out\":%s,\"runtime_s\":%s,\"scale_out_features\":[", bl_cli_num(rw.scale_out),
+                   bl_cli_num(rw.runtime_s));
+            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%s", k ? "," : "", bl_cli_num(feat[k]));
             printf("],\"scale_out_features_scaled\":[");
-            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%.17g", k ? "," : "", scaled[k]);
+            for (int k = 0; k < BL_SCALE_OUT_FEATURES; k++) printf("%s%s", k ? "," : "", bl_cli_num(scaled[k]));
             printf("],\"values\":{");
             for (size_t p = 0; p < sum.props; p++) {
                 bl_data_prop pr;
@@ -127,7 +128,7 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
                 printf(":{\"value\":");
                 bl_cli_json_value(v, pr.number);
                 printf(",\"vector\":[");
-                for (size_t k = 0; k < sum.vec_len; k++) printf("%s%.17g", k ? "," : "", vec[k]);
+                for (size_t k = 0; k < sum.vec_len; k++) printf("%s%s", k ? "," : "", bl_cli_num(vec[k]));
                 printf("]}");
             }
             printf("}}");
@@ -798,7 +799,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             bl_eval_row r;
             bl_evaluation_row(ev, i, &r);
             if (json) {
-                printf("%s{\"scale_out\":%.17g,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", r.scale_out, r.runs);
+                printf("%s{\"scale_out\":%s,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", bl_cli_num(r.scale_out), r.runs);
                 bl_cli_json_num(r.measured_mean_s);
                 printf(",\"predicted_s\":");
                 bl_cli_json_num(r.predicted_mean_s);
@@ -1623,9 +1624,9 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                 const size_t nv = sn.kept;
                 printf("    seen: %lld value%s", sn.distinct, sn.distinct == 1 ? "" : "s");
                 if (pi.number && isfinite(sn.num_min) && sn.num_min == sn.num_max)
-                    printf(" of %.17g%s", sn.num_min, sn.per_machine ? " per machine" : "");
+                    printf(" of %s%s", bl_cli_num(sn.num_min), sn.per_machine ? " per machine" : "");
                 else if (pi.number && isfinite(sn.num_min))
-                    printf(" in %.17g..%.17g%s", sn.num_min, sn.num_max, sn.per_machine ? " per machine" : "");
+                    printf(" in %s..%s%s", bl_cli_num(sn.num_min), bl_cli_num(sn.num_max), sn.per_machine ? " per machine" : "");
                 printf(":");
                 for (size_t k = 0; k < nv && k < most; k++) {
                     const char *v;

@@ -2,6 +2,7 @@
  * Not here: program logic. */
 #include "cli/cli_util.h"
 #include "common/file.h"
+#include "common/fmt.h"
 #include "common/suggest.h"
 #include "common/utf8.h"
 
@@ -202,8 +203,15 @@ void bl_cli_json_str(const char *s) {
     putchar('"');
 }
 
+const char *bl_cli_num(double v) {
+    static char ring[8][BL_FMT_DOUBLE_MAX];
+    static unsigned next;
+    return bl_fmt_double(ring[next++ % 8], v);
+}
+
 void bl_cli_json_num(double v) {
-    if (isfinite(v)) printf("%.17g", v);
+    char b[BL_FMT_DOUBLE_MAX];
+    if (isfinite(v)) printf("%s", bl_fmt_double(b, v)); /* the shortest text that reads back the same */
     else printf("null");
 }
 

@@ -114,6 +114,9 @@ const char *bl_cli_model_name_problem(const char *name);
  * else as a string). */
 void bl_cli_json_str(const char *s);
 void bl_cli_json_num(double v);
+/* v as the shortest text that reads back the same (common/fmt.h), in one of 8 static buffers used in
+ * turn: up to 8 in one printf. */
+const char *bl_cli_num(double v);
 void bl_cli_json_value(const char *v, int number);
 
 /* Says on stderr which rows of a runs or data file (--flag) were skipped as invalid, one line each

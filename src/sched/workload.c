@@ -5,6 +5,7 @@
 #include "sched/sched_internal.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "common/fmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -271,19 +272,22 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
     if (st != BL_OK) return st;
     st = bl_file_out_printf(f, err, "# DBMLSched workload: arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter "
                             "cpu_use_pct gpu_use_pct params\n");
+    char a[BL_FMT_DOUBLE_MAX], b[BL_FMT_DOUBLE_MAX], c[BL_FMT_DOUBLE_MAX], d[BL_FMT_DOUBLE_MAX], e[BL_FMT_DOUBLE_MAX],
+        g[BL_FMT_DOUBLE_MAX], h[BL_FMT_DOUBLE_MAX]; /* numbers as the shortest text that reads back the same */
     if (st == BL_OK)
-        st = bl_file_out_printf(f, err, "@set\tinterference\t%.17g\n@set\toverhead\t%.17g\n", w->interference,
-                                w->overhead_s);
+        st = bl_file_out_printf(f, err, "@set\tinterference\t%s\n@set\toverhead\t%s\n", bl_fmt_double(a, w->interference),
+                                bl_fmt_double(b, w->overhead_s));
     for (size_t i = 0; st == BL_OK && i < w->nload; i++)
-        st = bl_file_out_printf(f, err, "@load\t%.17g\t%.17g\n", w->load[i].t, w->load[i].pct);
+        st = bl_file_out_printf(f, err, "@load\t%s\t%s\n", bl_fmt_double(a, w->load[i].t), bl_fmt_double(b, w->load[i].pct));
     for (size_t i = 0; st == BL_OK && i < w->n; i++) {
         const bl_sched_wjob *j = &w->jobs[i];
-        st = bl_file_out_printf(f, err, "%.17g\t%s\t%.17g\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t", j->arrival,
-                                bl_sched_kind_names[j->kind], j->iters, j->implicit ? "implicit" : "explicit", j->spi[0],
-                                j->spi[1], j->use[0], j->use[1]);
+        st = bl_file_out_printf(f, err, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", bl_fmt_double(a, j->arrival),
+                                bl_sched_kind_names[j->kind], bl_fmt_double(b, j->iters), j->implicit ? "implicit" : "explicit",
+                                bl_fmt_double(c, j->spi[0]), bl_fmt_double(d, j->spi[1]), bl_fmt_double(e, j->use[0]),
+                                bl_fmt_double(g, j->use[1]));
         if (st == BL_OK && j->n_params == 0) st = bl_file_out_write(f, "-", 1, err);
         for (int k = 0; st == BL_OK && k < j->n_params; k++)
-            st = bl_file_out_printf(f, err, "%s%.17g", k ? "," : "", j->params[k]);
+            st = bl_file_out_printf(f, err, "%s%s", k ? "," : "", bl_fmt_double(h, j->params[k]));
         if (st == BL_OK) st = bl_file_out_write(f, "\n", 1, err);
     }
     if (st != BL_OK) {
