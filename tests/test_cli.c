@@ -324,6 +324,7 @@ START_TEST(test_predict_table) {
     /* single value and list */
     EXPECT(0, "%s --model model.h5 --name synth %s --scale-out 4", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 4);
+    ck_assert_msg(strstr(g_out, "): the only candidate"), "%s", g_out); /* not "fastest of 1 candidates" */
     EXPECT(0, "%s --model model.h5 %s --scale-out 2,4,8 --price 0.4", g_predict, g_sets);
     ck_assert_ptr_nonnull(strstr(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tcost\n2\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "\n8\t"));
@@ -888,7 +889,7 @@ START_TEST(test_predict_bad_input) {
     EXPECT_ERR(1, "data_size_MB", "%s --model model.h5 %s --set data_size_MB=huge --scale-out 2..4", g_predict,
                "--set machine_type=m1 --set job_args=3 --set data_characteristics= --set 'environment=synthetic corpus'");
     EXPECT_ERR(1, "twice", "%s --model model.h5 %s --set machine_type=x --scale-out 2..4", g_predict, g_sets);
-    EXPECT_ERR(2, "reversed", "%s --model model.h5 %s --scale-out 12..2", g_predict, g_sets);
+    EXPECT_ERR(2, "the range runs down (12 > 2): write 2..12", "%s --model model.h5 %s --scale-out 12..2", g_predict, g_sets);
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0..4", g_predict, g_sets);
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 2,-4", g_predict, g_sets);
     EXPECT_ERR(2, "not a number", "%s --model model.h5 %s --scale-out 2,x", g_predict, g_sets);
@@ -945,8 +946,26 @@ START_TEST(test_strict_option_values) {
     /* shifted environments' options: usage errors (exit 2), one line, the value shown only when printable */
     EXPECT_ERR(2, "--scale-outs '5..2': the range runs down (5 > 2): write 2..5",
                "%s synth --out-dir . --stem s2 --scale-outs 5..2", g_train);
-    EXPECT_ERR(2, "2 is listed twice", "%s synth --out-dir . --stem s2 --scale-outs 2,2,4", g_train);
-    EXPECT_ERR(2, "--scale-outs ' 2, 4'", "%s synth --out-dir . --stem s2 --scale-outs ' 2, 4'", g_train);
+    EXPECT_ERR(2, "scale-out 2 is given twice", "%s synth --out-dir . --stem s2 --scale-outs 2,2,4", g_train);
+    EXPECT_ERR(2, "--scale-outs '+2,4': '+2' is not a whole number written in digits",
+               "%s synth --out-dir . --stem s2 --scale-outs '+2,4'", g_train);
+    /* one scale-out list syntax everywhere (issue 24): ranges with a step, lists of them, blanks around items */
+    EXPECT(0, "%s synth --out-dir . --stem s3 --contexts 1 --reps 1 --scale-outs ' 2, 4..8:2' && cut -f1 s3.tsv | "
+              "sort -un | tr '\\n' ' '", g_train);
+    ck_assert_msg(strstr(g_out, "2 4 6 8 "), "%s", g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 20..40:10", g_predict, g_sets);
+    ck_assert_msg(strstr(g_out, "\n20\t") && strstr(g_out, "\n30\t") && strstr(g_out, "\n40\t") &&
+                  !strstr(g_out, "\n21\t"), "%s", g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,4..8:2,16", g_predict, g_sets);
+    ck_assert_msg(strstr(g_out, "\n2\t") && strstr(g_out, "\n6\t") && strstr(g_out, "\n16\t") &&
+                  strstr(g_out, "of 5 candidates"), "%s", g_out);
+    EXPECT_ERR(2, "--scale-out '2,2,3': scale-out 2 is given twice: give each once",
+               "%s --model model.h5 %s --scale-out 2,2,3", g_predict, g_sets);
+    EXPECT_ERR(2, "scale-out 4 is given twice", "%s --model model.h5 %s --scale-out 2..6,4", g_predict, g_sets);
+    EXPECT_ERR(2, "the step '0' is not a whole number >= 1", "%s --model model.h5 %s --scale-out 2..8:0", g_predict, g_sets);
+    EXPECT_ERR(2, "a step belongs to a range", "%s --model model.h5 %s --scale-out 4:2", g_predict, g_sets);
+    EXPECT_ERR(2, "the range runs down (8 > 2): write 2..8", "%s --model model.h5 %s --scale-out 8..2", g_predict, g_sets);
+    EXPECT_ERR(2, "an empty item", "%s --model model.h5 %s --scale-out 2,,4", g_predict, g_sets);
     EXPECT_ERR(2, "a value with control or non-ASCII bytes", "%s synth --out-dir . --stem s2 --environment \"$(printf "
                "'a\\tb')\"", g_train);
     EXPECT_ERR(2, "'a\"b' is not", "%s synth --out-dir . --stem s2 --environment 'a\"b'", g_train);

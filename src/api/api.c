@@ -1109,8 +1109,10 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     if (out->fallback) {
         snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target%s; the fastest "
                  "of %zu instead", target, conf, n_ok);
-    } else if (o->goal == BL_GOAL_FASTEST) {
-        snprintf(out->reason, sizeof out->reason, "fastest of %zu candidate%s%s", n_ok, n_ok == 1 ? "" : "s",
+    } else if (o->goal == BL_GOAL_FASTEST) { /* one candidate is not "the fastest of 1" */
+        char of[64] = "the only candidate";
+        if (n_ok != 1) snprintf(of, sizeof of, "fastest of %zu candidates", n_ok);
+        snprintf(out->reason, sizeof out->reason, "%s%s", of,
                  target > 0 ? (confident ? " (its upper bound meets the runtime target)" : " (meets the runtime target)")
                             : "");
     } else if (o->goal == BL_GOAL_SMALLEST && !confident) {
@@ -1122,9 +1124,11 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     } else if (target > 0) {
         snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of the %zu candidate%s %s "
                  "%g s%s", out->cost, price, n_met, n_met == 1 ? "" : "s", what, target, conf);
+    } else if (n_ok == 1) {
+        snprintf(out->reason, sizeof out->reason, "the only candidate (%.4g at %g per machine-hour)", out->cost, price);
     } else {
-        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidate%s", out->cost,
-                 price, n_ok, n_ok == 1 ? "" : "s");
+        snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of %zu candidates", out->cost,
+                 price, n_ok);
     }
     size_t len = strlen(out->reason);
     if (n_bad)

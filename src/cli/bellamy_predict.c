@@ -33,85 +33,6 @@ static const char *PROG = "bellamy-predict";
 #define MAX_PRICE      1e9         /* largest --price per machine-hour: keeps every cost finite */
 #define MAX_TARGET     BL_RUNTIME_MAX_S /* largest --target-runtime in seconds (some 30 000 years) */
 
-/* Copies s[0..n) without leading and trailing blanks into buf (cap bytes); NULL when it does not fit. */
-static const char *trimmed(const char *s, size_t n, char *buf, size_t cap) {
-    while (n > 0 && (*s == ' ' || *s == '\t')) { s++; n--; }
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
-    if (n >= cap) return NULL;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    return buf;
-}
-
-/* One scale-out of --scale-out SPEC (item: its text, blanks trimmed): a decimal number, then in
- * 1..MAX_SCALE_OUT, then whole (a number of machines). Prints why not and returns BL_EXIT_USAGE. */
-static int scale_out_item(const char *spec, const char *item, double *x) {
-    if (!item || bl_cli_number(item, x) != 0) {
-        bl_cli_error(PROG, "--scale-out %s: '%s' is not a number (give N, A..B or N,M,...)", spec, item ? item : "(too long)");
-        return BL_EXIT_USAGE;
-    }
-    if (!(*x >= 1) || *x > MAX_SCALE_OUT) {
-        bl_cli_error(PROG, "--scale-out %s: scale-out %s must be >= 1 and <= %.0f (a number of machines)", spec, item,
-                     MAX_SCALE_OUT);
-        return BL_EXIT_USAGE;
-    }
-    if (*x != floor(*x)) {
-        bl_cli_error(PROG, "--scale-out %s: '%s' is not a whole number (a scale-out counts machines)", spec, item);
-        return BL_EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* Parses "A..B" (1 ≤ A ≤ B), "X" or "X,Y,Z": whole numbers of machines, blanks around items
- * allowed. Returns 0, BL_EXIT_USAGE or BL_EXIT_FAIL (out of memory). */
-static int parse_scale_outs(const char *spec, double **out, size_t *n) {
-    char buf[64];
-    *out = NULL;
-    *n = 0;
-    const char *dots = strstr(spec, "..");
-    if (dots) {
-        double a, b;
-        const char *bs = dots + 2;
-        if (strstr(bs, "..") || strchr(spec, ',')) {
-            bl_cli_error(PROG, "--scale-out %s: a range is two whole numbers, e.g. 2..12", spec);
-            return BL_EXIT_USAGE;
-        }
-        if (scale_out_item(spec, trimmed(spec, (size_t)(dots - spec), buf, sizeof buf), &a) ||
-            scale_out_item(spec, trimmed(bs, strlen(bs), buf, sizeof buf), &b))
-            return BL_EXIT_USAGE;
-        if (b < a) {
-            bl_cli_error(PROG, "--scale-out %s: the range is reversed (write %.0f..%.0f)", spec, b, a);
-            return BL_EXIT_USAGE;
-        }
-        if (b - a + 1 > MAX_SCALE_OUTS) {
-            bl_cli_error(PROG, "--scale-out %s: more than %d scale-outs", spec, MAX_SCALE_OUTS);
-            return BL_EXIT_USAGE;
-        }
-        *n = (size_t)(b - a + 1);
-        *out = malloc(*n * sizeof **out);
-        if (!*out) { bl_cli_error(PROG, "out of memory"); return BL_EXIT_FAIL; }
-        for (size_t i = 0; i < *n; i++) (*out)[i] = a + (double)i;
-        return 0;
-    }
-    size_t cnt = 1;
-    for (const char *p = spec; *p; p++) cnt += *p == ',';
-    if (cnt > MAX_SCALE_OUTS) { bl_cli_error(PROG, "--scale-out: more than %d scale-outs", MAX_SCALE_OUTS); return BL_EXIT_USAGE; }
-    double *x = malloc(cnt * sizeof *x);
-    if (!x) { bl_cli_error(PROG, "out of memory"); return BL_EXIT_FAIL; }
-    const char *p = spec;
-    for (size_t i = 0; i < cnt; i++) {
-        size_t len = strcspn(p, ",");
-        if (scale_out_item(spec, trimmed(p, len, buf, sizeof buf), &x[i])) { /* machines: whole */
-            free(x);
-            return BL_EXIT_USAGE;
-        }
-        p += len + (p[len] == ',');
-    }
-    *out = x;
-    *n = cnt;
-    return 0;
-}
-
 #define json_num bl_cli_json_num
 #define json_str bl_cli_json_str
 
@@ -194,7 +115,7 @@ int main(int argc, char **argv) {
         { "set", BL_OPT_LIST, &sets, "PROP=VALUE",
           "a property of the job's context (cluster totals per machine); every essential one the model cannot fill "
           "is needed (bellamy-train info lists them)", NULL, 0, NULL, 0 },
-        { "scale-out", BL_OPT_STRING, &spec, "SPEC", "scale-outs (whole numbers of machines) to predict: a range A..B, one value N, or a list N,M,...",
+        { "scale-out", BL_OPT_STRING, &spec, "SPEC", "scale-outs (whole numbers of machines) to predict: N, a range A..B or A..B:STEP, or a list of them (4,8,16..32:8)",
           NULL, 1, NULL, 0 },
         { "history", BL_OPT_STRING, &history, "RUNS",
           "runs of this context (.tsv/.csv like the training data) to fine-tune on first, in memory; when they are "
@@ -311,7 +232,7 @@ int main(int argc, char **argv) {
     int *from = NULL;
     size_t n_full = 0;
     bl_warnings *warns = NULL;
-    rc = parse_scale_outs(spec, &x, &n);
+    rc = bl_cli_scale_outs(PROG, "scale-out", spec, MAX_SCALE_OUT, MAX_SCALE_OUTS, &x, &n);
     if (rc) goto out;
     /* the files, before the model is loaded: a clear message naming the flag */
     if ((rc = bl_cli_check_input(PROG, "model", model)) || (history && (rc = bl_cli_check_input(PROG, "history", history))) ||

@@ -1196,58 +1196,16 @@ static int cmd_split(const char *prog, int argc, char **argv) {
 
 /* ---- synth --------------------------------------------------------------------------------------- */
 
-/* --scale-outs: "A,B,..." or "A..B" or "A..B:STEP", whole numbers 1..100000, at most 64 of them. */
+/* --scale-outs: the one scale-out list syntax (bl_cli_scale_outs), 1..100000, at most 64 of them. */
 static int synth_scale_outs(const char *prog, const char *spec, bl_corpus_opts *c) {
-    char *end;
-    size_t n = 0;
-    for (const char *q = spec; *q; q++) /* strtol would take blanks and signs before a number */
-        if (!isdigit((unsigned char)*q) && *q != ',' && *q != '.' && *q != ':') goto bad;
-    const char *dots = strstr(spec, "..");
-    if (dots) {
-        errno = 0;
-        long a = strtol(spec, &end, 10), b, step = 1;
-        if (end != dots || errno) goto bad;
-        b = strtol(dots + 2, &end, 10);
-        if (errno || end == dots + 2) goto bad;
-        if (*end == ':') {
-            const char *st = end + 1;
-            step = strtol(st, &end, 10);
-            if (end == st || errno) goto bad;
-        }
-        if (!*end && a >= 1 && b >= 1 && b < a) {
-            bl_cli_error(prog, "--scale-outs '%s': the range runs down (%ld > %ld): write %ld..%ld", spec, a, b, b, a);
-            return BL_EXIT_USAGE;
-        }
-        if (*end || a < 1 || b < a || b > 100000 || step < 1) goto bad;
-        for (long x = a; x <= b; x += step) {
-            if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
-            c->scale_outs[n++] = (double)x;
-        }
-    } else {
-        for (const char *p = spec;;) {
-            errno = 0;
-            long x = strtol(p, &end, 10);
-            if (end == p || errno || x < 1 || x > 100000 || (*end && *end != ',')) goto bad;
-            if (n == BL_CORPUS_SCALE_OUTS_MAX) goto many;
-            for (size_t k = 0; k < n; k++)
-                if (c->scale_outs[k] == (double)x) {
-                    bl_cli_error(prog, "--scale-outs '%s': %ld is listed twice (--reps sets the runs per scale-out)",
-                                 spec, x);
-                    return BL_EXIT_USAGE;
-                }
-            c->scale_outs[n++] = (double)x;
-            if (!*end) break;
-            p = end + 1;
-        }
-    }
+    double *x;
+    size_t n;
+    int rc = bl_cli_scale_outs(prog, "scale-outs", spec, 100000, BL_CORPUS_SCALE_OUTS_MAX, &x, &n);
+    if (rc) return rc;
+    memcpy(c->scale_outs, x, n * sizeof *x);
     c->n_scale_outs = n;
+    free(x);
     return 0;
-bad:
-    bl_cli_error(prog, "--scale-outs '%s': whole numbers 1..100000 as A,B,... or A..B or A..B:STEP", spec);
-    return BL_EXIT_USAGE;
-many:
-    bl_cli_error(prog, "--scale-outs '%s': at most %d scale-outs", spec, BL_CORPUS_SCALE_OUTS_MAX);
-    return BL_EXIT_USAGE;
 }
 
 static int cmd_synth(const char *prog, int argc, char **argv) {
@@ -1266,7 +1224,7 @@ static int cmd_synth(const char *prog, int argc, char **argv) {
         { "reps", BL_OPT_SIZE, &reps, "N", "repetitions per scale-out (1..1000)", "3", 0, NULL, 0 },
         { "noise", BL_OPT_DOUBLE, &noise, "F", "relative noise (standard deviation, 0..1)", "0.03", 0, NULL, 0 },
         { "seed", BL_OPT_INT, &seed, "S", "random seed", "1", 0, NULL, 0 },
-        { "scale-outs", BL_OPT_STRING, &xs_spec, "LIST", "scale-outs: A,B,... or A..B or A..B:STEP (1..100000, at most 64)",
+        { "scale-outs", BL_OPT_STRING, &xs_spec, "LIST", "scale-outs: N, A..B or A..B:STEP, or a list of them (4,8,16..32:8; 1..100000, at most 64)",
           "2..12:2", 0, NULL, 0 },
         { "shape", BL_OPT_STRING, &shape_s, "ernest|cliff|superlinear|plateau",
           "the curves' shape (src/data/synth.h; the others are shifted environments)", "ernest", 0, NULL, 0 },

@@ -114,6 +114,132 @@ int bl_cli_integer(const char *s, long *out) {
     return 0;
 }
 
+/* ---- scale-out lists ------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One whole number of machines (text without blanks): 0, or prints why not and returns BL_EXIT_USAGE. */
+static int scale_out_number(const char *prog, const char *flag, const char *spec, const char *t, double max_value,
+                            double *x) {
+    const char *hint = "give N, A..B, A..B:STEP or a list of them, e.g. 2..12 or 4,8,16..32:8";
+    if (!*t) {
+        bl_cli_error(prog, "--%s '%s': an empty item (%s)", flag, spec, hint);
+        return BL_EXIT_USAGE;
+    }
+    if (bl_cli_number(t, x) != 0) {
+        bl_cli_error(prog, "--%s '%s': '%s' is not a number (%s)", flag, spec, t, hint);
+        return BL_EXIT_USAGE;
+    }
+    if (!(*x >= 1) || *x > max_value) {
+        bl_cli_error(prog, "--%s '%s': scale-out %s must be >= 1 and <= %.0f (a number of machines)", flag, spec, t,
+                     max_value);
+        return BL_EXIT_USAGE;
+    }
+    if (*x != floor(*x) || strspn(t, "0123456789") != strlen(t)) {
+        bl_cli_error(prog, "--%s '%s': '%s' is not a whole number written in digits (a scale-out counts machines)", flag,
+                     spec, t);
+        return BL_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, double max_value, size_t max_count,
+                      double **out, size_t *n) {
+    *out = NULL;
+    *n = 0;
+    char shown[72]; /* the list as messages show it: a long one cut */
+    snprintf(shown, sizeof shown, strlen(spec) > 60 ? "%.57s..." : "%s", spec);
+    size_t cap = 16, len = 0;
+    double *x = malloc(cap * sizeof *x);
+    if (!x) goto oom;
+    for (const char *p = spec;;) {
+        size_t ilen = strcspn(p, ",");
+        char item[64], num[3][64];
+        const char *b = p, *e = p + ilen;
+        while (b < e && (*b == ' ' || *b == '\t')) b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        if ((size_t)(e - b) >= sizeof item) {
+            bl_cli_error(prog, "--%s '%s': an item longer than %zu characters", flag, shown, sizeof item - 1);
+            goto usage;
+        }
+        memcpy(item, b, (size_t)(e - b));
+        item[e - b] = '\0';
+        /* N, or A..B, or A..B:STEP */
+        const char *dots = strstr(item, ".."), *colon = dots ? strchr(dots, ':') : NULL;
+        double a, bnd, step = 1;
+        if (!dots) {
+            if (strchr(item, ':')) {
+                bl_cli_error(prog, "--%s '%s': '%s': a step belongs to a range (A..B:STEP)", flag, shown, item);
+                goto usage;
+            }
+            if (scale_out_number(prog, flag, shown, item, max_value, &a)) goto usage;
+            bnd = a;
+        } else {
+            snprintf(num[0], sizeof num[0], "%.*s", (int)(dots - item), item);
+            snprintf(num[1], sizeof num[1], "%.*s", (int)((colon ? colon : item + strlen(item)) - dots - 2), dots + 2);
+            snprintf(num[2], sizeof num[2], "%s", colon ? colon + 1 : "1");
+            if (strstr(dots + 2, "..")) {
+                bl_cli_error(prog, "--%s '%s': '%s': a range is A..B or A..B:STEP, e.g. 2..12 or 4..60:4", flag, shown,
+                             item);
+                goto usage;
+            }
+            if (scale_out_number(prog, flag, shown, num[0], max_value, &a) ||
+                scale_out_number(prog, flag, shown, num[1], max_value, &bnd))
+                goto usage;
+            if (bl_cli_number(num[2], &step) != 0 || !(step >= 1) || step != floor(step) ||
+                strspn(num[2], "0123456789") != strlen(num[2])) {
+                bl_cli_error(prog, "--%s '%s': '%s': the step '%s' is not a whole number >= 1", flag, shown, item, num[2]);
+                goto usage;
+            }
+            if (bnd < a) {
+                bl_cli_error(prog, "--%s '%s': the range runs down (%.0f > %.0f): write %.0f..%.0f", flag, shown, a, bnd,
+                             bnd, a);
+                goto usage;
+            }
+        }
+        for (double v = a; v <= bnd; v += step) {
+            if (len == max_count) {
+                bl_cli_error(prog, "--%s '%s': more than %zu scale-outs", flag, shown, max_count);
+                goto usage;
+            }
+            if (len == cap) {
+                double *t = realloc(x, (cap *= 2) * sizeof *x);
+                if (!t) goto oom;
+                x = t;
+            }
+            x[len++] = v;
+        }
+        if (!p[ilen]) break;
+        p += ilen + 1;
+    }
+    /* each scale-out once: a repeated one would print twice and count as two candidates */
+    double *s = malloc(len * sizeof *s);
+    if (!s) goto oom;
+    memcpy(s, x, len * sizeof *s);
+    qsort(s, len, sizeof *s, cmp_double);
+    for (size_t i = 1; i < len; i++)
+        if (s[i] == s[i - 1]) {
+            bl_cli_error(prog, "--%s '%s': scale-out %.0f is given twice: give each once", flag,
+                         shown, s[i]);
+            free(s);
+            goto usage;
+        }
+    free(s);
+    *out = x;
+    *n = len;
+    return 0;
+usage:
+    free(x);
+    return BL_EXIT_USAGE;
+oom:
+    free(x);
+    bl_cli_error(prog, "out of memory");
+    return BL_EXIT_FAIL;
+}
+
 /* ---- files ---------------------------------------------------------------------------------------- */
 
 int bl_cli_check_input(const char *prog, const char *flag, const char *path) {

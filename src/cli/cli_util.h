@@ -114,6 +114,14 @@ const char *bl_cli_model_name_problem(const char *name);
  * else as a string). */
 void bl_cli_json_str(const char *s);
 void bl_cli_json_num(double v);
+/* A scale-out list, the one syntax of every program's option that takes one: items separated by
+ * commas, each N, A..B or A..B:STEP, whole numbers of machines in 1..max_value; blanks around an
+ * item are allowed, signs and decimals are not; a scale-out given twice (2,2 or 2..6,4) is refused
+ * naming it; at most max_count in all. *out (malloc'd, in the order given) and *n receive them.
+ * Returns 0, or prints "PROG: --FLAG 'SPEC': why" and returns BL_EXIT_USAGE (BL_EXIT_FAIL: out of
+ * memory). */
+int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, double max_value, size_t max_count,
+                      double **out, size_t *n);
 /* v as the shortest text that reads back the same (common/fmt.h), in one of 8 static buffers used in
  * turn: up to 8 in one printf. */
 const char *bl_cli_num(double v);
