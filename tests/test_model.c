@@ -2286,6 +2286,50 @@ START_TEST(calibration_quantile_exact_values) {
 }
 END_TEST
 
+/* D, the disagreement of a fine-tuning with its runs (seen.c), on hand-made values: the fit's RMS log
+ * error plus the spread of the prior's log errors over several scale-outs; runs at one scale-out have
+ * no shape, so their prior's mean log error (a level another environment shows) counts instead. */
+START_TEST(disagreement_exact_values) {
+    bl_model m;
+    memset(&m, 0, sizeof m);
+    m.tuned.known = 1;
+    bl_error err;
+    const double l2 = log(2.0);
+    /* one run, fitted exactly, the prior half its runtime: D = ln 2 (it was 0: a collapsed interval) */
+    {
+        const double x[1] = {4}, y[1] = {100}, pred[1] = {100}, prior[1] = {50};
+        ck_assert_int_eq(bl_model_tuned_set_fit(&m, x, y, pred, prior, 1, &err), BL_OK);
+        ck_assert_double_eq_tol(m.tuned.disagreement, l2, 1e-15);
+    }
+    /* two repetitions at one scale-out, the prior twice and four times their runtimes: the mean, 1.5 ln 2 */
+    {
+        const double x[2] = {4, 4}, y[2] = {100, 100}, pred[2] = {100, 100}, prior[2] = {200, 400};
+        ck_assert_int_eq(bl_model_tuned_set_fit(&m, x, y, pred, prior, 2, &err), BL_OK);
+        ck_assert_double_eq_tol(m.tuned.disagreement, 1.5 * l2, 1e-15);
+    }
+    /* two scale-outs, the prior off by the same factor at both: a level, no disagreement in shape */
+    {
+        const double x[2] = {4, 8}, y[2] = {100, 60}, pred[2] = {100, 60}, prior[2] = {200, 120};
+        ck_assert_int_eq(bl_model_tuned_set_fit(&m, x, y, pred, prior, 2, &err), BL_OK);
+        ck_assert_double_eq_tol(m.tuned.disagreement, 0, 1e-15);
+    }
+    /* three scale-outs: the prior's log errors ln 2, 2 ln 2, 3 ln 2 (sample deviation ln 2), the fit's
+     * errors 0, 0, ln 2 (RMS ln 2 / √3) */
+    {
+        const double x[3] = {2, 4, 8}, y[3] = {100, 60, 40}, pred[3] = {100, 60, 80}, prior[3] = {200, 240, 320};
+        ck_assert_int_eq(bl_model_tuned_set_fit(&m, x, y, pred, prior, 3, &err), BL_OK);
+        ck_assert_double_eq_tol(m.tuned.disagreement, l2 / sqrt(3.0) + l2, 1e-14);
+    }
+    /* a fit that cannot predict a run vouches for nothing */
+    {
+        const double x[1] = {4}, y[1] = {100}, pred[1] = {NAN}, prior[1] = {50};
+        ck_assert_int_eq(bl_model_tuned_set_fit(&m, x, y, pred, prior, 1, &err), BL_OK);
+        ck_assert(isinf(m.tuned.disagreement));
+    }
+    bl_model_records_free(&m);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("bnet");
@@ -2298,6 +2342,7 @@ Suite *bl_test_suite(void) {
     TCase *tm = tcase_create("model");
     tcase_set_timeout(tm, 600);
     tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
+    tcase_add_test(tm, disagreement_exact_values);
     tcase_add_test(tm, validation_split_by_contexts_and_by_groups);
     tcase_add_test(tm, log_numbers_make_the_file_major_2);
     tcase_add_test(tm, range_numbers_are_fitted_saved_and_read_alike);

@@ -55,7 +55,9 @@ bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, 
     memcpy(m->tuned.fit_pred, pred, n * sizeof *pred);
     memcpy(m->tuned.fit_prior, prior, n * sizeof *prior);
     /* D: the fit's root-mean-square log error plus the spread of the prior's log errors (its shape's
-     * disagreement with the runs, whatever their level) */
+     * disagreement with the runs, whatever their level); runs at one scale-out have no shape, only a
+     * level: then the prior's mean log error (a run far from what pre-training expects: another
+     * environment, where one run cannot tell the network's shape is still right) */
     double ss = 0, mp = 0, sp = 0;
     size_t np = 0;
     for (size_t i = 0; i < n; i++) {
@@ -69,7 +71,10 @@ bl_status bl_model_tuned_set_fit(bl_model *m, const double *x, const double *y, 
         const double q = log(prior[i] / y[i]);
         if (isfinite(q)) sp += (q - mp) * (q - mp);
     }
-    m->tuned.disagreement = (n ? sqrt(ss / (double)n) : 0) + (np > 1 ? sqrt(sp / (double)(np - 1)) : 0);
+    int one_scale_out = 1;
+    for (size_t i = 1; i < n; i++) one_scale_out &= x[i] == x[0];
+    const double shape = one_scale_out ? fabs(mp) : np > 1 ? sqrt(sp / (double)(np - 1)) : 0;
+    m->tuned.disagreement = (n ? sqrt(ss / (double)n) : 0) + shape;
     for (size_t i = 0; i < n; i++) /* a fit that cannot predict its own runs vouches for nothing */
         if (!(pred[i] > 0) || !isfinite(pred[i])) m->tuned.disagreement = INFINITY;
     return BL_OK;
