@@ -487,6 +487,23 @@ START_TEST(test_runs_schema_checked) {
     EXPECT_ERR(1, "property 'data_size_MB' is text here but a number in model 'synth'",
                "%s evaluate --model model.h5 --data held.tsv --schema kind.schema", g_train);
     EXPECT(0, "%s evaluate --model model.h5 --data held.tsv --schema synth.schema", g_train);
+    /* runs of another job through the model's stored schema (issue 24): the model named with what it was
+     * pre-trained for, and both ways out, not an invitation to rename a column */
+    EXPECT(0, "printf 'nodes,instance,runtime\\n4,m5,100\\n8,m5,60\\n' > other-job.csv");
+    const char *other = "other-job.csv:1:1: these runs lack 7 of the 7 columns model 'synth' reads ('instance_count', "
+                        "'gross_runtime', ";
+    EXPECT_ERR(1, other, "%s finetune --model model.h5 --data other-job.csv --out x.h5", g_train);
+    ck_assert_msg(strstr(g_err, "they look like another job's than the one 'synth' was pre-trained for (126 runs of 7 "
+                                "contexts; job_type 'synth-spark'") && strstr(g_err, "give their own schema (--schema)") &&
+                  !strstr(g_err, "did you mean"), "%s", g_err);
+    EXPECT_ERR(1, other, "%s --model model.h5 %s --scale-out 2..4 --history other-job.csv", g_predict, g_sets);
+    EXPECT_ERR(1, other, "%s evaluate --model model.h5 --data other-job.csv", g_train);
+    /* one column of seven renamed: named with its place in the stored schema and the closest names */
+    EXPECT(0, "sed '1s/iterations/iteration/' runs.tsv > renamed.tsv");
+    EXPECT_ERR(1, "renamed.tsv:1:1: missing column 'iterations', which model 'synth' reads (schema stored in the model:",
+               "%s finetune --model model.h5 --data renamed.tsv --out x.h5", g_train);
+    ck_assert_msg(strstr(g_err, "; did you mean 'iteration'?; if the runs are another job's than 'synth' was pre-trained "
+                                "for (126 runs of 7 contexts; job_type 'synth-spark'"), "%s", g_err);
 }
 END_TEST
 

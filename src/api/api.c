@@ -28,6 +28,7 @@
 #include "common/str.h"
 #include "common/suggest.h"
 #include "data/dataset.h"
+#include "data/reader.h"
 #include "data/schema.h"
 #include "model/model.h"
 #include "model/seen.h"
@@ -1384,6 +1385,88 @@ bl_status bl_predictor_load_runs(const bl_predictor *base, const char *data_path
     return bl_predictor_load_runs_skip(base, data_path, schema_path, 0, out, err);
 }
 
+/* What model m was pre-trained for, into buf (cap), for messages: its rows and contexts and up to two
+ * constants of its stored schema (job_type first), the job a user recognises. */
+static void model_job(const bl_model *m, const bl_schema *sc, char *buf, size_t cap) {
+    size_t len = (size_t)snprintf(buf, cap, "%lld runs of %lld context%s", (long long)m->rows, (long long)m->contexts,
+                                  m->contexts == 1 ? "" : "s");
+    int shown = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sc->n_props && shown < 2 && len < cap; i++) {
+            const bl_schema_prop *p = &sc->props[i];
+            if (p->source != BL_SRC_CONST || !p->value || !p->value[0] || (strcmp(p->name, "job_type") == 0) == pass)
+                continue;
+            len += (size_t)snprintf(buf + len, cap - len, "%s%.30s '%.30s'", shown ? ", " : "; ", p->name, p->value);
+            shown++;
+        }
+}
+
+/* (api_internal.h) Runs of another job than the model's are the usual cause of a missing column, so the
+ * message names the model and what it was pre-trained for and gives both ways out, instead of only
+ * inviting the user to rename a column. */
+bl_status bl_model_check_runs_columns(const bl_model *m, const bl_schema *sc, const char *data_path, bl_error *err) {
+    bl_reader *r = NULL;
+    bl_error rerr;
+    if (bl_reader_open(&r, data_path, 0, &rerr) != BL_OK) return BL_OK;
+    /* the columns the schema reads, each once, in the schema's order */
+    size_t n = 0, cap = 2 + sc->n_totals;
+    for (size_t i = 0; i < sc->n_props; i++) cap += sc->props[i].n_cols;
+    const bl_schema_ref **refs = malloc(cap * sizeof *refs);
+    if (!refs) {
+        bl_reader_free(r);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    refs[n++] = &sc->scale_out;
+    refs[n++] = &sc->runtime;
+    for (size_t i = 0; i < sc->n_props; i++)
+        for (size_t c = 0; c < sc->props[i].n_cols; c++) refs[n++] = &sc->props[i].cols[c];
+    for (size_t i = 0; i < sc->n_totals; i++) refs[n++] = &sc->totals[i];
+    size_t wanted = 0, missing = 0;
+    char miss[160] = "";
+    const bl_schema_ref *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++) dup = strcmp(refs[i]->name, refs[j]->name) == 0;
+        if (dup) continue;
+        wanted++;
+        if (bl_reader_find(r, refs[i]->name) >= 0) continue;
+        if (!missing++) first = refs[i];
+        size_t ml = strlen(miss);
+        if (ml + 40 < sizeof miss) snprintf(miss + ml, sizeof miss - ml, "%s'%.30s'", ml ? ", " : "", refs[i]->name);
+        else if (!strstr(miss, "...")) snprintf(miss + ml, sizeof miss - ml, ", ...");
+    }
+    bl_status st = BL_OK;
+    if (missing) {
+        char job[160], mean[200] = "", hint[200];
+        const char *mname = m->name ? m->name : "";
+        model_job(m, sc, job, sizeof job);
+        bl_reader_header_hint(r, hint, sizeof hint);
+        const size_t nc = bl_reader_ncols(r);
+        if (missing * 2 >= wanted || bl_reader_find(r, sc->scale_out.name) < 0 || bl_reader_find(r, sc->runtime.name) < 0) {
+            st = bl_seterr(err, BL_EFORMAT, "%s:1:1: these runs lack %zu of the %zu columns model '%.60s' reads (%s): they "
+                           "look like another job's than the one '%.60s' was pre-trained for (%s); use a model pre-trained "
+                           "for their job, or give their own schema (--schema) if only the column names differ%s%s",
+                           bl_reader_name(r), missing, wanted, mname, miss, mname, job, hint[0] ? "; " : "", hint);
+        } else {
+            /* one or a few columns missing among many found: perhaps renamed, so the closest names too */
+            const char **cands = malloc((nc ? nc : 1) * sizeof *cands);
+            if (cands && !hint[0]) {
+                for (size_t j = 0; j < nc; j++) cands[j] = bl_reader_colname(r, j);
+                bl_suggest(first->name, cands, nc, "", mean, sizeof mean);
+            }
+            free(cands);
+            st = bl_seterr(err, BL_EFORMAT, "%s:1:1: missing column%s %s, which model '%.60s' reads (schema stored in the "
+                           "model:%zu:%zu)%s; if the runs are another job's than '%.60s' was pre-trained for (%s), use a "
+                           "model pre-trained for theirs; if only named otherwise, give their own schema (--schema)%s%s",
+                           bl_reader_name(r), missing == 1 ? "" : "s", miss, mname, first->line, first->col, mean, mname,
+                           job, hint[0] ? "; " : "", hint);
+        }
+    }
+    free(refs);
+    bl_reader_free(r);
+    return st;
+}
+
 bl_status bl_predictor_load_runs_skip(const bl_predictor *base, const char *data_path, const char *schema_path,
                                       int skip_invalid, bl_dataset **out, bl_error *err) {
     BL_CHECK_ARG(out, err, "bl_predictor_load_runs: NULL out");
@@ -1403,6 +1486,7 @@ bl_status bl_predictor_load_runs_skip(const bl_predictor *base, const char *data
     /* Before the data: runs described by other properties than the model's would otherwise be
      * fine-tuned on with the extra properties silently dropped (or fail later without a line). */
     if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, err);
+    if (st == BL_OK && !schema_path) st = bl_model_check_runs_columns(m, sc, data_path, err);
     if (st == BL_OK) st = bl_dataset_load_schema_skip(data_path, sc, 0, &m->enc, skip_invalid, &ds, err);
     if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs to fine-tune on", data_path);
     bl_schema_free(sc);

@@ -36,6 +36,10 @@ bl_status bl_tune_opts_apply(const bl_tune_opts *o, bl_finetune_opts *f, bl_erro
  * optional, number or text, and cluster total or not (the last only when the model stores its
  * schema). BL_EFORMAT naming the schema file, line and property otherwise (bl_schema_check_props). */
 bl_status bl_model_check_runs_schema(const bl_model *m, const bl_schema *runs, bl_error *err);
+/* Runs read through the schema stored in m (sc, parsed): the columns sc names that data_path's header
+ * lacks, in one message naming the model, what it was pre-trained for and the ways out (another job's
+ * runs, or columns named otherwise). BL_OK when none is missing or the header cannot be read. */
+bl_status bl_model_check_runs_columns(const bl_model *m, const bl_schema *sc, const char *data_path, bl_error *err);
 
 /* The runs bl_predictor_finetune_file would fine-tune on: data_path read through schema_path (NULL:
  * the schema stored in the model), with the model's encoder settings, after the schema check above;

@@ -618,6 +618,7 @@ bl_status bl_evaluate_file(const bl_predictor *p, const char *data_path, const c
     }
     /* runs described by other properties than the model's: an error naming the schema line */
     if (st == BL_OK) st = bl_model_check_runs_schema(m, sc, err);
+    if (st == BL_OK && !schema_path) st = bl_model_check_runs_columns(m, sc, data_path, err);
     if (st == BL_OK) st = bl_dataset_load_schema_skip(data_path, sc, 0, &m->enc, skip_invalid, &ds, err);
     if (st == BL_OK && ds->n_rows == 0) st = bl_seterr(err, BL_EINVAL, "%s: no runs", data_path);
     if (st == BL_OK) {
