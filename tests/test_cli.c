@@ -556,6 +556,14 @@ START_TEST(test_h5py_edit_on_purpose) {
     if (h5py) {
         EXPECT(0, "for p in /usr/bin/python3 python3; do $p -c 'import h5py' 2>/dev/null && break; done; $p -c \""
                   "import h5py\nwith h5py.File('edited.h5', 'a') as f: f['models/synth'].attrs['note'] = 'kept'\"");
+        /* another program's HDF5 file is named as such first, never offered a stamp (issue 24) */
+        EXPECT(0, "for p in /usr/bin/python3 python3; do $p -c 'import h5py' 2>/dev/null && break; done; $p -c \""
+                  "import h5py\nwith h5py.File('foreign.h5', 'w') as f: f['x'] = [1, 2, 3]\"");
+        EXPECT_ERR(1, "foreign.h5: not a Bellamy model file", "%s --model foreign.h5 %s --scale-out 3", g_predict, g_sets);
+        ck_assert_msg(!strstr(g_err, "--stamp"), "%s", g_err);
+        EXPECT_ERR(1, "refusing to overwrite foreign.h5: not a Bellamy model file",
+                   "%s finetune --model model.h5 --data runs.tsv --out foreign.h5", g_train);
+        ck_assert_msg(!strstr(g_err, "--stamp"), "%s", g_err);
     } else {
         bl_error err;
         char path[4200];

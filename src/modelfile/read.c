@@ -80,11 +80,22 @@ bl_status bl_mf_read_image(const char *label, const unsigned char *img, size_t s
     if (!has_hdf5_signature(img, size)) return bl_seterr(err, BL_EFORMAT, "%s: not an HDF5 file", label);
     /* Without a header nothing vouches for the bytes: a damaged or crafted file would load with other
      * weights than were written. Whoever trusts the file says so once (--stamp) or per load. */
-    if (has == 0 && !(flags & BL_MF_ALLOW_UNSTAMPED) && !env_allow_unstamped())
+    if (has == 0 && !(flags & BL_MF_ALLOW_UNSTAMPED) && !env_allow_unstamped()) {
+        /* Stamping is advice for a Bellamy model file only: another program's HDF5 file is named as
+         * what it is (the reader process parses it, so a damaged one cannot harm this one). */
+        bl_error e = {BL_OK, ""};
+        bl_mf_result probe;
+        st = bl_mf_parse_isolated(label, img, size, BL_MF_OP_LIST, NULL, &probe, &e);
+        if (st == BL_OK) bl_mf_result_clear(&probe);
+        if (st != BL_OK && strstr(e.message, "not a Bellamy model file")) {
+            if (err) *err = e;
+            return st;
+        }
         return bl_seterr(err, BL_EFORMAT, "%s: no checksum header (written before libbellamy 0.4.1 or by another "
                          "program), so its contents cannot be verified; if you trust the file, stamp it once with "
                          "'bellamy-train check --model FILE --stamp', or load it unverified with "
                          "BELLAMY_MODEL_ALLOW_UNSTAMPED=1", label);
+    }
     return bl_mf_parse_isolated(label, img, size, op, name, out, err);
 }
 
