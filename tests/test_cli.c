@@ -419,7 +419,7 @@ START_TEST(test_finetune_guard_note) {
     drop_err_lines("note: the fine-tuned model misses its own runs by up to "); /* 20 epochs of a tiny model */
     ck_assert_str_eq(g_err, "");
     EXPECT(0, "%s info --model wide0.h5", g_train);
-    ck_assert_msg(strstr(g_out, "\nruntimes: the fine-tuned network\n"), "%s", g_out);
+    ck_assert_msg(strstr(g_out, "\nruntimes: the fine-tuned network alone\n"), "%s", g_out);
     /* fine-tuned otherwise than its calibration assumed (the guard off): its predictions say so */
     EXPECT(0, "%s --model wide0.h5 %s --scale-out 2..4 --json", g_predict, g_sets);
     ck_assert_msg(strstr(g_err, "warning: the model was fine-tuned with other options than those its intervals were "
@@ -734,6 +734,20 @@ START_TEST(test_info_and_json) {
     ck_assert_msg(strstr(g_out, "fine-tuning: 3 runs, ") && strstr(g_out, "; 1 context, scale-outs 4..12, runtimes ") &&
                   strstr(g_out, "fine-tuned for: machine_type='m5.2xlarge'; job_args='q3'; data_size_MB='200'; "
                                 "environment='private yarn'; job_type='etl-spark'\n"), "%s", g_out);
+    /* issue 24: the pre-training keeps its own time beside the fine-tuning's (a fine-tuning rewrote it);
+     * the guard's reason is not said twice */
+    char pre_time[32] = "", ft_time[32] = "";
+    const char *pt = strstr(g_out, "; pre-trained "), *ft = strstr(g_out, "; fine-tuned ");
+    ck_assert_msg(pt && ft, "%s", g_out);
+    sscanf(pt + strlen("; pre-trained "), "%20s", pre_time);
+    sscanf(ft + strlen("; fine-tuned "), "%20s", ft_time);
+    ck_assert_msg(strlen(pre_time) == 20 && pre_time[19] == 'Z' && strlen(ft_time) == 20 && strcmp(pre_time, ft_time) <= 0,
+                  "%s / %s", pre_time, ft_time);
+    EXPECT(0, "%s info --model user.h5", g_train);
+    ck_assert_msg(strstr(g_out, pre_time), "the pre-training's time %s changed: %s", pre_time, g_out);
+    EXPECT(0, "%s info --model info-tuned.h5 --name tuned", g_train);
+    ck_assert_msg(!strstr(g_out, "network: the network alone") && !strstr(g_out, "network alone: the network alone"),
+                  "%s", g_out);
     EXPECT(0, "%s info --model info-tuned.h5 --name tuned --json > info.json && cat info.json", g_train);
     ck_assert_msg(strstr(g_out, "{\"name\":\"data_size_MB\",\"essential\":true,\"kind\":\"number\",\"cluster_total\":false,"
                                 "\"source\":{\"kind\":\"column\",\"text\":\"column input_gb\",\"columns\":[\"input_gb\"]},"
@@ -749,6 +763,27 @@ START_TEST(test_info_and_json) {
     ck_assert_msg(strstr(g_out, "  memory: optional number, a cluster total (given per machine), from column memory; may "
                                 "be left out\n    seen: 3 values in 16000..61000 per machine: '"), "%s", g_out);
     ck_assert_msg(strstr(g_out, ", ... (1 more; --values N or --json)"), "%s", g_out);
+    /* --values 0: the counts alone (it printed "3 values:, ... (3 more; ...)") */
+    EXPECT(0, "%s info --model model.h5 --values 0", g_train);
+    ck_assert_msg(strstr(g_out, "\n    seen: 3 values in 16000..61000 per machine (--values N or --json lists them)\n") &&
+                  !strstr(g_out, ":,") && !strstr(g_out, "more;"), "%s", g_out);
+    /* the search winner is the member with the lowest loss, not member 1 */
+    double loss[6] = {0}, least = INFINITY;
+    int members = 0, winner = 0;
+    for (const char *m = strstr(g_out, "\n  member "); m && members < 6; m = strstr(m + 1, "\n  member ")) {
+        const char *b = strstr(m, "best loss ");
+        ck_assert_ptr_nonnull(b);
+        loss[members] = strtod(b + strlen("best loss "), NULL);
+        if (loss[members] < least) {
+            least = loss[members];
+            winner = members;
+        }
+        members++;
+    }
+    ck_assert_int_eq(members, 6);
+    char win[64];
+    snprintf(win, sizeof win, "\nsearch winner: member %d of 6, best validation loss ", winner + 1);
+    ck_assert_msg(strstr(g_out, win), "lacks '%s': %s", win, g_out);
     EXPECT_ERR(1, "nosuch", "%s info --model user.h5 --name nosuch", g_train);
     /* check lists what each model needs; --json */
     EXPECT(0, "%s check --model info-tuned.h5", g_train);

@@ -154,8 +154,11 @@ typedef struct bl_model_info {
     double      best_val_loss;   /* pre-training */
     double      finetune_mae_s;  /* training mean absolute error after fine-tuning (s) */
     double      dropout, learning_rate, weight_decay;
-    const char *created;         /* ISO 8601 UTC */
+    const char *created;         /* ISO 8601 UTC: when it was pre-trained (before 0.6 a fine-tuning
+                                    rewrote it: then the last fine-tuning's) */
     int         members;         /* networks in the ensemble (their median is the prediction); 1: one */
+    const char *finetune_created;/* ISO 8601 UTC of the last fine-tuning; "" when never fine-tuned or
+                                    not recorded (before 0.6) (0.6) */
 } bl_model_info;
 
 BL_API bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info);

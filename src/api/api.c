@@ -263,6 +263,7 @@ bl_status bl_predictor_info(const bl_predictor *p, bl_model_info *info) {
     info->weight_decay = m->weight_decay;
     info->created = m->created;
     info->members = m->n_members;
+    info->finetune_created = m->tuned.known ? m->tuned.created : "";
     return BL_OK;
 }
 

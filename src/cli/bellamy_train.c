@@ -1468,7 +1468,10 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         bl_cli_json_num(ti.target_scale_s);
         printf("},\"fine_tuning\":");
         if (mi.finetune_runs > 0) {
-            printf("{\"runs\":%lld,\"epochs\":%lld,\"mae_s\":", mi.finetune_runs, mi.finetune_epochs);
+            printf("{\"runs\":%lld,\"epochs\":%lld,\"created\":", mi.finetune_runs, mi.finetune_epochs);
+            if (mi.finetune_created && mi.finetune_created[0]) bl_cli_json_str(mi.finetune_created);
+            else printf("null");
+            printf(",\"mae_s\":");
             bl_cli_json_num(mi.finetune_mae_s);
             printf(",\"recorded\":%s", ti.finetune_recorded ? "true" : "false");
             if (ti.finetune_recorded) {
@@ -1585,6 +1588,10 @@ static int cmd_info(const char *prog, int argc, char **argv) {
                     printf(" of %s%s", bl_cli_num(sn.num_min), sn.per_machine ? " per machine" : "");
                 else if (pi.number && isfinite(sn.num_min))
                     printf(" in %s..%s%s", bl_cli_num(sn.num_min), bl_cli_num(sn.num_max), sn.per_machine ? " per machine" : "");
+                if (most == 0 && sn.distinct > 0) { /* --values 0: the count alone */
+                    printf(" (--values N or --json lists them)\n");
+                    continue;
+                }
                 printf(":");
                 for (size_t k = 0; k < nv && k < most; k++) {
                     const char *v;
@@ -1602,11 +1609,32 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         printf("pre-training: %s; %lld rows, %lld contexts, scale-outs %.10g..%.10g", mi.pretrained ? "yes" : "no (trained from scratch)",
                mi.rows, mi.contexts, rg.scale_out_min, rg.scale_out_max);
         if (isfinite(rg.runtime_min_s)) printf(", runtimes %.6g..%.6g s", rg.runtime_min_s, rg.runtime_max_s);
-        printf("; data xxh64:%016llx; created %s\n", ti.data_hash, mi.created);
-        printf("search winner: %lld epochs, best %s loss %.6g%s; dropout %g, learning rate %g, weight decay %g\n",
-               mi.epochs, ti.val_rows == 0 ? "training" : "validation", mi.best_val_loss,
-               ti.val_rows > 0 ? "" : ti.val_rows == 0 ? " (no validation rows)" : "", mi.dropout, mi.learning_rate,
-               mi.weight_decay);
+        /* a fine-tuning before 0.6 rewrote `created`: then it is the last save's, not the pre-training's */
+        printf("; data xxh64:%016llx; %s %s\n", ti.data_hash,
+               mi.finetune_runs > 0 && !(mi.finetune_created && mi.finetune_created[0]) ? "last saved" : "pre-trained",
+               mi.created);
+        /* each member ran its own search: the winner is the member with the lowest loss, not member 1 */
+        int best = 0;
+        bl_member_info bm;
+        for (int j = 1; mi.members > 1 && j < mi.members; j++) {
+            bl_member_info a, b;
+            bl_predictor_member(p, j, &a);
+            bl_predictor_member(p, best, &b);
+            if (a.best_loss < b.best_loss) best = j;
+        }
+        if (mi.members > 1 && bl_predictor_member(p, best, &bm) == BL_OK) {
+            printf("search winner: member %d of %d, best %s loss %.6g%s", best + 1, mi.members,
+                   ti.val_rows == 0 ? "training" : "validation", bm.best_loss,
+                   ti.val_rows > 0 ? "" : ti.val_rows == 0 ? " (no validation rows)" : "");
+            if (bm.epochs >= 0) printf(" after %lld epochs", bm.epochs);
+            printf("; dropout %g, learning rate %g, weight decay %g (each member's search below)\n", bm.dropout,
+                   bm.learning_rate, bm.weight_decay);
+        } else {
+            printf("search winner: %lld epochs, best %s loss %.6g%s; dropout %g, learning rate %g, weight decay %g\n",
+                   mi.epochs, ti.val_rows == 0 ? "training" : "validation", mi.best_val_loss,
+                   ti.val_rows > 0 ? "" : ti.val_rows == 0 ? " (no validation rows)" : "", mi.dropout,
+                   mi.learning_rate, mi.weight_decay);
+        }
         for (int j = 0; mi.members > 1 && j < mi.members; j++) {
             bl_member_info mb;
             bl_predictor_member(p, j, &mb);
@@ -1624,6 +1652,7 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         } else {
             printf("fine-tuning: %lld run%s, %lld epochs, training MAE %.4g s", mi.finetune_runs,
                    mi.finetune_runs == 1 ? "" : "s", mi.finetune_epochs, mi.finetune_mae_s);
+            if (mi.finetune_created && mi.finetune_created[0]) printf("; fine-tuned %s", mi.finetune_created);
             if (ti.finetune_recorded)
                 printf("; %lld context%s, scale-outs %.10g..%.10g, runtimes %.6g..%.6g s\n", rg.finetune_contexts,
                        rg.finetune_contexts == 1 ? "" : "s", rg.finetune_scale_out_min, rg.finetune_scale_out_max,
@@ -1645,8 +1674,12 @@ static int cmd_info(const char *prog, int argc, char **argv) {
             const char *meth = "network", *why = "";
             double ew = 0;
             bl_predictor_method(p, &meth, &ew, &why);
+            /* the guard's why starts "the network alone: ..." when it kept the network: said once */
+            const char *alone = "the network alone: ";
+            const int net = strcmp(meth, "network") == 0;
+            if (net && strncmp(why, alone, strlen(alone)) == 0) why += strlen(alone);
             printf("runtimes: %s", strcmp(meth, "ernest") == 0 ? "Ernest's fit to the fine-tuning runs" :
-                   strcmp(meth, "blend") == 0 ? "a blend of the network and Ernest" : "the fine-tuned network");
+                   strcmp(meth, "blend") == 0 ? "a blend of the network and Ernest" : "the fine-tuned network alone");
             if (strcmp(meth, "network") != 0) printf(" (Ernest's weight %.3g)", ew);
             printf(why[0] ? ": %s\n" : "\n", why);
             print_fit_lines(p, "");

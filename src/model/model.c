@@ -94,12 +94,15 @@ long bl_model_find_prop(const bl_model *m, const char *name) {
     return -1;
 }
 
-void bl_model_stamp_now(bl_model *m) {
+/* The time now as ISO 8601 UTC into buf (at least 21 bytes). */
+static void iso_now(char *buf, size_t cap) {
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
-    strftime(m->created, sizeof m->created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+void bl_model_stamp_now(bl_model *m) { iso_now(m->created, sizeof m->created); }
 
 bl_status bl_model_alloc(const bl_model_prop *props, size_t n_props, const bl_encode_settings *enc,
                          const char *schema_text, bl_rng *rng, bl_model **out, bl_error *err) {
@@ -983,7 +986,8 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
             c->tuned.held_out = 1;
         }
     }
-    bl_model_stamp_now(c);
+    /* the fine-tuning's own time; `created` stays the pre-training's (info showed the last save's) */
+    if (c->tuned.known) iso_now(c->tuned.created, sizeof c->tuned.created);
     *out = c;
     c = NULL;
 done:

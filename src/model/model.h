@@ -89,6 +89,8 @@ typedef struct bl_model_tuned {
     double   disagreement;
     int64_t  protocol;      /* bl_finetune_opts_fingerprint of the fine-tuning (0: not recorded) */
     int      held_out;      /* 1: disagreement is the held-out error on the runs (calib.h) */
+    char     created[24];   /* ISO 8601 UTC time of the fine-tuning ("": not recorded, before 0.6);
+                               the model's own `created` stays the pre-training's */
 } bl_model_tuned;
 
 typedef struct bl_model {

@@ -389,6 +389,7 @@ bl_status bl_model_records_save(const bl_model *m, bl_modelrec *rec, bl_error *e
             if (!st) st = bl_modelrec_add_double(rec, "finetune", "disagreement", t->disagreement, err);
         }
         if (!st && t->protocol) st = bl_modelrec_add_int(rec, "finetune", "protocol", t->protocol, err);
+        if (!st && t->created[0]) st = bl_modelrec_add_string(rec, "finetune", "created", t->created, err);
         if (!st && t->n_fit) st = bl_modelrec_add_int(rec, "finetune", "disagreement_held_out", t->held_out, err);
     }
     if (!st) st = bl_calib_save(&m->calib, rec, err);
@@ -506,6 +507,13 @@ static bl_status load_tuned(bl_model *m, const bl_modelrec *rec, bl_error *err) 
         return st ? st : bad(rec, "finetune/disagreement_held_out must be 0 or 1", err);
     }
     t.held_out = (int)held;
+    const char *when = NULL; /* optional: not recorded before 0.6 */
+    if (bl_modelrec_find_attr(rec, "finetune", "created") &&
+        (st = bl_modelrec_get_string(rec, "finetune", "created", &when, err))) {
+        tuned_free(&t, n);
+        return st;
+    }
+    if (when) snprintf(t.created, sizeof t.created, "%s", when);
     if (bl_modelrec_find_attr(rec, "finetune", "fit_scale_out")) { /* format 1.4, 2.2, 3.1 */
         const double *a[4];
         size_t na[4];
