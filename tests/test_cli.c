@@ -379,6 +379,7 @@ START_TEST(test_history_and_finetune) {
 
     /* evaluate: measured vs predicted per scale-out */
     EXPECT(0, "%s evaluate --model ctx1.h5 --name ctx1 --data held.tsv", g_train);
+    ck_assert_msg(strncmp(g_out, "scale_out\truns\t", 14) == 0, "%s", g_out); /* one context: no context column */
     ck_assert_ptr_nonnull(strstr(g_out, "scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n2\t3\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "# mean relative error over 6 scale-outs: "));
 
@@ -487,6 +488,14 @@ START_TEST(test_runs_schema_checked) {
     EXPECT_ERR(1, "property 'data_size_MB' is text here but a number in model 'synth'",
                "%s evaluate --model model.h5 --data held.tsv --schema kind.schema", g_train);
     EXPECT(0, "%s evaluate --model model.h5 --data held.tsv --schema synth.schema", g_train);
+    /* several contexts: a line per context and scale-out, never a mean pooled over contexts (issue 24) */
+    EXPECT(0, "%s evaluate --model model.h5 --data synth.tsv", g_train);
+    ck_assert_msg(strncmp(g_out, "context\tscale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n1\t2\t3\t", 67)
+                  == 0 && strstr(g_out, "\n8\t12\t3\t") && strstr(g_out, "\n# context 8: machine_type=") &&
+                  strstr(g_out, "\n# mean relative error over 48 contexts x scale-outs: "), "%s", g_out);
+    EXPECT(0, "%s evaluate --model model.h5 --data synth.tsv --json", g_train);
+    ck_assert_msg(strstr(g_out, "\"contexts\":8,\"context_labels\":[\"machine_type=") &&
+                  strstr(g_out, "{\"context\":7,\"scale_out\":12,\"runs\":3,"), "%s", g_out);
     /* runs of another job through the model's stored schema (issue 24): the model named with what it was
      * pre-trained for, and both ways out, not an invitation to rename a column */
     EXPECT(0, "printf 'nodes,instance,runtime\\n4,m5,100\\n8,m5,60\\n' > other-job.csv");
@@ -802,8 +811,10 @@ START_TEST(test_info_and_json) {
     EXPECT_JSON("inspect.json");
     EXPECT(0, "%s evaluate --model info-tuned.h5 --name tuned --data user-runs.csv --json > eval.json && cat eval.json",
            g_train);
-    ck_assert_msg(strstr(g_out, "\"runs\":3,\"skipped_rows\":0,\"contexts\":1,\"scale_outs\":[{\"scale_out\":4,\"runs\":1,"
-                                "\"measured_mean_s\":") && strstr(g_out, "\"mean_relative_error\":"), "%s", g_out);
+    ck_assert_msg(strstr(g_out, "\"runs\":3,\"skipped_rows\":0,\"contexts\":1,\"context_labels\":[\"machine_type=m5.2xlarge; "
+                                "job_args=q3; data_size_MB=200; environment=private yarn\"],\"scale_outs\":[{\"context\":0,"
+                                "\"scale_out\":4,\"runs\":1,\"measured_mean_s\":") &&
+                  strstr(g_out, "\"mean_relative_error\":"), "%s", g_out);
     assert_shortest_numbers(g_out);
     EXPECT_JSON("eval.json");
 }

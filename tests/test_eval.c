@@ -533,6 +533,33 @@ static int run_eval_stderr(int argc, const char **argv, char **msg) {
     return rc;
 }
 
+/* The readable table of one algorithm: its own panel only, never an 'ALL' panel repeating it, and the
+ * numbers said to be fractions (issue 24: the README quotes percent). Ernest alone: seconds. */
+START_TEST(eval_table_of_one_algorithm) {
+    char out[4096], path[4200];
+    snprintf(out, sizeof out, "%s/one-algo", bl_test_tmpdir());
+    snprintf(path, sizeof path, "%s/stdout.txt", bl_test_tmpdir());
+    const char *argv[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out, "--quiet",
+                           "--methods", "ernest", "--contexts", "2", "--splits-per-cell", "1", "--max-n", "3" };
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    ck_assert_int_ge(saved, 0);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
+    close(fd);
+    int rc = bl_eval_main((int)(sizeof argv / sizeof argv[0]), (char **)argv);
+    fflush(stdout);
+    ck_assert_int_ge(dup2(saved, STDOUT_FILENO), 0);
+    close(saved);
+    ck_assert_int_eq(rc, 0);
+    char *text = slurp(path);
+    ck_assert_msg(strstr(text, "\nMean relative error, as a fraction (0.05 = 5 %; splits in parentheses)\n") &&
+                  strstr(text, "\nsynth (") && !strstr(text, "\nALL"), "%s", text);
+    free(text);
+}
+END_TEST
+
 /* A folder where a data file belongs (and a file where a folder belongs) is named as such, before
  * any work, instead of reaching the reader ("cannot tell the delimiter from the file name"). */
 START_TEST(eval_folder_for_a_file) {
@@ -980,6 +1007,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_split_file_valid_groups);
     tcase_add_test(tc, eval_folds_by_property);
     tcase_add_test(tc, eval_command_line_errors);
+    tcase_add_test(tc, eval_table_of_one_algorithm);
     tcase_add_test(tc, eval_folder_for_a_file);
     tcase_add_test(tc, eval_options_checked_up_front);
     tcase_add_test(tc, eval_group_quantile_exact);

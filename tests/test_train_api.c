@@ -430,15 +430,23 @@ START_TEST(pretrain_finetune_evaluate) {
     EXPECT_ERR(bl_runs_load(p, g_runs, NULL, 5, &runs, err), BL_EINVAL, "skip_invalid");
     EXPECT_ERR(bl_runs_load(p, g_runs, NULL, 0, NULL, err), BL_EINVAL, "NULL out");
 
-    /* evaluation: one row per scale-out */
+    /* evaluation: one row per context and scale-out (3 × 6), contexts never pooled; the mean weighs each
+     * row once */
     bl_evaluation *ev = NULL;
     ck_assert_msg(bl_evaluate_file(p, g_tsv, NULL, 0, &ev, &err) == BL_OK, "%s", err.message);
-    ck_assert_uint_eq(bl_evaluation_count(ev), 6);
+    ck_assert_uint_eq(bl_evaluation_count(ev), 18);
     bl_eval_row er;
-    ck_assert_int_eq(bl_evaluation_row(ev, 0, &er), BL_OK);
-    ck_assert(er.scale_out == 2 && er.runs == 6 && er.measured_mean_s > 0 && isfinite(er.predicted_mean_s));
-    ck_assert_int_eq(bl_evaluation_row(ev, 6, &er), BL_ERANGE);
-    ck_assert(isfinite(bl_evaluation_mean_relative_error(ev)));
+    double sum = 0;
+    for (size_t i = 0; i < 18; i++) {
+        ck_assert_int_eq(bl_evaluation_row(ev, i, &er), BL_OK);
+        ck_assert(er.context == i / 6 && er.scale_out == 2 + 2 * (double)(i % 6) && er.runs == 2 &&
+                  er.measured_mean_s > 0 && isfinite(er.predicted_mean_s));
+        ck_assert_double_eq_tol(er.relative_error, fabs(er.predicted_mean_s - er.measured_mean_s) / er.measured_mean_s,
+                                1e-15);
+        sum += er.relative_error;
+    }
+    ck_assert_int_eq(bl_evaluation_row(ev, 18, &er), BL_ERANGE);
+    ck_assert_double_eq_tol(bl_evaluation_mean_relative_error(ev), sum / 18, 1e-15);
     bl_data_summarize(bl_evaluation_data(ev), &rs);
     ck_assert_uint_eq(rs.rows, 36);
     bl_evaluation_free(ev);

@@ -398,10 +398,14 @@ static void print_decision_block(const bl_eval *ev, const table *t, size_t a, FI
 }
 
 static void print_table(const bl_eval *ev, const table *t, FILE *out) {
-    fprintf(out, "\nMean relative error (splits in parentheses; 'ALL' = mean over the %zu algorithm%s)\n", ev->n_algos,
-            ev->n_algos == 1 ? "" : "s");
-    fprintf(out, "\nALL\n");
-    print_block(ev, t, ev->n_algos, out);
+    /* one algorithm: its own table only ('ALL' would repeat it) */
+    const int all = ev->n_algos > 1;
+    fprintf(out, "\nMean relative error, as a fraction (0.05 = 5 %%; splits in parentheses%s)\n",
+            all ? "; 'ALL' = the mean over the algorithms" : "");
+    if (all) {
+        fprintf(out, "\nALL (%zu algorithms)\n", ev->n_algos);
+        print_block(ev, t, ev->n_algos, out);
+    }
     for (size_t a = 0; a < ev->n_algos; a++) {
         fprintf(out, "\n%s (%zu contexts in the data)\n", ev->algos[a].name, ev->algos[a].ds->n_contexts);
         print_block(ev, t, a, out);
@@ -409,17 +413,18 @@ static void print_table(const bl_eval *ev, const table *t, FILE *out) {
     int any_predictor = 0;
     for (int m = 0; m < BL_EVAL_N_METHODS; m++) any_predictor |= predictor(ev, m);
     if (any_predictor) {
-        fprintf(out, "\nCoverage of the %g interval: the share of test runs inside it (in parentheses the share of "
-                "intervals that are unbounded, which count as covering; '-': no interval)\n", BL_EVAL_COVERAGE);
-        for (size_t i = 0; i <= ev->n_algos; i++) { /* ALL first, then each algorithm */
+        fprintf(out, "\nCoverage of the %g interval: the share of test runs inside it, as a fraction (in parentheses "
+                "the share of intervals that are unbounded, which count as covering; '-': no interval)\n",
+                BL_EVAL_COVERAGE);
+        for (size_t i = all ? 0 : 1; i <= ev->n_algos; i++) { /* ALL first (several algorithms), then each */
             const size_t p = i == 0 ? ev->n_algos : i - 1;
             fprintf(out, "\n%s\n", panel_name(ev, p));
             print_cov_block(ev, t, p, out);
         }
         fprintf(out, "\nDeadline choice: the cheapest scale-out whose %g upper end meets %g x the context's best mean "
                 "runtime; its cost regret against the cheapest whose measured mean meets it (in parentheses the share "
-                "of choices whose measured mean misses it)\n", BL_EVAL_COVERAGE, BL_EVAL_DEADLINE);
-        for (size_t i = 0; i <= ev->n_algos; i++) {
+                "of choices whose measured mean misses it), as fractions\n", BL_EVAL_COVERAGE, BL_EVAL_DEADLINE);
+        for (size_t i = all ? 0 : 1; i <= ev->n_algos; i++) {
             const size_t p = i == 0 ? ev->n_algos : i - 1;
             fprintf(out, "\n%s\n", panel_name(ev, p));
             print_decision_block(ev, t, p, out);

@@ -281,14 +281,16 @@ BL_API bl_status bl_predictor_prop_seen_info(const bl_predictor *p, size_t i, bl
 /* ==== evaluation ================================================================================ */
 
 /* Predictions for every run of a data file, each in its own context, and the measured runtimes,
- * summarised per distinct scale-out (ascending). */
+ * summarised per context (in the order of bl_data_context) and, within it, per distinct scale-out
+ * (ascending): one row for each pair that has runs. Contexts are never pooled (0.6). */
 typedef struct bl_evaluation bl_evaluation;
 
 typedef struct bl_eval_row {
     double scale_out;
     size_t runs;
     double measured_mean_s, predicted_mean_s;
-    double relative_error;        /* |predicted − measured| / measured, of the means */
+    double relative_error;        /* |predicted − measured| / measured, of the means: a fraction */
+    size_t context;               /* the runs' context, for bl_data_context of bl_evaluation_data (0.6) */
 } bl_eval_row;
 
 /* Reads the runs as bl_runs_load does (schema_path NULL: the model's stored schema; BL_EINVAL when it
@@ -300,7 +302,7 @@ BL_API void bl_evaluation_free(bl_evaluation *e);
 BL_API const bl_data *bl_evaluation_data(const bl_evaluation *e);
 BL_API size_t bl_evaluation_count(const bl_evaluation *e);
 BL_API bl_status bl_evaluation_row(const bl_evaluation *e, size_t i, bl_eval_row *out);
-/* The mean of the rows' relative errors. */
+/* The mean of the rows' relative errors (each context and scale-out weighs one). */
 BL_API double bl_evaluation_mean_relative_error(const bl_evaluation *e);
 
 /* ==== model files =============================================================================== */

@@ -634,23 +634,27 @@ bl_status bl_evaluate_file(const bl_predictor *p, const char *data_path, const c
         if (st == BL_OK) st = bl_model_predict(m, ctx, &ds->scale_out[r], 1, &pred[r], err);
     }
     if (st == BL_OK) {
+        /* per context and scale-out: pooling contexts would compare a mean over other jobs' runs */
         memcpy(xs, ds->scale_out, ds->n_rows * sizeof *xs);
         qsort(xs, ds->n_rows, sizeof *xs, cmp_dbl);
         double sum_rel = 0;
-        for (size_t i = 0; i < ds->n_rows; i++) {
-            if (i > 0 && xs[i] == xs[i - 1]) continue;
-            double sm = 0, sp = 0;
-            size_t k = 0;
-            for (size_t r = 0; r < ds->n_rows; r++)
-                if (ds->scale_out[r] == xs[i]) { sm += ds->runtime_s[r]; sp += pred[r]; k++; }
-            bl_eval_row *row = &e->rows[e->n++];
-            row->scale_out = xs[i];
-            row->runs = k;
-            row->measured_mean_s = sm / (double)k;
-            row->predicted_mean_s = sp / (double)k;
-            row->relative_error = fabs(row->predicted_mean_s - row->measured_mean_s) / row->measured_mean_s;
-            sum_rel += row->relative_error;
-        }
+        for (size_t c = 0; c < ds->n_contexts; c++)
+            for (size_t i = 0; i < ds->n_rows; i++) {
+                if (i > 0 && xs[i] == xs[i - 1]) continue;
+                double sm = 0, sp = 0;
+                size_t k = 0;
+                for (size_t r = 0; r < ds->n_rows; r++)
+                    if (ds->context[r] == c && ds->scale_out[r] == xs[i]) { sm += ds->runtime_s[r]; sp += pred[r]; k++; }
+                if (k == 0) continue;
+                bl_eval_row *row = &e->rows[e->n++];
+                row->scale_out = xs[i];
+                row->runs = k;
+                row->measured_mean_s = sm / (double)k;
+                row->predicted_mean_s = sp / (double)k;
+                row->relative_error = fabs(row->predicted_mean_s - row->measured_mean_s) / row->measured_mean_s;
+                row->context = c;
+                sum_rel += row->relative_error;
+            }
         e->mean_rel = sum_rel / (double)e->n;
         st = data_wrap(ds, NULL, &e->runs, err);
         ds = NULL;

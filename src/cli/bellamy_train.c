@@ -789,8 +789,17 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             bl_cli_json_str(bl_predictor_name(m));
             printf(",\"data\":");
             bl_cli_json_str(data);
-            printf(",\"runs\":%zu,\"skipped_rows\":%zu,\"contexts\":%zu,\"scale_outs\":[", sum.rows, sum.skipped,
+            printf(",\"runs\":%zu,\"skipped_rows\":%zu,\"contexts\":%zu,\"context_labels\":[", sum.rows, sum.skipped,
                    sum.contexts);
+            for (size_t c = 0; c < sum.contexts; c++) {
+                const char *label = "";
+                bl_data_context(ds, c, &label, NULL);
+                printf("%s", c ? "," : "");
+                bl_cli_json_str(label);
+            }
+            printf("],\"scale_outs\":[");
+        } else if (sum.contexts > 1) { /* several contexts: one row per context and scale-out, never pooled */
+            printf("context\tscale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
         } else {
             printf("scale_out\truns\tmeasured_mean_s\tpredicted_s\trelative_error\n");
         }
@@ -799,7 +808,8 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             bl_eval_row r;
             bl_evaluation_row(ev, i, &r);
             if (json) {
-                printf("%s{\"scale_out\":%s,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", bl_cli_num(r.scale_out), r.runs);
+                printf("%s{\"context\":%zu,\"scale_out\":%s,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", r.context,
+                       bl_cli_num(r.scale_out), r.runs);
                 bl_cli_json_num(r.measured_mean_s);
                 printf(",\"predicted_s\":");
                 bl_cli_json_num(r.predicted_mean_s);
@@ -807,6 +817,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
                 bl_cli_json_num(r.relative_error);
                 putchar('}');
             } else {
+                if (sum.contexts > 1) printf("%zu\t", r.context + 1);
                 printf("%g\t%zu\t%.2f\t%.2f\t%.2f%%\n", r.scale_out, r.runs, r.measured_mean_s, r.predicted_mean_s,
                        100 * r.relative_error);
             }
@@ -815,6 +826,14 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             printf("],\"mean_relative_error\":");
             bl_cli_json_num(bl_evaluation_mean_relative_error(ev));
             printf("}\n");
+        } else if (sum.contexts > 1) {
+            for (size_t c = 0; c < sum.contexts; c++) {
+                const char *label = "";
+                bl_data_context(ds, c, &label, NULL);
+                printf("# context %zu: %s\n", c + 1, label);
+            }
+            printf("# mean relative error over %zu contexts x scale-outs: %.2f%%\n", n_x,
+                   100 * bl_evaluation_mean_relative_error(ev));
         } else {
             printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x,
                    100 * bl_evaluation_mean_relative_error(ev));
