@@ -290,6 +290,18 @@ int bl_cli_check_output(const char *prog, const char *flag, const char *path) {
             rc = BL_EXIT_FAIL;
         }
     }
+    if (rc == 0) {
+        /* permissions do not tell all (root passes access() on /sys, a read-only mount, a full quota):
+         * the temporary file the save will write is made now, the way the save makes it, and removed */
+        bl_file_out *o = NULL;
+        bl_error e = { 0 };
+        if (bl_file_out_open(path, &o, &e) != BL_OK) {
+            bl_cli_error(prog, "--%s %s", flag, e.message);
+            rc = BL_EXIT_FAIL;
+        } else {
+            bl_file_out_abort(o);
+        }
+    }
     free(dir);
     return rc;
 }
