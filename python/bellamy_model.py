@@ -5,35 +5,115 @@ Loads any model file libbellamy writes (formats 1.x, 2.x and 3.x; 1.4, 2.2 and 3
 predicts the runtime of a job for a context, every encoder included, properties the model fills, the
 guard's blend with Ernest, the floor beyond the scale-outs the model knows and the intervals calibrated
 at pre-training too, following models/README.md ("Predicting from a model file") step by step; the
-section numbers in the comments (§P1 …) are that specification's. Needs numpy, h5py and xxhash
-(Debian: python3-numpy python3-h5py python3-xxhash).
+section numbers in the comments (§P1 …) are that specification's. It warns of what libbellamy warns
+of (§P11: values no pre-training row had, numbers outside the range seen, optional properties left out,
+scale-outs outside the ranges the model knows, another context than the fine-tuned one), in its words.
+Needs numpy, h5py and xxhash (Debian: python3-numpy python3-h5py python3-xxhash); without them it says
+which interpreter lacked which, and whether /usr/bin/python3 has them.
 
-    python3 python/bellamy_model.py --model F [--name N] --set PROP=VALUE ... --scale-out A..B
+    python3 python/bellamy_model.py --model F [--name N] --set PROP=VALUE ... --scale-out A..B [--json]
 
 prints one "scale_out<TAB>runtime_s<TAB>lo_runtime_s<TAB>hi_runtime_s" line per scale-out (the 0.9
-interval, or --coverage C's; "scale_out<TAB>runtime_s" for a model without calibration). Exit 0 ok, 1
+interval, or --coverage C's; "scale_out<TAB>runtime_s" for a model without calibration), or with --json
+one object with bellamy-predict --json's fields (but its choice); warnings on stderr. Exit 0 ok, 1
 failure, 2 usage error. From Python: Model.load(path, name).predict({"machine_type": "m4.xlarge", ...},
-[2, 4, 8]), or .predict_interval(context, [2, 4, 8], coverage=0.9) for (lo, runtimes, hi).
+[2, 4, 8], warnings=w), or .predict_interval(context, [2, 4, 8], coverage=0.9) for (lo, runtimes, hi);
+w (a list) receives RequestWarning(kind, property, message) tuples; .review(context, [2, 4, 8]) gives
+them without predicting.
 Not here: training, fine-tuning, writing files, choosing a scale-out.
 """
+import collections
 import io
 import math
 import os
 import re
+import subprocess
 import sys
 
-try:
-    import h5py
-    import numpy as np
-    import xxhash
-except ImportError as e:  # one line for the command line; a plain ImportError for importers
-    if __name__ == "__main__":
-        sys.stderr.write("bellamy_model.py: needs numpy, h5py and xxhash (%s); install them, e.g. "
-                         "apt-get install python3-numpy python3-h5py python3-xxhash\n" % e)
-        sys.exit(1)
-    raise
-
 PROG = "bellamy_model.py"
+NEEDED = ("numpy", "h5py", "xxhash")     # the modules this reader needs beyond the standard library
+SYSTEM_PYTHON = "/usr/bin/python3"       # Debian's interpreter, which python3-numpy & co. install for
+
+
+def _import_failures(names=NEEDED):
+    """[(module, None: not installed, or why its import failed)] of the modules in names that do not import."""
+    out = []
+    for mod in names:
+        try:
+            __import__(mod)
+        except ImportError as e:
+            missing = isinstance(e, ModuleNotFoundError) and e.name == mod
+            out.append((mod, None if missing else (str(e) or type(e).__name__).split("\n")[0]))
+        except Exception as e:  # a broken install may raise anything while importing
+            out.append((mod, "%s: %s" % (type(e).__name__, str(e).split("\n")[0])))
+    return out
+
+
+def _probe_python(python, timeout=20):
+    """(version, [modules of NEEDED it cannot import]) of another interpreter, or None when it cannot be
+    run or answers oddly (a missing file, not a Python, a hang): the missing-module message asks it."""
+    code = ("import sys\nbad = []\nfor m in %r:\n    try:\n        __import__(m)\n    except Exception:\n"
+            "        bad.append(m)\nprint('%%d.%%d.%%d' %% sys.version_info[:3])\nprint(' '.join(bad))" % (NEEDED,))
+    try:
+        r = subprocess.run([python, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=timeout)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    lines = r.stdout.decode("ascii", "replace").split("\n")
+    if r.returncode != 0 or len(lines) < 2 or not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", lines[0]):
+        return None
+    bad = lines[1].split()
+    return (lines[0], bad) if all(b in NEEDED for b in bad) else None
+
+
+def missing_modules_message(failures, executable=None, version=None, system_python=SYSTEM_PYTHON, venv=None,
+                            apt=None, script=None):
+    """One line saying which interpreter (executable, version: this one's by default) could not import which
+    of the modules (failures as _import_failures gives them), whether system_python imports them all (asked
+    in a subprocess), and what to do: run with that one, install for this one with pip, or (apt: Debian's
+    apt-get is there) install Debian's packages. venv: this interpreter is a virtual environment's."""
+    executable = executable if executable is not None else (sys.executable or "python3")
+    version = version if version is not None else "%d.%d.%d" % sys.version_info[:3]
+    venv = venv if venv is not None else sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+    apt = apt if apt is not None else os.path.exists("/usr/bin/apt-get")
+    script = script or (sys.argv[0] if __name__ == "__main__" and sys.argv and sys.argv[0] else __file__)
+    names = [m for m, _ in failures]
+    what = ", ".join(m if why is None else "%s (%s)" % (m, why) for m, why in failures)
+    msg = "%s: %s (Python %s) cannot import %s; this reader needs %s" % (
+        PROG, executable, version, what, ", ".join(NEEDED))
+    pip = "%s -m pip install %s" % (executable, " ".join(names))
+    debs = "apt-get install %s" % " ".join("python3-" + m for m in names)
+    try:
+        same = not venv and os.path.samefile(executable, system_python)
+    except (OSError, ValueError, TypeError):
+        same = False
+    other = _probe_python(system_python) if os.path.exists(system_python) else None
+    if same and other is not None and not other[1]:     # Debian's own, started in a way that hides them
+        return msg + ("; %s started as usual imports them all, so this run hides them (python3 -S or -I, a "
+                      "changed PYTHONPATH or sys.path?): run it as usual, e.g. %s %s ..." % (
+                          system_python, system_python, script))
+    if same:
+        return msg + "; install them: %s" % (debs if apt else pip)
+    if other is not None and not other[1]:
+        return msg + ("; %s (Python %s) imports them all: run the reader with it (%s %s ...), or install them "
+                      "for this interpreter: %s" % (system_python, other[0], system_python, script, pip))
+    if other is not None:
+        return msg + ("; %s (Python %s) cannot import %s either: install them for this interpreter (%s)%s" % (
+            system_python, other[0], ", ".join(other[1]), pip,
+            ", or for %s (%s)" % (system_python, "apt-get install %s" % " ".join("python3-" + m for m in other[1]))
+            if apt else ""))
+    return msg + "; install them for this interpreter: %s" % pip
+
+
+_failures = _import_failures()
+if _failures:    # one line for the command line; an ImportError saying the same for importers
+    if __name__ == "__main__":
+        sys.stderr.write(missing_modules_message(_failures) + "\n")
+        sys.exit(1)
+    raise ImportError(missing_modules_message(_failures))
+import h5py          # noqa: E402
+import numpy as np   # noqa: E402
+import xxhash        # noqa: E402
 
 # §P5: SELU (Klambauer et al. 2017); these decimals round to the doubles libbellamy uses.
 SELU_LAMBDA = 1.0507009873554804934193349852946
@@ -775,7 +855,9 @@ def _check_finetune(rec, n_props, members):
         raise rec.fail("finetune/context must hold one value per property (schema/names)")
     tuned = {"runs": runs, "contexts": contexts, "scale_out_min": float(r[0]), "scale_out_max": float(r[1]),
              "runtime_min_s": float(r[2]), "context": [_text(v) for v in ctx], "fit_scale_out": None,
-             "disagreement": math.nan, "held_out": 0}
+             "disagreement": math.nan, "held_out": 0, "protocol": 0}
+    if rec.find("finetune", "protocol") is not None:        # the fine-tuning options' fingerprint (§P11.4)
+        tuned["protocol"] = rec.get("finetune", "protocol", "int64")
     if rec.find("finetune", "disagreement_held_out") is not None:
         held = rec.get("finetune", "disagreement_held_out", "int64")
         if held not in (0, 1):
@@ -806,6 +888,7 @@ CALIB_CELLS = CALIB_CELL_OTHER + 1     # cell 2k: inside the runs' range, 2k + 1
 CALIB_DREF_MIN = 0.01                  # the least D_ref
 CALIB_SUPPORT = 4.0                    # beyond this factor outside the support an interval is unbounded
 RUNTIME_MAX_S = 1e12                   # libbellamy's largest runtime (BL_RUNTIME_MAX_S)
+INTERVAL_WHY = ("bounded", "beyond", "stand_in", "too_few", "too_wide")   # libbellamy's bl_interval_why
 CALIB_HMAX = 4.605170185988091         # ln 100: a wider interval is unbounded (BL_CALIB_HMAX)
 LN2 = 0.69314718055994530942
 
@@ -848,8 +931,9 @@ def _calibration(rec):
                        key=lambda sw: sw[0])
         groups = len({g for c, g in zip(cell, group) if c == k})
         cells.append(([s for s, _ in pairs], [w for _, w in pairs], groups) if pairs else None)
+    protocol = rec.get("calibration", "protocol", "int64") if rec.find("calibration", "protocol") is not None else 0
     return {"contexts": contexts, "finetunings": finetunings, "seconds": float(seconds),
-            "d_ref": [float(d) for d in d_ref], "cells": cells}
+            "d_ref": [float(d) for d in d_ref], "cells": cells, "protocol": protocol}
 
 
 def calib_quantile(cal, cell, coverage):
@@ -901,6 +985,22 @@ def _outside_by(x, lo, hi):
     if x > hi:
         return math.log(x / hi)
     return 0.0
+
+
+def _outside(x, lo, hi):
+    """(how many of the scale-outs x lie outside [lo, hi], b"17..200" or b"1 and 17..200": those below and
+    above, each side as its smallest..largest or one value), as libbellamy words them in 80 bytes."""
+    below = [v for v in x if v < lo]
+    above = [v for v in x if v > hi]
+    buf = bytearray()
+    for side in (below, above):
+        if not side:
+            continue
+        if buf:
+            _put(buf, 80, " and ")
+        a, b = min(side), max(side)
+        _put(buf, 80, "%.10g" % a if a == b else "%.10g..%.10g" % (a, b))
+    return len(below) + len(above), bytes(buf)
 
 
 def _exp(v):
@@ -989,6 +1089,104 @@ def _put(buf, cap, text):
 def _cut(text, n):
     """C's %.Ns: the first n bytes of text's UTF-8."""
     return (text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text))[:n]
+
+
+def _b(text):
+    """text's bytes (str: UTF-8, undecodable command-line bytes kept), as libbellamy's messages see it."""
+    return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+
+
+def _as_text(value):
+    """A context value as text (bytes as UTF-8)."""
+    return value if isinstance(value, str) else bytes(value).decode("utf-8", "surrogateescape")
+
+
+# ---- did you mean (libbellamy's src/common/suggest.c, rule for rule) -------------------------------
+
+NAME_MAX_LEN = 255                     # the edit distance reads at most this many bytes of each word
+
+
+def edit_distance(a, b):
+    """The optimal-string-alignment distance of two texts (bytes or str), ASCII letters compared without
+    case, each cut to 255 bytes: insertions, deletions, substitutions and swaps of neighbours cost 1."""
+    a, b = _b(a)[:NAME_MAX_LEN].lower(), _b(b)[:NAME_MAX_LEN].lower()   # bytes.lower: ASCII only
+    pp, p = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        c = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            d = min(p[j - 1] + (a[i - 1] != b[j - 1]), p[j] + 1, c[j - 1] + 1)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d = min(d, pp[j - 2] + 1)
+            c[j] = d
+        pp, p = p, c
+    return p[len(b)]
+
+
+def _words(text):
+    """The words of text (bytes), split at _ - . space and /."""
+    return [w for w in re.split(rb"[-_. /]", text) if w]
+
+
+def _closeness(word, cand):
+    """How close cand is to word (bytes): a score, lower closer, or None when not close at all."""
+    lw, lc = len(word), len(cand)
+    if lw == 0 or lc == 0:
+        return None
+    d = edit_distance(word, cand)
+    if d == 0:
+        return 0
+    if lw < 3:                             # a name of one or two characters is close to too much
+        return None
+    shorter = min(lw, lc)
+    limit = 1 if shorter <= 3 else shorter // 3
+    if limit < 2 and shorter > 3:
+        limit = 2
+    if d <= limit:
+        return d
+    if lw < lc and cand[:lw].lower() == word.lower():     # a prefix of three or more characters
+        return 100 + (lc - lw)
+    cw = {w.lower() for w in _words(cand)}
+    if any(len(w) >= 3 and w.lower() in cw for w in _words(word)):    # a shared word of three or more
+        return 200 + d
+    return None
+
+
+def suggest(word, candidates, prefix="", cap=300):
+    """libbellamy's "; did you mean 'a', 'b' or 'c'?" (prefix before each name, names cut to 80 bytes):
+    the closest candidates to word, at most three, each once, in the candidates' order; "" when none is
+    close or the text does not fit in cap bytes."""
+    w = _b(word)
+    cands = [_b(c) for c in candidates]
+    scores = [_closeness(w, c) for c in cands]
+    found = [s for s in scores if s is not None]
+    if not found:
+        return ""
+    best = min(found)
+    picked = []
+    for c, s in zip(cands, scores):
+        if s == best and c not in picked:
+            picked.append(c)
+    total = min(len(picked), 3)
+    out = b""
+    for k, c in enumerate(picked[:3]):
+        sep = "; did you mean " if k == 0 else " or " if k + 1 == total else ", "
+        out += sep.encode() + b"'" + _b(prefix) + c[:80] + b"'"
+    out += b"?"
+    return out.decode("utf-8", "replace") if len(out) < cap else ""
+
+
+# ---- warnings about a request (libbellamy's bl_warnings, src/api/api.c) ----------------------------
+
+# One warning about a request, as libbellamy gives it: kind (one of WARNING_KINDS), property (its name, or
+# None) and message.
+RequestWarning = collections.namedtuple("RequestWarning", "kind property message")
+WARNING_KINDS = ("scale_out", "unseen_value", "number_range", "left_out", "context", "protocol")
+WARNING_MAX = 640                      # libbellamy's message buffer: a longer message is cut to 639 bytes
+
+
+def _warning(kind, prop, msg):
+    """A RequestWarning from message bytes, cut as libbellamy's buffer cuts it."""
+    return RequestWarning(kind, prop, _b(msg)[:WARNING_MAX - 1].decode("utf-8", "replace"))
 
 
 def _selu(x):
@@ -1125,9 +1323,10 @@ class Model:
 
     # ---- §P3 the context ----------------------------------------------------------------------
 
-    def _resolve(self, context):
+    def _resolve(self, context, info=None):
         """Checks the (name, value) pairs and completes them (§P3); returns (values by property index or
-        None, per-machine values of cluster totals that grow with the scale-out)."""
+        None, per-machine values of cluster totals that grow with the scale-out). info (a dict, optional)
+        receives 'filled' (the indices the model filled) and 'left_out' (§P11's warnings of kind left_out)."""
         pairs = list(context.items()) if isinstance(context, dict) else list(context)
         vals = [None] * len(self.properties)
         index = {p.name: i for i, p in enumerate(self.properties)}
@@ -1135,21 +1334,30 @@ class Model:
             if not pn:
                 raise BellamyError("context value %d has no property name" % j, "invalid")
             if pn not in index:
-                raise BellamyError("unknown property '%s' (model '%s' has: %s)" % (
-                    pn, self.name, ", ".join(p.name for p in self.properties)), "invalid")
+                names = [p.name for p in self.properties]
+                listed = _b(", ".join(names))[:399]         # libbellamy lists them in 400 bytes
+                msg = b"unknown property '" + _cut(pn, 80) + b"'" + _b(suggest(pn, names)) + b" (model '" + \
+                    _cut(self.name, 60) + b"' has: " + listed + b")"
+                raise BellamyError(msg[:511].decode("utf-8", "replace"), "invalid")
             k = index[pn]
             if value is None:
-                raise BellamyError("property '%s' has no value" % pn, "invalid")
+                raise BellamyError("property '%s' has no value" % _cut(pn, 80).decode("utf-8", "replace"), "invalid")
             if vals[k] is not None:
-                raise BellamyError("property '%s' is given twice" % pn, "invalid")
+                raise BellamyError("property '%s' is given twice" % _cut(pn, 80).decode("utf-8", "replace"), "invalid")
             vals[k] = value
-        missing = []
+        filled, left = set(), []
         for i, p in enumerate(self.properties):   # §P3.5: left out, filled from what the model knows
-            if vals[i] is None:
-                if p.default is not None:
-                    vals[i] = p.default
-                elif p.essential:
-                    missing.append(i)
+            if vals[i] is None and p.default is not None:
+                vals[i] = p.default
+                filled.add(i)
+            elif vals[i] is None and not p.essential and self.seen:    # §P11.1: left out, nothing fills it
+                left.append(_warning("left_out", p.name, b"optional property '" + _cut(p.name, 80) +
+                                     b"' is left out, but every pre-training row had it (" +
+                                     self._seen_brief(i, 3, 200) + b"): the prediction then rests on the other "
+                                     b"properties alone; give its value"))
+        if info is not None:
+            info["filled"], info["left_out"] = filled, left
+        missing = [i for i, p in enumerate(self.properties) if vals[i] is None and p.essential]
         if missing:
             raise BellamyError(self._missing_message(missing), "invalid")
         per_machine = {}
@@ -1289,12 +1497,27 @@ class Model:
             t = (1.0 - w) * t + w * e
         return t
 
-    def predict(self, context, scale_outs):
+    def predict(self, context, scale_outs, warnings=None):
         """Runtimes in seconds (a list of floats, each > 0) at each scale-out for a context: a dict or
         (name, value) pairs of text values; essential properties required unless the model fills them
         (a property's default), optional ones as available, cluster totals given per machine. Raises
-        BellamyError (its message says what to change)."""
-        return self._predict(context, scale_outs)[0]
+        BellamyError (its message says what to change). warnings (a list, optional) is emptied and
+        receives libbellamy's warnings about the request (§P11), RequestWarning(kind, property, message)
+        each; it stays empty when the request is refused."""
+        return self._predict(context, scale_outs, warnings)[0]
+
+    def review(self, context, scale_outs):
+        """The warnings about a request (§P11) without predicting (libbellamy's bl_predictor_review): a
+        list of RequestWarning, the stand-ins' left out (they need the runtimes). Raises BellamyError for
+        a request predict() refuses for its context or scale-outs."""
+        x = self._scale_outs(scale_outs)
+        info = {}
+        vals, per_machine = self._resolve(context, info)
+        at = list(vals)
+        for k, d in per_machine.items():          # the context at one machine, as libbellamy checks it
+            at[k] = "%.0f" % float(np.rint(d))
+        self.context_terms(at)
+        return self._review(info, vals, x, None)
 
     # ---- §P9 the support and the floor ------------------------------------------------------------
 
@@ -1335,18 +1558,30 @@ class Model:
             terms = self.context_terms(at)
         return float(self._outputs(terms, np.array([xi]))[0])
 
-    def _predict(self, context, scale_outs):
-        """predict(), and the context's values (by property index) for the interval's mismatch rule."""
+    @staticmethod
+    def _scale_outs(scale_outs):
         x = [float(v) for v in scale_outs]
         for v in x:
             if not math.isfinite(v) or not v > 0:
                 raise BellamyError("scale-out %g is not a positive number" % v, "range")
-        vals, per_machine = self._resolve(context)
-        if not x:
-            return [], vals
+        return x
+
+    def _predict(self, context, scale_outs, warnings=None):
+        """predict(), and the context's values (by property index) for the interval's mismatch rule;
+        warnings (a list or None) receives §P11's warnings once the request succeeds."""
+        if warnings is not None:
+            del warnings[:]
+        x = self._scale_outs(scale_outs)
+        info = {}
+        vals, per_machine = self._resolve(context, info)
         terms = None
-        if not per_machine:
+        if not per_machine:                       # every value is encoded, also for no scale-out at all
             terms = self.context_terms(vals)
+        if not x:
+            if warnings is not None:
+                warnings.extend(self._review(info, vals, x, []))
+            return [], vals
+        if not per_machine:
             out = [float(t) for t in self._outputs(terms, np.array(x))]
         else:                                     # §P3.3: totals = per machine × scale-out
             out = []
@@ -1369,7 +1604,127 @@ class Model:
                 what = "not a number" if math.isnan(t) else "infinite" if math.isinf(t) else "not positive"
                 raise BellamyError("scale-out %g: the model's prediction is %s (the scale-out is too far outside "
                                    "the range it was trained on, or the model is damaged)" % (xi, what), "range")
+        if warnings is not None:
+            warnings.extend(self._review(info, vals, x, out))
         return out, vals
+
+    # ---- §P11 warnings about a request ------------------------------------------------------------
+
+    def _review(self, info, vals, x, runtimes):
+        """§P11: the warnings about a request that succeeded, in libbellamy's order: left-out optional
+        properties, stand-ins (runtimes None: not predicted), values never seen, the fine-tuning's
+        options and context, scale-outs outside the ranges."""
+        out = list(info["left_out"])
+        F = self.runtime_floor()
+        low = [xi for xi, t in zip(x, runtimes or []) if math.isfinite(t) and t < F]
+        if low:                                   # §P11.2: stand-ins, the runtime unknown there
+            a, b = min(low), max(low)
+            where = "scale-out %.10g" % a if a == b else "%d scale-outs in %.10g..%.10g" % (len(low), a, b)
+            out.append(_warning("scale_out", None, "%s: the model predicts no runtime it knows (its output falls "
+                                "below %.3g s, 1 %% of the least runtime it was trained or fine-tuned on): the value "
+                                "shown is a positive stand-in, the runtime is unknown there, never chosen; fine-tune "
+                                "on runs nearer those scale-outs" % (where, F)))
+        out.extend(self._review_values(vals, info["filled"]))
+        out.extend(self._review_context(vals))
+        out.extend(self._review_scale_outs(x))
+        return out
+
+    def _review_values(self, vals, filled):
+        """§P11.3: the values given (not filled) that no pre-training row had: text never seen (the
+        closest seen named), numbers outside the range seen; the fine-tuning runs' value counts as seen."""
+        seen, out = self.seen, []
+        if not seen:
+            return out
+        for i, p in enumerate(self.properties):
+            v = vals[i]
+            if v is None or i in filled:
+                continue
+            tuned = self.tuned["context"][i] if self.tuned else None
+            vb, name = _b(v), _cut(p.name, 80)
+            if p.number:
+                xv = _strtod_prefix(_as_text(v))
+                lo, hi = seen["number_min"][i], seen["number_max"][i]
+                if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= xv <= hi:
+                    continue
+                if tuned and _strtod_prefix(tuned) == xv:
+                    continue
+                unit = b" per machine" if seen["per_machine"][i] else b""
+                out.append(_warning("number_range", p.name, name + b" " + vb[:40] + unit +
+                                    b" lies outside the values the pre-training rows had (" +
+                                    _b("%.17g..%.17g" % (lo, hi)) + unit + b"): the prediction extrapolates; fine-tune "
+                                    b"on runs of this context (their runs bring the value in)"))
+                continue
+            known = [_b(sv) for sv in _seen_values(seen, i)]
+            if (tuned is not None and _b(tuned) == vb) or vb in known or seen["distinct"][i] > len(known):
+                continue                          # seen, or not every value kept: cannot tell
+            near = sorted(range(len(known)), key=lambda k: edit_distance(vb, known[k]))[:3]   # ties: the more frequent
+            close = bytearray()
+            for n, k in enumerate(near):
+                _put(close, 300, (b", " if n else b"") + b"'" + known[k][:60] + b"'")
+            d = seen["distinct"][i]
+            out.append(_warning("unseen_value", p.name, name + b" '" + vb[:60] + b"' is a value no pre-training row "
+                                b"had (closest seen: " + (bytes(close) if near else b"none") +
+                                _b("; %d value%s in all): the model reads it by its characters alone; check the "
+                                   "spelling, or fine-tune on runs of this context" % (d, "" if d == 1 else "s"))))
+        return out
+
+    def _context_diff(self, vals):
+        """§P10.1 with the words of §P11.5: (how many properties differ from the fine-tuned context,
+        "name value (runs: value), ..." as libbellamy writes it in 400 bytes)."""
+        buf, k = bytearray(), 0
+        for i in self.context_differs(vals):
+            p = self.properties[i]
+            _put(buf, 400, (b", " if k else b"") + _cut(p.name, 60) + b" " + _cut(vals[i], 40) +
+                 (b" per machine" if p.cluster_total else b"") + b" (runs: " + _cut(self.tuned["context"][i], 40) +
+                 b")")
+            k += 1
+        return k, bytes(buf)
+
+    def _review_context(self, vals):
+        """§P11.4 and §P11.5: a fine-tuning by other options than the calibration's, and a request of
+        another context than the fine-tuned one."""
+        out = []
+        cal, tuned = self.calibration, self.tuned
+        if cal and tuned and cal["protocol"] and tuned["protocol"] and cal["protocol"] != tuned["protocol"]:
+            out.append(_warning("protocol", None, "the model was fine-tuned with other options than those its "
+                                "intervals were calibrated for (e.g. another stopping rule, learning rates, or the "
+                                "guard off): the intervals assume the calibrated fine-tuning; fine-tune with the "
+                                "defaults for intervals that hold"))
+        k, diff = self._context_diff(vals)
+        if k:
+            runs = tuned["runs"]
+            out.append(_warning("context", None, _b("the model was fine-tuned on %d run%s of another context (" % (
+                runs, "" if runs == 1 else "s")) + diff + b"): for this context no run of its own informs the "
+                b"prediction, which rests on the pre-trained network as that fine-tuning moved it, and its interval is "
+                b"sized as a pre-trained model's on an unseen context, doubled; fine-tune on runs of this context, or "
+                b"predict with the pre-trained model"))
+        return out
+
+    def _review_scale_outs(self, x):
+        """§P11.6: the scale-outs outside the pre-training's range and the fine-tuning runs', one warning."""
+        if not x:
+            return []
+        lo, hi = self.pre_range()
+        k_pre, pre = _outside(x, lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo > 0 else (0, b"")
+        t = self.tuned
+        k_ft, ft = _outside(x, t["scale_out_min"], t["scale_out_max"]) if t else (0, b"")
+        if not k_pre and not k_ft:
+            return []
+        msg = bytearray()
+        if k_pre:
+            _put(msg, 600, _b("%s " % ("scale-out" if k_pre == 1 else "scale-outs")) + pre +
+                 _b(" %s outside the range of scale-outs the model was pre-trained on (%.10g..%.10g)" % (
+                     "lies" if k_pre == 1 else "lie", lo, hi)))
+        if k_ft:
+            a, b = t["scale_out_min"], t["scale_out_max"]
+            rg = "%.10g only" % a if a == b else "%.10g..%.10g" % (a, b)
+            _put(msg, 600, _b("%s%s " % ("; " if k_pre else "", "scale-out" if k_ft == 1 else "scale-outs")) + ft +
+                 _b(" %s outside the range of the %d run%s it was fine-tuned on (%s)" % (
+                     "lies" if k_ft == 1 else "lie", t["runs"], "" if t["runs"] == 1 else "s", rg)))
+        _put(msg, 600, ": predictions there extrapolate; %s" % (
+            "fine-tune on runs that bracket the scale-outs you consider" if k_ft else
+            "consider scale-outs inside that range, or fine-tune on runs at the scale-outs you consider"))
+        return [_warning("scale_out", None, bytes(msg))]
 
     # ---- §P10 the interval ------------------------------------------------------------------------
 
@@ -1422,9 +1777,13 @@ class Model:
                             "calibration off): intervals are unavailable; pre-train it again to get them"
                             % self.name, "unsupported")
 
-    def intervals(self, scale_outs, runtimes, coverage, k, factor, mismatch=False):
+    def intervals(self, scale_outs, runtimes, coverage, k, factor, mismatch=False, why=None):
         """§P10.3–6: (lo, hi) lists around runtimes at scale_outs for a basis (k, factor); unbounded:
-        lo 0, hi infinity."""
+        lo 0, hi infinity. why (a list, optional) is emptied and receives each interval's reason, one of
+        INTERVAL_WHY ('bounded'; unbounded: 'beyond' 4 × the support, a 'stand_in', 'too_few' contexts
+        vouch for the coverage, 'too_wide'), in libbellamy's order of precedence."""
+        if why is not None:
+            del why[:]
         cal = self.calibration
         if cal is None:
             raise self._no_calibration()
@@ -1437,10 +1796,16 @@ class Model:
         for xi, p in zip(scale_outs, runtimes):
             los.append(0.0)
             his.append(math.inf)
-            if not (p >= F) or not math.isfinite(p) or not (xi > 0):    # a stand-in: unknown there
+            if why is not None:
+                why.append("beyond")
+            if xi < slo / CALIB_SUPPORT or xi > shi * CALIB_SUPPORT or not (xi > 0):     # unknown there
                 continue
-            if xi < slo / CALIB_SUPPORT or xi > shi * CALIB_SUPPORT:     # unknown there
+            if why is not None:
+                why[-1] = "stand_in"
+            if not (p >= F) or not math.isfinite(p):    # a stand-in: unknown there
                 continue
+            if why is not None:
+                why[-1] = "too_few"
             cell = 0 if k <= 0 else 3 if k == 1 else 2 * k if rlo < xi < rhi else 2 * k + 1
             inside = cell % 2 == 0 and k >= 2
             q = math.inf
@@ -1455,6 +1820,8 @@ class Model:
                     break
             if not math.isfinite(q):
                 continue
+            if why is not None:
+                why[-1] = "too_wide"
             held = bool(self.tuned and self.tuned.get("held_out")) and not mismatch
             d = (_outside_by(xi, rlo, rhi) if k >= 1 else 0.0) + (0.0 if held else _outside_by(xi, plo, phi))
             h = q * (1.0 + d / LN2) * factor if not (q == 0 and math.isinf(factor)) else math.nan
@@ -1464,13 +1831,20 @@ class Model:
             if not (hi <= RUNTIME_MAX_S):
                 continue
             los[-1], his[-1] = lo, hi
+            if why is not None:
+                why[-1] = "bounded"
         return los, his
 
-    def predict_interval(self, context, scale_outs, coverage=0.9):
+    def predict_interval(self, context, scale_outs, coverage=0.9, warnings=None, why=None):
         """(lo, runtimes, hi): three lists, runtimes as predict() gives them and [lo, hi] the interval
         meant to hold a run's runtime with probability coverage (0 < coverage < 1), calibrated at
         pre-training (§P10); an unbounded one is lo 0, hi math.inf. Raises BellamyError (kind
-        'unsupported') for a model without calibration, 'invalid' for a coverage outside (0, 1)."""
+        'unsupported') for a model without calibration, 'invalid' for a coverage outside (0, 1).
+        warnings (a list, optional) receives the request's warnings as in predict(); why (a list,
+        optional) each interval's reason as in intervals()."""
+        for lst in (warnings, why):
+            if lst is not None:
+                del lst[:]
         coverage = float(coverage)
         if not (0 < coverage < 1):
             raise BellamyError("coverage %g: must lie strictly between 0 and 1 (e.g. 0.9 for a 90 %% interval)"
@@ -1478,10 +1852,10 @@ class Model:
         if self.calibration is None:
             raise self._no_calibration()
         x = [float(v) for v in scale_outs]
-        t, vals = self._predict(context, x)
+        t, vals = self._predict(context, x, warnings)
         mismatch = bool(self.context_differs(vals))
         k, factor = self.interval_basis(mismatch)
-        lo, hi = self.intervals(x, t, coverage, k, factor, mismatch)
+        lo, hi = self.intervals(x, t, coverage, k, factor, mismatch, why)
         return lo, t, hi
 
 
@@ -1492,7 +1866,7 @@ class _Usage(Exception):
 
 
 USAGE = ("usage: bellamy_model.py --model MODEL.h5 [--name NAME] --set PROP=VALUE ... --scale-out A..B|N|N,M,...\n"
-         "                        [--coverage C] [--ignore-checksum] [--allow-unstamped]\n"
+         "                        [--coverage C] [--json] [--ignore-checksum] [--allow-unstamped]\n"
          "       bellamy_model.py --model MODEL.h5 --list\n"
          "       bellamy_model.py --help")
 
@@ -1502,7 +1876,10 @@ Predicts a job's runtime at each scale-out from a Bellamy model file, as libbell
 (models/README.md is the specification this program follows). Prints "scale_out<TAB>runtime_s<TAB>
 lo_runtime_s<TAB>hi_runtime_s" lines, the interval at --coverage (hi inf where it is unbounded), for a
 model with calibration, and "scale_out<TAB>runtime_s" lines (and a note on stderr) for one without; a
-model whose fine-tuning blends Ernest into its predictions says so on stderr.
+model whose fine-tuning blends Ernest into its predictions says so on stderr. Warnings about the request
+(a value no pre-training row had, a number outside the range seen, an optional property left out, scale-outs
+outside the ranges the model knows, another context than the fine-tuned one) go to stderr as
+"bellamy_model.py: warning: ...", in libbellamy's words (those of bellamy-predict).
 
 options:
   --model MODEL.h5      model file (required)
@@ -1512,11 +1889,17 @@ options:
   --scale-out SPEC      whole numbers of machines: a range A..B, one value N, or a list N,M,...
   --coverage C          coverage of the intervals, strictly between 0 and 1 (default 0.9); given, a
                         model without calibration is an error instead of runtimes without intervals
+  --json                write one JSON object instead of the lines: bellamy-predict --json's fields but
+                        its choice (model, context, context_from, method, interval, predictions, warnings)
   --ignore-checksum     read a file whose checksum header does not match (also BELLAMY_MODEL_IGNORE_CHECKSUM=1)
   --allow-unstamped     read a file without a checksum header (also BELLAMY_MODEL_ALLOW_UNSTAMPED=1)
   --list                print the names of the file's models, one a line
   --help                show this help and exit
 exit status: 0 ok, 1 failure, 2 usage error"""
+
+
+VALUED = ("--model", "--name", "--set", "--scale-out", "--coverage")
+FLAGS = ("--json", "--ignore-checksum", "--allow-unstamped", "--list")
 
 
 def _parse_args(argv):
@@ -1528,13 +1911,17 @@ def _parse_args(argv):
             opts["help"] = True
             i += 1
             continue
-        if a in ("--ignore-checksum", "--allow-unstamped", "--list"):
+        if a in FLAGS:
             opts[a[2:]] = True
             i += 1
             continue
         key, eq, val = a.partition("=")
-        if key not in ("--model", "--name", "--set", "--scale-out", "--coverage"):
-            raise _Usage("unknown option '%s' (see --help)" % a)
+        if key in FLAGS:
+            raise _Usage("%s takes no value" % key)
+        if key not in VALUED:
+            word = key.lstrip("-") if key.startswith("-") else key
+            hint = suggest(word, [o[2:] for o in VALUED + FLAGS] + ["help"], "--", 400)
+            raise _Usage("unknown option '%s'%s (see --help)" % (a, hint))
         if not eq:
             if i + 1 >= len(argv):
                 raise _Usage("%s needs a value (see --help)" % key)
@@ -1584,6 +1971,151 @@ def parse_scale_outs(spec):
     return [_scale_out_item(spec, it) for it in items]
 
 
+def _stderr(text):
+    """text on stderr as UTF-8, bytes the command line gave kept as they were (as a C program writes them)."""
+    buf = getattr(sys.stderr, "buffer", None)
+    if buf is None:
+        sys.stderr.write(text)
+        return
+    sys.stderr.flush()
+    buf.write(text.encode("utf-8", "surrogateescape"))
+    buf.flush()
+
+
+def _stdout_bytes(data):
+    buf = getattr(sys.stdout, "buffer", None)
+    if buf is None:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+        return
+    sys.stdout.flush()
+    buf.write(data)
+    buf.flush()
+
+
+def _interval_notes(m, why, coverage):
+    """Where intervals are unbounded and why, on stderr, as bellamy-predict says it (beyond the support in a
+    note, the others in its table's "# intervals" line); stand-ins have their warning."""
+    n = {w: why.count(w) for w in INTERVAL_WHY}
+    if n["beyond"]:
+        lo, hi = m.support()
+        sys.stderr.write("%s: note: %d scale-out%s lie%s beyond 4 times the scale-outs the model and its runs know "
+                         "(%.10g..%.10g): the runtime is unknown there (unbounded interval), and %s never chosen\n" % (
+                             PROG, n["beyond"], "" if n["beyond"] == 1 else "s", "s" if n["beyond"] == 1 else "", lo,
+                             hi, "it is" if n["beyond"] == 1 else "they are"))
+    G = m.calibration["contexts"] if m.calibration else 0
+    if n["too_few"] and G == 0:
+        sys.stderr.write("%s: note: intervals: all unbounded: no context was held out at pre-training (--val-split "
+                         "groups or a refit), pre-train with --val-split contexts for bounded intervals\n" % PROG)
+    elif n["too_few"]:               # the conformal quantile needs coverage · (G + 1) <= G
+        sys.stderr.write("%s: note: intervals: %d unbounded: too few held-out contexts vouch for %g (9 are needed for "
+                         "0.9), --coverage %.2f or lower bounds them\n" % (
+                             PROG, n["too_few"], coverage, math.floor(100.0 * G / (G + 1)) / 100.0))
+    if n["too_wide"]:
+        sys.stderr.write("%s: note: intervals: %d unbounded: wider than a factor 100 either way (the model's runs "
+                         "disagree with it, or the scale-out is far from them)\n" % (PROG, n["too_wide"]))
+
+
+def fmt_double(v):
+    """libbellamy's bl_fmt_double: the shortest %g text (1 to 17 significant digits) that reads back as v,
+    whole numbers below 1e17 written out (100, not 1e+02); "nan", "inf" or "-inf" for those."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    for p in range(1, 18):
+        text = "%.*g" % (p, v)
+        if p == 17 or float(text) == v:
+            break
+    e = text.find("e")
+    x = int(text[e + 1:]) if e >= 0 else -1
+    if e >= 0 and 0 <= x < 17:
+        text = "%.*f" % (max(p - 1 - x, 0), v)
+    return text
+
+
+def _json_num(v):
+    """A JSON number as bellamy-predict writes it; null for NaN and infinities (JSON has neither)."""
+    return fmt_double(v).encode() if math.isfinite(v) else b"null"
+
+
+def _json_str(text):
+    """A JSON string as bellamy-predict writes it: \\ \" \\n \\t and \\u00XX escaped, the rest as its bytes."""
+    out = bytearray(b'"')
+    for c in _b("" if text is None else text):
+        if c in (0x22, 0x5C):
+            out += b"\\" + bytes([c])
+        elif c == 0x0A:
+            out += b"\\n"
+        elif c == 0x09:
+            out += b"\\t"
+        elif c < 0x20:
+            out += b"\\u%04x" % c
+        else:
+            out.append(c)
+    return bytes(out + b'"')
+
+
+def _json_value(value, number):
+    """A property's value as bellamy-predict writes it: a number property's natural number (below 2^53,
+    a plain decimal) as a JSON number, anything else as a string."""
+    text = _as_text(value)
+    if number and _DECIMAL.fullmatch(text):
+        d = float(text)
+        underflow = d == 0 and re.search(r"[1-9]", text.lower().partition("e")[0])   # strtod's ERANGE
+        if math.isfinite(d) and not underflow and d >= 0 and d == math.floor(d) and d < 9007199254740992.0:
+            return b"%.0f" % d
+    return _json_str(value)
+
+
+def _json_obj(items):
+    return b"{" + b",".join(_json_str(k) + b":" + v for k, v in items) + b"}"
+
+
+def _json_report(m, ctx, x, t, lo, hi, coverage, why, warns):
+    """The --json object: bellamy-predict --json's fields, in its order, but for its choice (this reader
+    chooses no scale-out) — the model, the context used and where each value came from, the method,
+    the fine-tuned context, the interval's basis, the predictions and the warnings."""
+    given = dict(ctx)
+    used, source = [], []
+    for p in m.properties:                    # every property with a value, in the model's order
+        v = given.get(p.name, p.default)
+        if v is None:
+            continue
+        used.append((p.name, _json_value(v, p.number)))
+        source.append((p.name, _json_str("set" if p.name in given else "model")))
+    items = [("model", _json_str(m.name)), ("context", _json_obj(used)), ("context_from", _json_obj(source)),
+             ("fine_tuned_on_runs", b"%d" % (m.tuned["runs"] if m.tuned else 0)), ("fine_tuned_now", b"false"),
+             ("method", _json_obj([("name", _json_str(m.method)), ("ernest_weight", _json_num(m.ernest_weight)),
+                                   ("why", _json_str(m.method_why))]))]
+    if m.tuned:
+        items.append(("fine_tuned_context", _json_obj([(p.name, _json_value(m.tuned["context"][i], p.number))
+                                                       for i, p in enumerate(m.properties)])))
+    if hi is not None:
+        mismatch = any(w.kind == "context" for w in warns)     # sized as for an unseen context
+        items.append(("interval", _json_obj([
+            ("coverage", _json_num(coverage)), ("runs", b"%d" % (0 if mismatch else m.interval_basis(False)[0])),
+            ("calibration_contexts", b"%d" % m.calibration["contexts"]),
+            ("unbounded_beyond_support", b"%d" % why.count("beyond")),
+            ("unbounded_too_few_contexts", b"%d" % why.count("too_few")),
+            ("unbounded_too_wide", b"%d" % why.count("too_wide"))])))
+    else:
+        items.append(("interval", b"null"))
+    preds = []
+    for i, (xi, ti) in enumerate(zip(x, t)):
+        row = [("scale_out", _json_num(xi)), ("predicted_runtime_s", _json_num(ti))]
+        if hi is not None:
+            row += [("lo_runtime_s", _json_num(lo[i])),
+                    ("hi_runtime_s", _json_num(hi[i]) if hi[i] <= RUNTIME_MAX_S else b"null")]
+        if not 0 < ti <= RUNTIME_MAX_S:       # a runtime no choice would take
+            row.append(("left_out", b"true"))
+        preds.append(_json_obj(row))
+    items.append(("predictions", b"[" + b",".join(preds) + b"]"))
+    items.append(("warnings", b"[" + b",".join(_json_obj([
+        ("kind", _json_str(w.kind)), ("property", _json_str(w.property) if w.property is not None else b"null"),
+        ("message", _json_str(w.message))]) for w in warns) + b"]"))
+    return _json_obj(items) + b"\n"
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -1594,7 +2126,7 @@ def main(argv=None):
         if "model" not in opts:
             raise _Usage("--model is required (see --help)")
         if opts.get("list"):
-            if opts["set"] or "scale-out" in opts or "name" in opts:
+            if opts["set"] or "scale-out" in opts or "name" in opts or opts.get("json"):
                 raise _Usage("--list takes only --model (and --ignore-checksum, --allow-unstamped)")
         elif "scale-out" not in opts:
             raise _Usage("--scale-out is required (see --help)")
@@ -1632,33 +2164,23 @@ def main(argv=None):
             sys.stderr.write("%s: note: %s has no checksum header; read unverified because of %s\n" % (
                 PROG, opts["model"], "--allow-unstamped" if unstamped else "BELLAMY_MODEL_ALLOW_UNSTAMPED=1"))
         lo = hi = None
+        warns, why = [], []
         if m.calibration is not None:
-            lo, t, hi = m.predict_interval(ctx, x, coverage)
+            lo, t, hi = m.predict_interval(ctx, x, coverage, warns, why)
         elif "coverage" in opts:
             sys.stderr.write("%s: %s: model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
                              "calibration off): intervals (--coverage) are unavailable; pre-train it again with "
                              "bellamy-train pretrain to get intervals\n" % (PROG, opts["model"], m.name))
             return 1
         else:
-            t = m.predict(ctx, x)
+            t = m.predict(ctx, x, warns)
+        for w in warns:                       # as bellamy-predict prints them, first
+            _stderr("%s: warning: %s\n" % (PROG, w.message))
+        if hi is None:
             sys.stderr.write("%s: note: model '%s' carries no calibration (pre-trained before libbellamy 0.6, or with "
                              "calibration off): no intervals are shown; pre-train it again to get them\n"
                              % (PROG, m.name))
-        F = m.runtime_floor()
-        standins = [xi for xi, ti in zip(x, t) if math.isfinite(ti) and ti < F]
-        if standins:                          # as bellamy-predict warns of them
-            sys.stderr.write("%s: note: %s: the model predicts no runtime it knows (its output falls below %.3g s, 1 %% "
-                             "of the least runtime it was trained or fine-tuned on): the value shown is a positive "
-                             "stand-in, the runtime is unknown there\n" % (
-                                 PROG, "scale-out %.10g" % standins[0] if min(standins) == max(standins) else
-                                 "%d scale-outs in %.10g..%.10g" % (len(standins), min(standins), max(standins)), F))
-        unbounded = sum(1 for h, ti in zip(hi, t) if not h <= RUNTIME_MAX_S and not ti < F) if hi is not None else 0
-        if unbounded:
-            sys.stderr.write("%s: note: %d scale-out%s %s an unbounded %g interval: the runtime is unknown there "
-                             "(beyond 4 times the scale-outs the model and its runs know, or too few held-out "
-                             "contexts vouch for that coverage)\n" % (
-                                 PROG, unbounded, "" if unbounded == 1 else "s", "has" if unbounded == 1 else "have",
-                                 coverage))
+        _interval_notes(m, why, coverage)
         if m.method != "network":             # as bellamy-predict says it: what the runtimes are, and why
             sys.stderr.write("%s: note: runtimes are %s (Ernest's weight %.3g): %s\n" % (
                 PROG, "Ernest's fit to the fine-tuning runs" if m.method == "ernest"
@@ -1676,6 +2198,9 @@ def main(argv=None):
             msg = "%s: model '%s': %s" % (opts["model"], m.name, msg)
         sys.stderr.write("%s: %s\n" % (PROG, msg))
         return 1
+    if opts.get("json"):
+        _stdout_bytes(_json_report(m, ctx, x, t, lo, hi, coverage, why, warns))
+        return 0
     out = sys.stdout
     for i, (xi, ti) in enumerate(zip(x, t)):
         if hi is None:

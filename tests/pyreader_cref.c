@@ -5,7 +5,9 @@
  *   pyreader_cref MODEL.h5 NAME --describe     what the predictor knows of the model, then exit
  *
  * Each stdin line is tab-separated: scale-outs joined by commas, then PROP=VALUE fields. Each line
- * gets one answer line: "ok<TAB>r1,r2,..." (runtimes in seconds, %.17g) or "err<TAB>message".
+ * gets one answer line: "ok<TAB>r1,r2,..." (runtimes in seconds, %.17g) or "err<TAB>message"; after
+ * "ok", one line "warn<TAB>KIND<TAB>PROPERTY<TAB>MESSAGE" for each of bl_predict_warn's warnings
+ * (bl_warning_kind_name, PROPERTY empty when the warning names none).
  * --describe prints "method<TAB>NAME<TAB>W<TAB>WHY" (bl_predictor_method; W %.17g), then for each
  * property "prop<TAB>NAME<TAB>E<TAB>N<TAB>T<TAB>FROM<TAB>VALUE": essential, number, cluster total
  * (0/1), and the value the model fills in (bl_predictor_prop_default: FROM 1 the stored schema, 2 the
@@ -52,6 +54,12 @@ int main(int argc, char **argv) {
         bl_predictor_free(p);
         return 0;
     }
+    bl_warnings *w = NULL;
+    if (bl_warnings_new(&w, &err) != BL_OK) {
+        printf("loaderr\t%s\n", err.message);
+        bl_predictor_free(p);
+        return 1;
+    }
     static char line[1 << 16];
     static double x[MAX_X], t[MAX_X];
     while (fgets(line, sizeof line, stdin)) {
@@ -83,15 +91,21 @@ int main(int argc, char **argv) {
             nc++;
         }
         memset(&err, 0, sizeof err);
-        if (bl_predict(p, ctx, nc, x, nx, t, &err) != BL_OK) {
+        if (bl_predict_warn(p, ctx, nc, x, nx, t, w, &err) != BL_OK) {
             printf("err\t%s\n", err.message);
         } else {
             printf("ok\t");
             for (size_t i = 0; i < nx; i++) printf("%s%.17g", i ? "," : "", t[i]);
             putchar('\n');
+            for (size_t i = 0; i < bl_warnings_count(w); i++) {
+                const char *prop = bl_warnings_property(w, i);
+                printf("warn\t%s\t%s\t%s\n", bl_warning_kind_name(bl_warnings_kind(w, i)), prop ? prop : "",
+                       bl_warnings_message(w, i));
+            }
         }
         fflush(stdout);
     }
+    bl_warnings_free(w);
     bl_predictor_free(p);
     return 0;
 }

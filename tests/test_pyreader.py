@@ -9,7 +9,10 @@ seen group) and without a header (refused unless allowed), and on damaged or for
 intervals (§P10) and the floor beyond the support (§P9) against bellamy-predict --json: a pre-trained
 model with calibration, fine-tuned ones asked about their own context and others, scale-outs up to
 100000, a file whose calibration was removed and files with damaged calibration or fit attributes.
-libbellamy's side is tests/pyreader_cref (bl_predict through the public header) and bellamy-predict.
+The warnings about each request (§P11: kinds, properties, words) against bl_predict_warn's and
+bellamy-predict --json's, the did-you-mean of a misspelt property or option, the reader's --json
+against bellamy-predict's, and its one-line message when numpy, h5py or xxhash cannot be imported.
+libbellamy's side is tests/pyreader_cref (bl_predict_warn through the public header) and bellamy-predict.
 Run by tests/test_pyreader.sh, which picks the interpreter.
 
 Environment: BELLAMY_SOURCE_ROOT, BELLAMY_BUILD_ROOT (set by meson test); BELLAMY_DATA or
@@ -46,7 +49,8 @@ TOL = 1e-9
 failures = []
 stats = {"compared": 0, "contexts": 0, "both_refused": 0, "max_rel": 0.0, "models": 0, "worst": "", "infinite": 0,
          "missing": 0, "intervals": 0, "unbounded": 0, "floored": 0, "standins": 0, "interval_max_rel": 0.0,
-         "interval_worst": ""}
+         "interval_worst": "", "warnings": 0, "warning_kinds": set(),
+         "did_you_mean": 0}
 
 
 def check(cond, what):
@@ -71,8 +75,10 @@ def train(args):
 
 # ---- comparing with libbellamy ------------------------------------------------------------------
 
-def c_predictions(path, name, cases, env=None):
-    """bl_predict's answer per case (scale-outs, [(prop, value)]): ('ok', [runtimes]) or ('err', msg)."""
+def c_predictions(path, name, cases, env=None, warnings=None):
+    """bl_predict's answer per case (scale-outs, [(prop, value)]): ('ok', [runtimes]) or ('err', msg);
+    warnings (a list, optional) receives bl_predict_warn's warnings per case, [(kind, property or None,
+    message)] each ([] for a refusal)."""
     lines = []
     for xs, ctx in cases:
         f = [",".join(repr(float(x)) for x in xs).encode()]
@@ -85,12 +91,31 @@ def c_predictions(path, name, cases, env=None):
     out = r.stdout.decode("utf-8", "replace").splitlines()
     if out and out[0].startswith("loaderr\t"):
         return out[0][len("loaderr\t"):]
-    assert r.returncode == 0 and len(out) == len(cases), (r.returncode, r.stderr, out[:3])
-    res = []
+    res, warns = [], []
     for line in out:
         tag, _, rest = line.partition("\t")
+        if tag == "warn" and warns:
+            kind, prop, msg = rest.split("\t", 2)
+            warns[-1].append((kind, prop or None, msg))
+            continue
         res.append(("ok", [float(v) for v in rest.split(",")]) if tag == "ok" else ("err", rest))
+        warns.append([])
+    assert r.returncode == 0 and len(res) == len(cases), (r.returncode, r.stderr, out[:3])
+    if warnings is not None:
+        warnings[:] = warns
     return res
+
+
+def py_warnings(fn, *args, **kw):
+    """fn(*args, warnings=list, **kw) (Model.predict or predict_interval): (its result, the warnings as
+    (kind, property, message) tuples); a reader without the warnings argument counts as a failure."""
+    w = []
+    try:
+        res = fn(*args, warnings=w, **kw)
+    except TypeError as e:
+        check(False, "the Python reader gives no warnings (%s)" % e)
+        return fn(*args, **kw), None
+    return res, [(x.kind, x.property, x.message) for x in w]
 
 
 def c_describe(path, name, env=None):
@@ -125,7 +150,8 @@ def rel(a, b):
 
 def compare(path, name, cases, label, ignore_checksum=None, env=None, allow_unstamped=None):
     """Predicts every case with both readers and checks that they agree."""
-    c = c_predictions(path, name, cases, env)
+    cwarn = []
+    c = c_predictions(path, name, cases, env, cwarn)
     check(not isinstance(c, str), "%s: libbellamy refused the model: %s" % (label, c))
     if isinstance(c, str):
         return
@@ -134,11 +160,11 @@ def compare(path, name, cases, label, ignore_checksum=None, env=None, allow_unst
     stats["models"] += 1
     stats["contexts"] += len(cases)
     worst = 0.0
-    for (xs, ctx), (tag, cv) in zip(cases, c):
+    for (xs, ctx), (tag, cv), cw in zip(cases, c, cwarn):
         try:
-            pv, perr = m.predict(ctx, xs), None
+            (pv, pw), perr = py_warnings(m.predict, ctx, xs), None
         except bm.BellamyError as e:
-            pv, perr = None, str(e)
+            pv, pw, perr = None, None, str(e)
         if tag == "err":
             check(perr is not None, "%s: libbellamy refuses %s at %s (%s), Python predicts %s"
                   % (label, ctx, xs, cv, pv))
@@ -147,10 +173,17 @@ def compare(path, name, cases, label, ignore_checksum=None, env=None, allow_unst
             stats["missing"] += perr is not None and "missing" in cv
             check(perr is None or perr == cv, "%s: refusals differ for %s:\n  Python:     %s\n  libbellamy: %s"
                   % (label, ctx, perr, cv))
+            stats["did_you_mean"] += perr is not None and "did you mean" in cv
             continue
         check(perr is None, "%s: Python refuses %s (%s), libbellamy predicts %s" % (label, ctx, perr, cv))
         if perr is not None:
             continue
+        # the warnings about the request (models/README.md §P11): the same kinds, properties and words
+        check(pw is None or pw == cw, "%s: warnings differ for %s at %s:\n  Python:     %s\n  libbellamy: %s" % (
+            label, ctx, xs, pw, cw))
+        stats["warnings"] += len(cw)
+        for kind, _, _ in cw:
+            stats["warning_kinds"].add(kind)
         for x, p, q in zip(xs, pv, cv):
             d = rel(p, q)
             if d > stats["max_rel"]:
@@ -384,6 +417,20 @@ def check_cli(path, name, ctx):
     check(rc == 1 and path in err and "unknown property 'bogus'" in err, "unknown property: %r" % err)
     rc, _, err = cli(["--model", os.path.join(os.path.dirname(path), "absent.h5"), "--scale-out", "2"])
     check(rc == 1 and "cannot open" in err, "absent file: %r" % err)
+    # a misspelt property: libbellamy's did-you-mean, in bellamy-predict's words
+    bad = [("machine_tpye" if k == "machine_type" else k, v) for k, v in ctx]
+    rc, _, err = cli(["--model", path, "--name", name, "--scale-out", "2"] + sets_of(bad))
+    r = run([PREDICT, "--model", path, "--name", name, "--scale-out", "2"] + sets_of(bad))
+    cerr = r.stderr.decode("utf-8", "replace")
+    check(rc == 1 and err.count("\n") == 1 and "unknown property 'machine_tpye'; did you mean 'machine_type'? (model" in err
+          and r.returncode == 1 and cerr.startswith("bellamy-predict: unknown property") and
+          err.endswith(cerr.split(": ", 1)[1]), "did you mean, for a property: %r (bellamy-predict: %r)" % (err, cerr))
+    # a misspelt option: the same rule
+    for args, want in ((["--modle", path], "unknown option '--modle'; did you mean '--model'?"),
+                       (["--model", path, "--scale_out", "2"], "unknown option '--scale_out'; did you mean '--scale-out'?"),
+                       (["--model", path, "--jsn"], "unknown option '--jsn'; did you mean '--json'?")):
+        rc, _, err = cli(args)
+        check(rc == 2 and want in err and err.count("\n") == 1, "did you mean, for %s: %d %r" % (want[16:26], rc, err))
 
 
 def check_refusals(tmp, good, name, ctx):
@@ -636,10 +683,14 @@ def compare_intervals(path, name, ctx, xs, coverage, label, mismatch=None, runs=
         return None
     m = bm.Model.load(path, name)
     try:
-        lo, t, hi = m.predict_interval(ctx, xs, coverage)
+        (lo, t, hi), pw = py_warnings(m.predict_interval, ctx, xs, coverage)
     except bm.BellamyError as e:
         check(False, "%s: Python refuses: %s" % (label, e))
         return None
+    cw = [(w["kind"], w["property"], w["message"]) for w in js["warnings"]]
+    check(pw is None or pw == cw, "%s: warnings differ:\n  Python:     %s\n  libbellamy: %s" % (label, pw, cw))
+    stats["warnings"] += len(cw)
+    stats["warning_kinds"].update(k for k, _, _ in cw)
     check(js["interval"] is not None and js["interval"]["coverage"] == coverage,
           "%s: bellamy-predict printed no %g interval: %s" % (label, coverage, js["interval"]))
     k_own = m.interval_basis(False)[0]
@@ -784,6 +835,7 @@ def check_no_calibration(path, name, ctx, tmp):
     rc, out, err = cli(["--model", p, "--scale-out", "2,6"] + sets_of(ctx))
     check(rc == 0 and all(len(r.split("\t")) == 2 for r in out.splitlines()) and "carries no calibration" in err,
           "CLI without calibration: %d %r %r" % (rc, out, err))
+    compare_json(p, ctx, xs, "--json without calibration")
     rc, out, err = cli(["--model", p, "--scale-out", "2,6", "--coverage", "0.9"] + sets_of(ctx))
     check(rc == 1 and not out and "carries no calibration" in err and "pre-train it again" in err and
           err.count("\n") == 1, "CLI --coverage without calibration: %d %r %r" % (rc, out, err))
@@ -849,6 +901,165 @@ def check_damaged_calibration(tmp, path, name, ctx):
         os.unlink(p)
 
 
+def strict_json(text, label):
+    """text parsed as JSON, NaN and infinities refused (JSON has neither); None (a failure) when it is not JSON."""
+    def bad(c):
+        raise ValueError("%s is no JSON number" % c)
+    try:
+        return json.loads(text, parse_constant=bad)
+    except ValueError as e:
+        check(False, "%s: not JSON: %s: %r" % (label, e, text[:300]))
+        return None
+
+
+def number_tokens(text, key):
+    """The text of every JSON number (or null) that follows "key": in text, as written."""
+    return re.findall(r'"%s":(-?[0-9][0-9.eE+-]*|null)' % re.escape(key), text)
+
+
+def compare_json(path, ctx, xs, label, coverage=None, lines=False, name=None):
+    """The reader's --json against bellamy-predict --json for one request: the same fields but the
+    choice (the reader chooses none), the same context, sources, method, interval basis, warnings and
+    unbounded intervals, the runtimes to 1e-9, numbers written alike; and its stderr's warning lines
+    bellamy-predict's, with the reader's name (lines: in the lines mode too). Returns the kinds of
+    bellamy-predict's warnings."""
+    cov = (["--coverage", repr(coverage)] if coverage is not None else []) + (["--name", name] if name else [])
+    r = run([PREDICT, "--model", path, "--scale-out", ",".join("%.0f" % x for x in xs), "--json"] + sets_of(ctx) + cov)
+    cout, cerr = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+    js = json.loads(cout) if r.returncode == 0 else None
+    check(js is not None, "%s: bellamy-predict failed: %d %s" % (label, r.returncode, cerr[-300:]))
+    cout = re.sub(r',"choice":\{[^{}]*\}', "", cout)      # the reader chooses no scale-out
+    r = run([sys.executable, READER, "--model", path, "--scale-out", ",".join("%.0f" % x for x in xs), "--json"] +
+            sets_of(ctx) + cov)
+    out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
+    check(r.returncode == 0 and out.endswith("}\n") and out.count("\n") == 1,
+          "%s: the reader's --json: %d %r %r" % (label, r.returncode, out[:200], err[-300:]))
+    pj = strict_json(out, label + ", the reader's --json") if r.returncode == 0 else None
+    if js is None or pj is None:
+        return [w["kind"] for w in js["warnings"]] if js else []
+    check(list(pj) == [k for k in js if k != "choice"], "%s: --json fields %s, bellamy-predict's %s" % (
+        label, list(pj), list(js)))
+    for key in ("model", "context", "context_from", "fine_tuned_on_runs", "fine_tuned_now", "method",
+                "fine_tuned_context", "interval", "warnings"):
+        check(pj.get(key) == js.get(key), "%s: --json %s differs:\n  Python:     %s\n  libbellamy: %s" % (
+            label, key, pj.get(key), js.get(key)))
+    for key in ("scale_out", "coverage", "data_size_MB", "memory", "slots", "ernest_weight", "runs"):
+        check(number_tokens(out, key) == number_tokens(cout, key), "%s: %s written as %s, bellamy-predict %s" % (
+            label, key, number_tokens(out, key), number_tokens(cout, key)))
+    pp, cp = pj.get("predictions", []), js["predictions"]
+    check(len(pp) == len(cp) and all(list(a) == list(b) for a, b in zip(pp, cp)),
+          "%s: --json predictions' fields differ: %s against %s" % (label, pp[:1], cp[:1]))
+    for a, b in zip(pp, cp):
+        for k in ("predicted_runtime_s", "lo_runtime_s", "hi_runtime_s"):
+            if k in b:
+                check((a[k] is None) == (b[k] is None) and (b[k] is None or close(a[k], b[k])),
+                      "%s: --json %s at %s: %r against %r" % (label, k, b["scale_out"], a[k], b[k]))
+    mine = [line.split(": warning: ", 1)[1] for line in err.splitlines() if line.startswith("bellamy_model.py: warning: ")]
+    theirs = [line.split(": warning: ", 1)[1] for line in cerr.splitlines() if line.startswith("bellamy-predict: warning: ")]
+    check(mine == theirs and len(mine) == len(js["warnings"]), "%s: warnings on stderr differ:\n  Python:     %s\n  "
+          "libbellamy: %s" % (label, mine, theirs))
+    if not lines:
+        return [w["kind"] for w in js["warnings"]]
+    # the lines mode warns the same on stderr
+    rc, _, err2 = cli(["--model", path, "--scale-out", ",".join("%.0f" % x for x in xs)] + sets_of(ctx) + cov)
+    check(rc == 0 and [line for line in err2.splitlines() if ": warning: " in line] ==
+          [line for line in err.splitlines() if ": warning: " in line], "%s: the lines mode warns otherwise: %r" % (label, err2))
+    return [w["kind"] for w in js["warnings"]]
+
+
+def check_request_warnings(cal, tuned, guard_off, own, other):
+    """§P11 end to end: requests that draw each kind of warning — a machine type no pre-training row had,
+    a number far outside the range seen, an optional property left out, scale-outs outside the ranges,
+    a fine-tuned model asked about another context or fine-tuned otherwise than its calibration — told
+    alike by bellamy-predict and the reader's command line (--json and stderr)."""
+    cases = [("unseen machine type", cal, [(k, "z9.metal" if k == "machine_type" else v) for k, v in own], [2, 4],
+              "unseen_value"),
+             ("a number far outside", cal, [(k, "777777" if k == "data_size_MB" else v) for k, v in own], [2, 4],
+              "number_range"),
+             ("an optional property left out", cal, left_out(own, "memory"), [2, 4], "left_out"),
+             ("scale-outs outside", cal, own, [1, 2, 200], "scale_out"),
+             ("fine-tuned, another context", tuned, other, [2, 4], "context"),
+             ("fine-tuned, outside its runs", tuned, own, [3, 12], "scale_out"),
+             ("fine-tuned otherwise than calibrated", guard_off, own, [3], "protocol"),
+             ("everything at once", tuned, [(k, "z9.metal" if k == "machine_type" else "999999" if k == "data_size_MB"
+                                             else v) for k, v in own if k != "slots"], [1, 2, 5, 60, 1000], "context")]
+    for label, path, ctx, xs, kind in cases:
+        kinds = compare_json(path, ctx, xs, "warnings, " + label, lines=kind in ("context", "protocol"))
+        check(kind in kinds, "warnings, %s: bellamy-predict warns %s, no %s: the case no longer draws it" % (
+            label, kinds, kind))
+    compare_json(cal, own, [2, 6, 12], "warnings, none", coverage=0.8)
+    rc, _, err = cli(["--model", cal, "--list", "--json"])
+    check(rc == 2 and err.count("\n") == 1, "--list --json: %d %r" % (rc, err))
+
+
+def check_missing_modules(tmp):
+    """Without numpy, h5py or xxhash the reader says in one line which interpreter (its path and version)
+    could not import which module, whether /usr/bin/python3 imports them (asked in a subprocess, any
+    failure of that guarded), and what to run or install: apt-get only where it fits."""
+    exe, ver = sys.executable, "%d.%d.%d" % sys.version_info[:3]
+    head = "%s (Python %s) cannot import " % (exe, ver)
+    # the command line, with xxhash hidden (None in sys.modules fails its import)
+    code = ("import runpy, sys; sys.modules['xxhash'] = None; sys.argv = [%r, '--help']; "
+            "runpy.run_path(%r, run_name='__main__')" % (READER, READER))
+    r = run([exe, "-c", code])
+    err = r.stderr.decode("utf-8", "replace")
+    check(r.returncode == 1 and err.count("\n") == 1 and "Traceback" not in err and (head + "xxhash;") in err,
+          "xxhash hidden: %d %r" % (r.returncode, err))
+    # every site-packages folder hidden (-S) and PYTHONPATH ignored (-I): whatever that hides is named
+    hidden = [mod for mod in ("numpy", "h5py", "xxhash") if run([exe, "-I", "-S", "-c", "import " + mod]).returncode]
+    if hidden:
+        r = run([exe, "-I", "-S", READER, "--help"])
+        err = r.stderr.decode("utf-8", "replace")
+        check(r.returncode == 1 and err.count("\n") == 1 and "Traceback" not in err and head in err and
+              all(mod in err for mod in hidden), "python -I -S: %d %r" % (r.returncode, err))
+    # an importer gets an ImportError in the same words
+    r = run([exe, "-c", "import sys; sys.modules['h5py'] = None; sys.path.insert(0, %r); import bellamy_model" %
+             os.path.dirname(READER)])
+    err = r.stderr.decode("utf-8", "replace")
+    check(r.returncode == 1 and ("ImportError: bellamy_model.py: " + head + "h5py;") in err, "import: %r" % err[-400:])
+    if not hasattr(bm, "missing_modules_message"):
+        check(False, "the reader has no missing_modules_message")
+        return
+    # each answer, with stand-ins for the other interpreter: this one (which has them), a script that
+    # answers as a Python without h5py and xxhash, one that fails, and none at all
+    lacks, fails = os.path.join(tmp, "lacks-python"), os.path.join(tmp, "fails-python")
+    for path, body in ((lacks, "echo 3.9.1\necho h5py xxhash\n"), (fails, "echo oops\nexit 3\n")):
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+    other = "/opt/other/bin/python3"
+    pip = "%s -m pip install numpy h5py" % other
+
+    def msg(**kw):
+        args = dict(executable=other, version="3.12.1", venv=False, apt=True, script="r.py")
+        args.update(kw)
+        return bm.missing_modules_message([("numpy", None), ("h5py", None)], **args)
+
+    m = msg(system_python=exe)
+    check(m.startswith("bellamy_model.py: %s (Python 3.12.1) cannot import numpy, h5py;" % other) and
+          "%s (Python %s) imports them all: run the reader with it (%s r.py ...)" % (exe, ver, exe) in m and pip in m and
+          "apt-get" not in m and "\n" not in m, "another interpreter has them: %r" % m)
+    m = msg(system_python=lacks)
+    check("%s (Python 3.9.1) cannot import h5py, xxhash either" % lacks in m and pip in m and
+          "apt-get install python3-h5py python3-xxhash" in m, "another interpreter lacks them: %r" % m)
+    check("apt-get" not in msg(system_python=lacks, apt=False), "apt-get suggested where there is none")
+    for path in (fails, os.path.join(tmp, "absent-python")):
+        m = msg(system_python=path)
+        check(m.endswith("; install them for this interpreter: " + pip) and path not in m,
+              "no other interpreter to ask (%s): %r" % (path, m))
+    m = bm.missing_modules_message([("numpy", None)], executable=exe, version=ver, system_python=exe, venv=False)
+    check("started as usual imports them all, so this run hides them" in m, "this interpreter, started otherwise: %r" % m)
+    m = bm.missing_modules_message([("numpy", None)], executable=lacks, version="3.9.1", system_python=lacks,
+                                   venv=False, apt=True)
+    check(m.endswith("; install them: apt-get install python3-numpy"), "Debian's own interpreter lacks them: %r" % m)
+    m = bm.missing_modules_message([("numpy", None)], executable=exe, version=ver, system_python=exe, venv=True)
+    check("imports them all: run the reader with it" in m and "-m pip install numpy" in m, "a virtual environment: %r" % m)
+    m = bm.missing_modules_message([("h5py", "ImportError: libhdf5_serial.so.103: cannot open shared object file")],
+                                   executable=other, version="3.12.1", system_python=fails, venv=False)
+    check("cannot import h5py (ImportError: libhdf5_serial.so.103: cannot open shared object file);" in m,
+          "a module that fails to import says why: %r" % m)
+
+
 def check_intervals(tmp, synth, synth_names, synth_rows):
     """§P9 and §P10 on a model pre-trained with calibration (30 contexts, 4 members: 11 held-out contexts,
     enough for bounded 0.9 intervals in most cells), fine-tuned ones asked about their own context and
@@ -902,6 +1113,10 @@ def check_intervals(tmp, synth, synth_names, synth_rows):
     # (c) the same models asked about other contexts: a mismatch (k = 0, the factor doubled)
     other = row_context(rows[6 * 5])
     check(other[:3] != own[:3], "the other context is the same one")
+    guard_off = j(tmp, "cal_guard_off.h5")           # fine-tuned otherwise than the calibration assumed
+    train(["finetune", "--model", cal, "--data", j(tmp, "cal_tuned3.tsv"), "--out", guard_off, "--max-epochs", "30",
+           "--guard", "off"])
+    check_request_warnings(cal, tuned3, guard_off, own, other)
     for path, label in ((tuned3, "fine-tuned on 3 runs"), (tuned1, "fine-tuned on 1 run")):
         compare_intervals(path, None, other, XS_I, 0.9, label + ", another context", mismatch=True)
         compare_intervals(path, None, [(k, v.upper() if k == "machine_type" else v) for k, v in own], XS_I, 0.9,
@@ -999,6 +1214,10 @@ def synth_cases(path, name, rows):
             cases += [([0.5, 1.5, 2.5, 3.5, 1e-3], [kv for kv in base + [("memory", "3"), ("slots", "1")] if kv[0] in props]),
                       ([1e-310], base), ([1e12], base),
                       ([1e-50], base), ([1e308], base)]   # log-runtime beyond exp's range; Ernest's θ3·x overflows
+            # misspelt names: refused with libbellamy's did-you-mean (one, two, none close)
+            cases += [([2], [("machine_tpye", mt)] + base[1:]), ([2], base + [("Memory", "3")]),
+                      ([2], base + [("slot", "1")]), ([2], base + [("job", "x")]), ([2], base + [("bogus", "1")]),
+                      ([2], base + [("data_size", "1")]), ([2], base + [("x" * 300, "1")])]
     return cases
 
 
@@ -1041,6 +1260,7 @@ def main():
     check_constants()
     tmp = os.environ.get("PYREADER_KEEP") or tempfile.mkdtemp(prefix="bellamy-pyreader-")
     try:
+        check_missing_modules(tmp)
         run_all(tmp)
     finally:
         if not os.environ.get("PYREADER_KEEP"):
@@ -1051,6 +1271,10 @@ def main():
               stats["both_refused"], stats["missing"], stats["infinite"]))
     check(stats["missing"] > 0 and stats["infinite"] > 0, "no context was refused for missing properties or for "
           "an infinite runtime: the cases no longer check them")
+    print("%d warnings compared, of the kinds %s" % (stats["warnings"], ", ".join(sorted(stats["warning_kinds"]))))
+    check(stats["warning_kinds"] >= {"left_out", "unseen_value", "number_range", "scale_out", "context"},
+          "the cases no longer exercise every kind of warning: %s" % sorted(stats["warning_kinds"]))
+    check(stats["did_you_mean"] > 0, "no refusal suggested a property name")
     if failures:
         print("%d failures" % len(failures))
         return 1
@@ -1136,6 +1360,10 @@ def run_all(tmp):
         train(["pretrain", "--data", udata, "--schema", schema, "--out", user, "--name", name, "--seed", "5"] + quick + opts)
     for name, (schema, _) in user_models.items():
         compare(user, name, user_cases(user, name, contexts, schema == uess), "user/" + name)
+    # --json with text to escape: quotes (a value the schema fills), non-ASCII seen and unseen
+    uctx = [(k, FLAVORS[1] if k == "machine_type" else "Billing-E\u00dc" if k == "x_tenant" else v)
+            for k, v in user_cases(user, "log2_pm_log", contexts)[0][1] if k != "environment"]
+    compare_json(user, uctx, [2, 5, 40], "--json, user/log2_pm_log, text to escape", name="log2_pm_log", lines=True)
     check_defaults(user, "both6", {"environment": ('Private Cluster "YARN"', "schema"), "memory": ("32000", "schema"),
                                    "job_type": ("Spark SQL 3.5", "seen"), "x_disks": ("2", "seen"), "x_region": None,
                                    "slots": None, "x_tenant": None})
