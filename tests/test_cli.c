@@ -526,7 +526,17 @@ START_TEST(test_multi_model_file) {
     /* check: both models load, the checksum header is there; a damaged copy is named and fails */
     EXPECT(0, "%s check --model both.h5", g_train);
     ck_assert_msg(strstr(g_out, "2 models; checksum header present and matching") && strstr(g_out, "  synth: ok") &&
-                  strstr(g_out, "  ctx1: ok"), "%s", g_out);
+                  strstr(g_out, "  ctx1: ok") && !strstr(g_out, "temporar"), "%s", g_out);
+    /* a save killed mid-way left its temporary: check names it, the next save removes it (issue 24) */
+    EXPECT(0, "head -c 100 both.h5 > .both.h5.tmp-2147483000-Zq9xYw");
+    EXPECT(0, "%s check --model both.h5", g_train);
+    ck_assert_msg(strstr(g_out, "both.h5: 1 temporary of unfinished saves beside it: .both.h5.tmp-2147483000-Zq9xYw (its "
+                                "writer is gone); the next save of the file removes those whose writer is gone"),
+                  "%s", g_out);
+    EXPECT(0, "%s finetune --model both.h5 --name synth --data runs.tsv --out both.h5 --out-name ctx1 --max-epochs 50",
+           g_train);
+    EXPECT(0, "test ! -e .both.h5.tmp-2147483000-Zq9xYw && ls -a | grep -c 'both.h5.tmp' || true");
+    ck_assert_str_eq(g_out, "0\n");
     EXPECT(0, "cp both.h5 dmg.h5 && printf 'XXXX' | dd of=dmg.h5 bs=1 seek=3000 conv=notrunc 2>/dev/null");
     EXPECT_ERR(1, "dmg.h5: damaged file: its checksum does not match", "%s check --model dmg.h5", g_train);
     /* read on request, with a note; a save into it is refused all the same, pointing at check --stamp */

@@ -419,13 +419,36 @@ START_TEST(file_replace_injected_failures_and_crashes) {
         ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         ck_assert_str_eq(get_text(p), "old\n");
         ck_assert_int_eq(temps(NULL, "hooked.txt"), 1);
-        DIR *d = opendir(bl_test_tmpdir());
-        for (struct dirent *de; (de = readdir(d));)
-            if (strncmp(de->d_name, ".hooked.txt.tmp-", 16) == 0) unlink(tpath(de->d_name));
-        closedir(d);
+        /* the crashed writer is gone: listed as such, then the next save removes its temporary (issue 24:
+         * 30 SIGKILLs left temporaries behind for good) */
+        char list[512];
+        ck_assert_uint_eq(bl_file_out_leftovers(p, 0, list, sizeof list), 1);
+        ck_assert_msg(strstr(list, ".hooked.txt.tmp-") && strstr(list, "(its writer is gone)"), "%s", list);
+        bl_file_out *again = NULL;
+        ck_assert_int_eq(bl_file_out_open(p, &again, &e), BL_OK);
+        ck_assert_int_eq(temps(NULL, "hooked.txt"), 1); /* its own only */
+        bl_file_out_abort(again);
+        ck_assert_int_eq(temps(NULL, "hooked.txt"), 0);
     }
+    /* a writer still running keeps its temporary, and one of an older libbellamy (no PID in its name)
+     * is never guessed at: both listed, neither removed */
+    FILE *f = fopen(tpath(".hooked.txt.tmp-1-abcdef"), "w"); /* PID 1 never goes */
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_ptr_nonnull(f = fopen(tpath(".hooked.txt.tmp-Ab3dEf"), "w"));
+    fclose(f);
+    ck_assert_ptr_nonnull(f = fopen(tpath(".hooked.txt.tmp-12x-abcdef"), "w")); /* no temporary's name */
+    fclose(f);
+    char list[512];
     ck_assert_int_eq(bl_file_replace(p, "new\n", 4, &e), BL_OK);
     ck_assert_str_eq(get_text(p), "new\n");
+    ck_assert_uint_eq(bl_file_out_leftovers(p, 1, list, sizeof list), 2);
+    ck_assert_msg(strstr(list, ".hooked.txt.tmp-1-abcdef (its writer is running)") &&
+                  strstr(list, ".hooked.txt.tmp-Ab3dEf (writer unknown: an older libbellamy's)"), "%s", list);
+    ck_assert_int_eq(access(tpath(".hooked.txt.tmp-12x-abcdef"), F_OK), 0);
+    unlink(tpath(".hooked.txt.tmp-1-abcdef"));
+    unlink(tpath(".hooked.txt.tmp-Ab3dEf"));
+    unlink(tpath(".hooked.txt.tmp-12x-abcdef"));
 }
 END_TEST
 

@@ -1030,16 +1030,27 @@ static int cmd_check(const char *prog, int argc, char **argv) {
     } else if (stamp && bad) {
         stamped = "not rewritten: some models did not load";
     }
+    /* temporaries of saves of this file that never finished (check only looks; a save removes those
+     * whose writer is gone) */
+    char left[2048];
+    const size_t n_left = bl_file_out_leftovers(model, 0, left, sizeof left);
     if (json) {
         printf("]");
         if (stamp) {
             printf(",\"stamp\":");
             bl_cli_json_str(stamped);
         }
+        printf(",\"leftover_temporaries\":%zu", n_left);
         printf("}\n");
-    } else if (stamped) {
-        if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
-        else printf("%s: %s\n", model, stamped);
+    } else {
+        if (stamped) {
+            if (stamp && bad) printf("%s: not rewritten: %zu model%s did not load\n", model, bad, bad == 1 ? "" : "s");
+            else printf("%s: %s\n", model, stamped);
+        }
+        if (n_left)
+            printf("%s: %zu temporar%s of unfinished saves beside it: %s; the next save of the file removes those "
+                   "whose writer is gone (the others may be removed by hand once no program writes the file)\n",
+                   model, n_left, n_left == 1 ? "y" : "ies", left);
     }
     bl_model_file_free(mf);
     if (bad) {

@@ -2,6 +2,7 @@
  * replacing a file (file.h). */
 #include "common/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -184,12 +185,72 @@ static char *follow_links(const char *path, bl_error *err) {
     }
 }
 
-/* Opens a new temporary ".BASE.tmp-XXXXXX" next to target, exclusively; -1 with errno set. */
+/* A temporary's name: ".BASE.tmp-PID-XXXXXX" (PID its writer's process); older libbellamy wrote
+ * ".BASE.tmp-XXXXXX". For name (a folder entry) of target base: 1 when it is one of base's temporaries,
+ * with *pid its writer (0: the older form, writer unknown). */
+static int temp_of(const char *name, const char *base, long *pid) {
+    const size_t bl = strlen(base);
+    if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 || strncmp(name + 1 + bl, ".tmp-", 5) != 0) return 0;
+    const char *t = name + 1 + bl + 5;
+    *pid = 0;
+    if (strlen(t) == 6) return 1; /* the older form */
+    char *end;
+    errno = 0;
+    long p = strtol(t, &end, 10);
+    if (errno || p <= 0 || end == t || *end != '-' || strlen(end + 1) != 6) return 0;
+    *pid = p;
+    return 1;
+}
+
+/* 1 when process pid is gone (never for this process, or where the system cannot tell). */
+static int writer_gone(long pid) {
+    if (pid <= 0 || pid == (long)getpid()) return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+size_t bl_file_out_leftovers(const char *path, int remove_stale, char *list, size_t cap) {
+    if (list && cap) list[0] = '\0';
+    if (!path || !*path) return 0;
+    char *dir = dir_of(path);
+    if (!dir) return 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t found = 0, len = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d)) != NULL;) {
+        long pid;
+        if (!temp_of(de->d_name, base, &pid)) continue;
+        const int gone = writer_gone(pid);
+        if (remove_stale && gone) { /* a save killed mid-way (SIGKILL, power): its writer cannot finish it */
+            char *full = malloc(strlen(dir) + strlen(de->d_name) + 2);
+            if (full) {
+                sprintf(full, "%s/%s", dir, de->d_name);
+                if (unlink(full) == 0) {
+                    free(full);
+                    continue;
+                }
+                free(full);
+            }
+        }
+        found++;
+        if (list && cap > len + 1) {
+            int w = snprintf(list + len, cap - len, "%s%s (%s)", len ? ", " : "", de->d_name,
+                             pid == 0 ? "writer unknown: an older libbellamy's" : gone ? "its writer is gone" :
+                             "its writer is running");
+            len = w < 0 ? len : len + (size_t)w >= cap ? cap - 1 : len + (size_t)w;
+        }
+    }
+    if (d) closedir(d);
+    free(dir);
+    return found;
+}
+
+/* Opens a new temporary ".BASE.tmp-PID-XXXXXX" next to target, exclusively; -1 with errno set. */
 static int open_temp(const char *target, const char *dir, int private_mode, char **tmp_out) {
     static atomic_uint_fast64_t counter;
     const char *base = strrchr(target, '/');
     base = base ? base + 1 : target;
-    const size_t n = strlen(dir) + strlen(base) + 16;
+    const size_t n = strlen(dir) + strlen(base) + 40;
     char *tmp = malloc(n);
     if (!tmp) { errno = ENOMEM; return -1; }
     static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -202,7 +263,7 @@ static int open_temp(const char *target, const char *dir, int private_mode, char
         char suffix[7];
         for (int i = 0; i < 6; i++, r /= 62) suffix[i] = abc[r % 62];
         suffix[6] = '\0';
-        snprintf(tmp, n, "%s/.%s.tmp-%s", dir, base, suffix);
+        snprintf(tmp, n, "%s/.%s.tmp-%ld-%s", dir, base, (long)getpid(), suffix);
         /* a new file is created as any file (0666 less the umask); over an existing one, private until
          * commit gives it the existing mode (the bytes may be as private as the file they replace) */
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, private_mode ? 0600 : 0666);
@@ -243,6 +304,7 @@ bl_status bl_file_out_open(const char *path, bl_file_out **out, bl_error *err) {
         goto fail;
     }
     if (!(o->dir = dir_of(o->target))) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    bl_file_out_leftovers(o->target, 1, NULL, 0); /* the temporaries of killed saves of this file */
     if ((o->fd = open_temp(o->target, o->dir, o->exists, &o->tmp)) < 0) {
         st = bl_seterr(err, errno == ENOMEM ? BL_ENOMEM : BL_EIO, "%s: cannot create a temporary file in folder '%s': %s",
                        path, o->dir, strerror(errno));

@@ -5,9 +5,10 @@
  * Replacing a file: whole or not at all.
  *  - The target is path, or the file a chain of symbolic links at path names (the links stay links).
  *    It must be a regular file or not exist yet: a folder, a device, a pipe or a socket is refused.
- *  - The new bytes go to a temporary ".NAME.tmp-XXXXXX" in the target's folder (so the rename is
+ *  - The new bytes go to a temporary ".NAME.tmp-PID-XXXXXX" in the target's folder (so the rename is
  *    atomic: one file system), created private (0600) over an existing file and with the usual mode
- *    (0666 less the umask) for a new one.
+ *    (0666 less the umask) for a new one. PID names the writer, so that a later save can remove the
+ *    temporaries of writers that were killed (bl_file_out_leftovers).
  *  - At commit: the bytes are written with SIGXFSZ blocked in the calling thread (a file-size limit is
  *    then the error EFBIG, not a killed process), the temporary takes the existing file's mode, is
  *    fsync'ed and closed, renamed over the target, and the folder is fsync'ed.
@@ -41,7 +42,8 @@ int bl_running_from_build_tree(void);
 /* A file being replaced: the checked target and its open temporary. */
 typedef struct bl_file_out bl_file_out;
 
-/* Checks the target of path and creates the temporary. BL_EIO naming path: "is a folder, not a file",
+/* Checks the target of path, removes the temporaries its killed saves left (bl_file_out_leftovers)
+ * and creates its own, ".BASE.tmp-PID-XXXXXX" in the target's folder. BL_EIO naming path: "is a folder, not a file",
  * "not a regular file", a link chain that loops, "cannot create a temporary file in folder 'DIR'"
  * (a missing or read-only folder); BL_ENOMEM. */
 bl_status bl_file_out_open(const char *path, bl_file_out **out, bl_error *err);
@@ -82,6 +84,13 @@ bl_status bl_file_out_commit(bl_file_out *o, bl_error *err);
 
 /* Removes the temporary and frees o; the target is untouched. NULL is allowed. */
 void bl_file_out_abort(bl_file_out *o);
+
+/* Temporaries of saves of path that never finished (a writer killed by SIGKILL or a power cut leaves
+ * ".BASE.tmp-PID-XXXXXX" behind): with remove_stale, those whose writer process is gone are removed
+ * (bl_file_out_open does so before each save). Returns how many are left, and lists them with why
+ * into list (cap bytes, may be NULL): a running writer's, or an older libbellamy's (no PID in the
+ * name, so never removed). */
+size_t bl_file_out_leftovers(const char *path, int remove_stale, char *list, size_t cap);
 
 /* The whole policy in one call: path replaced by data[0..n). */
 bl_status bl_file_replace(const char *path, const void *data, size_t n, bl_error *err);
