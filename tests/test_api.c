@@ -1071,6 +1071,19 @@ START_TEST(test_reproducer_no_impossible_numbers) {
     ck_assert(fx == 2 && fy == ry[0] && fp > 0 && fq > 0);
     ck_assert_int_eq(bl_predictor_finetune_fit(p, 3, &fx, &fy, &fp, &fq, NULL), BL_ERANGE);
     ck_assert_int_eq(bl_predictor_finetune_fit(base, 0, &fx, &fy, &fp, &fq, NULL), BL_ENOTFOUND);
+    /* runs that disagree wildly: every interval inside the support wider than a factor 100. Without a
+     * confidence the choice still rests on the predictions, saying so (it failed: "no candidate can be
+     * chosen"); with one, none can be chosen; beyond the support never */
+    p->m->tuned.disagreement = 1e6;
+    int why[12];
+    ck_assert_int_eq(bl_predict_interval(p, ctx, 3, x, 12, 0.9, lo, t, hi, why, NULL, &err), BL_OK);
+    for (int i = 0; i < 12; i++) ck_assert_msg(why[i] == BL_INTERVAL_TOO_WIDE && isinf(hi[i]), "%d: %d", i, why[i]);
+    ck_assert_msg(bl_choose_scale_out(p, ctx, 3, x, 1000, NULL, &ch, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(ch.scale_out <= 64 && strstr(ch.reason, "wider than a factor 100") && isinf(ch.hi_runtime_s), "%g: %s",
+                  ch.scale_out, ch.reason);
+    co.target_runtime_s = 1e9;
+    ck_assert_int_eq(bl_choose_scale_out(p, ctx, 3, x, 12, &co, &ch, &err), BL_ERANGE);
+    ck_assert_msg(strstr(err.message, "no candidate can be chosen"), "%s", err.message);
     bl_warnings_free(w);
     free(x);
     free(t);

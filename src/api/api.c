@@ -1082,8 +1082,8 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
         if (n_unbounded + n_wide)
             return bl_seterr(err, BL_ERANGE, "no candidate can be chosen: %zu %s an unbounded interval (the runtime is "
                              "unknown there: beyond 4 times the scale-outs the model and its runs know, where the model "
-                             "predicts below any runtime it knows, or, with a confidence, where too few held-out contexts "
-                             "vouch for it), %zu one wider than allowed, %zu no plausible prediction; consider "
+                             "predicts below any runtime it knows, or, with a confidence or a width limit, where too few held-out "
+                             "contexts vouch for it or it is wider than a factor 100), %zu one wider than allowed, %zu no plausible prediction; consider "
                              "scale-outs closer to the runs, or fine-tune on runs there", n_unbounded,
                              n_unbounded == 1 ? "has" : "have", n_wide, n_bad);
         return bl_seterr(err, BL_ERANGE,
@@ -1191,10 +1191,13 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
         }
     }
     /* what the choice may rest on: a bounded interval; without a confidence or a width limit also the
-     * prediction alone where only too few held-out contexts (or no calibration) keep it unbounded */
+     * prediction alone where only too few held-out contexts (or no calibration) keep it unbounded, or
+     * where it is wider than a bound worth the name: inside what the model knows, its best guess still
+     * (beyond it, or for a stand-in, the runtime is unknown: never chosen) */
     size_t n_unproven = 0;
     for (size_t i = 0; i < n && st == BL_OK; i++) {
-        const int usable = why[i] == BL_INTERVAL_BOUNDED || (why[i] == BL_INTERVAL_TOO_FEW && !strict);
+        const int usable = why[i] == BL_INTERVAL_BOUNDED ||
+                           ((why[i] == BL_INTERVAL_TOO_FEW || why[i] == BL_INTERVAL_TOO_WIDE) && !strict);
         clo[i] = !usable ? 0.0 : why[i] == BL_INTERVAL_BOUNDED ? lo[i] : t[i];
         chi[i] = !usable ? INFINITY : why[i] == BL_INTERVAL_BOUNDED ? hi[i] : t[i];
     }
@@ -1207,6 +1210,10 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
         if (n_unproven && len < sizeof out->reason)
             snprintf(out->reason + len, sizeof out->reason - len, "; no %g bound on it: too few held-out contexts vouch "
                      "for that coverage", coverage);
+        else if (calibrated && why[out->index] == BL_INTERVAL_TOO_WIDE && len < sizeof out->reason)
+            snprintf(out->reason + len, sizeof out->reason - len, "; no %g bound on it: its interval is wider than a "
+                     "factor 100 either way, so the prediction is a guess (fine-tune on more runs, or runs that agree)",
+                     coverage);
     }
     if (st != BL_OK) warnings_clear(w);
     free(t);
