@@ -190,6 +190,45 @@ START_TEST(workload_errors_name_file_and_line) {
 }
 END_TEST
 
+/* Directives are tab-separated like job lines (issue 24 item 6): one written with spaces is recognised
+ * by its name and the error says to use tabs, spelling the line out; other directive errors name the
+ * field and what to write. Each case: text, then what the message must hold. */
+START_TEST(directive_errors_say_tabs_and_field) {
+    static const char job[] = "0\tnn\t10\texplicit\t1\t1\t1\t1\n";
+    static const struct { const char *line, *want1, *want2; } cases[] = {
+        { "@set interference 1.2", "@set: fields are separated by spaces, not tabs",
+          "write @set<TAB>interference<TAB>1.2" },
+        { "@load  60   20", "@load: fields are separated by spaces, not tabs", "write @load<TAB>60<TAB>20" },
+        { "@set\tinterference 1.2", "separated by spaces, not tabs", "@set<TAB>interference<TAB>1.2" },
+        { "@load\t60", "@load needs 2 tab-separated fields after it, found 1", "@load<TAB>time_s<TAB>db_cpu_pct" },
+        { "@sett\tinterference\t2", "unknown directive '@sett' (@load, @set)", "did you mean '@set'?" },
+        { "@set\tinterferance\t2", "@set key (field 2) 'interferance' is unknown", "did you mean 'interference'?" },
+        { "@set\tinterference\t0.5", "value (field 3) '0.5' must be a number >= 1", "interference" },
+        { "@load\t-1\t5", "@load time_s (field 2) '-1'", ">= 0" },
+        { "@load\t1\t500", "@load db_cpu_pct (field 3) '500'", "0..100" },
+        { "@set\tinterference\t1.2\tjunk", "field 4 'junk' is one too many", "@set<TAB>key<TAB>value" },
+        { "0 nn 10 explicit 1 1 1 1", "fields are separated by spaces, not tabs", "with tabs" },
+    };
+    char text[256];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bl_sched_workload *w = NULL;
+        bl_error err = { 0 };
+        snprintf(text, sizeof text, "# a comment\n%s\n%s", cases[i].line, job);
+        ck_assert_int_eq(bl_sched_workload_parse(text, strlen(text), "d.tsv", &w, &err), BL_EFORMAT);
+        ck_assert_ptr_null(w);
+        ck_assert_msg(strncmp(err.message, "d.tsv:2: ", 9) == 0, "%s: %s", cases[i].line, err.message);
+        ck_assert_msg(strstr(err.message, cases[i].want1) && strstr(err.message, cases[i].want2), "%s: %s",
+                      cases[i].line, err.message);
+    }
+    /* spaces around tab-separated fields, and a trailing tab, are fine */
+    const char *ok = " @set \t interference \t 1.5 \t\n@load\t10\t20\t\n0\tnn\t10\texplicit\t1\t1\t1\t1\n";
+    bl_sched_workload *w = parse(ok);
+    ck_assert_double_eq(w->interference, 1.5);
+    ck_assert_uint_eq(w->nload, 1);
+    bl_sched_workload_free(w);
+}
+END_TEST
+
 /* poisson:N above the job cap is refused up front (a run keeps ~435 bytes per job, so 1e8 jobs would
  * need ~43 GB and never finish), with a message that names the limit; nothing is returned for it. */
 START_TEST(poisson_size_is_capped) {
@@ -1018,6 +1057,65 @@ START_TEST(cli_json_errors_and_plots) {
 }
 END_TEST
 
+/* The number after "key": at or past *pos, checked against want: it must read back as want exactly and be
+ * the shortest text that does (issue 24 item 6: never %.6f, which loses digits, nor %.17g noise). */
+static void expect_json_num(const char **pos, const char *key, double want) {
+    char pat[96];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *at = strstr(*pos, pat);
+    ck_assert_msg(at != NULL, "no %s after: %.200s", key, *pos);
+    at += strlen(pat);
+    char *end;
+    double v = strtod(at, &end);
+    ck_assert_msg(end > at, "%s: not a number: %.40s", key, at);
+    char tok[64], g[64];
+    snprintf(tok, sizeof tok, "%.*s", (int)(end - at), at);
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(g, sizeof g, "%.*g", p, want);
+        if (strtod(g, NULL) == want) break;
+    }
+    snprintf(g, sizeof g, "%.*g", p, want);
+    ck_assert_msg(v == want, "%s: JSON %s reads back as %.17g, the result is %.17g", key, tok, v, want);
+    ck_assert_msg(strlen(tok) <= strlen(g), "%s: JSON %s where %s reads back the same", key, tok, g);
+    *pos = end;
+}
+
+START_TEST(cli_json_numbers_read_back_exactly) {
+    static char out[1 << 17];
+    ck_assert_int_eq(run_cli("--workload paper --policy dbmlsched --policy oracle --json --jobs", out, sizeof out), 0);
+    bl_sched_workload *w = NULL;
+    ck_assert_int_eq(bl_sched_workload_generate("paper", 1, &w, NULL), BL_OK);
+    const char *pos = out;
+    const bl_sched_policy pols[2] = { BL_SCHED_DBMLSCHED, BL_SCHED_ORACLE };
+    for (int p = 0; p < 2; p++) {
+        bl_sched_config c;
+        bl_sched_config_default(&c);
+        c.policy = pols[p];
+        bl_sched_result *r = run(w, &c);
+        bl_sched_summary s;
+        bl_sched_result_summary(r, &s);
+        expect_json_num(&pos, "mean_service_time", s.mean_service);
+        expect_json_num(&pos, "median_service_time", s.median_service);
+        expect_json_num(&pos, "p95_service_time", s.p95_service);
+        expect_json_num(&pos, "makespan", s.makespan);
+        expect_json_num(&pos, "estimation_time", s.estimation_s);
+        expect_json_num(&pos, "pause_overhead_time", s.overhead_s);
+        expect_json_num(&pos, "query_latency_inflation", s.query_inflation_mean);
+        expect_json_num(&pos, "cpu0", s.util[0]);
+        expect_json_num(&pos, "gpu1", s.util[1]);
+        for (size_t i = 0; i < bl_sched_result_njobs(r); i++) {
+            bl_sched_job_result x = jr(r, i);
+            expect_json_num(&pos, "arrival", x.arrival);
+            expect_json_num(&pos, "completion", x.completion);
+            expect_json_num(&pos, "service", x.service);
+        }
+        bl_sched_result_free(r);
+    }
+    bl_sched_workload_free(w);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("sched");
     TCase *t = tcase_create("core");
@@ -1026,6 +1124,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, long_jobs_under_round_robin_finish);
     tcase_add_test(t, workload_fixture_and_roundtrip);
     tcase_add_test(t, workload_errors_name_file_and_line);
+    tcase_add_test(t, directive_errors_say_tabs_and_field);
     tcase_add_test(t, poisson_size_is_capped);
     tcase_add_test(t, paper_workload_is_the_fixed_table);
     tcase_add_test(t, oracle_srtf_order);
@@ -1044,6 +1143,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, bellamy_predictor_falls_back_then_learns);
     tcase_add_test(t, bellamy_paper_workload_and_determinism);
     tcase_add_test(t, cli_json_errors_and_plots);
+    tcase_add_test(t, cli_json_numbers_read_back_exactly);
     tcase_add_test(t, core_srst_order_and_preemption_on_arrival);
     tcase_add_test(t, core_observer_pauses_and_resumes_below_baseline_plus_5);
     tcase_add_test(t, core_gpu_drop_pauses_cpu_job);

@@ -29,8 +29,11 @@
  *     mode            explicit | implicit
  *     *_s_per_iter    > 0, true seconds per iteration on that device kind
  *     *_use_pct       0..100, utilisation of that device while the job runs there
- *     params          optional: comma-separated numbers, the kind's context properties ("-" for none)
- *   Directive lines start with '@':
+ *     params          optional: up to 4 comma-separated numbers ("-" for none, the default): the job's
+ *                     context properties for a predictor (the simulator never reads them); the built-in
+ *                     workloads give every kind one, its training data's size in thousands of rows
+ *   Directive lines start with '@', their fields tab-separated like a job's (a line written with
+ *   spaces is an error that says so and spells out the line with tabs):
  *     @load  <time_s>  <db_cpu_pct>     database CPU load from time_s on (piecewise constant; default 0)
  *     @set   <key>     <value>          interference (GPU slow-down factor while a CPU job runs, >= 1),
  *                                       overhead (pause and resume cost, seconds)

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/fmt.h"
+#include "common/suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -120,6 +121,89 @@ static int parse_num(const char *s, double *out) {
     return 1;
 }
 
+/* Whitespace-separated words over columns (a line written with spaces instead of tabs has few
+ * columns but many words). */
+static int words(char *const *cols, int nc) {
+    int n = 0;
+    for (int i = 0; i < nc; i++)
+        for (const char *c = cols[i]; *c;) {
+            while (*c == ' ') c++;
+            if (!*c) break;
+            n++;
+            while (*c && *c != ' ') c++;
+        }
+    return n;
+}
+
+/* A directive line: cols[0] starts with '@'. Fields are tab-separated as in job lines; one written
+ * with spaces is recognised by its first word and the error says to use tabs. Messages name the
+ * field by number (the directive itself is field 1) and what to write. */
+static bl_status parse_directive(bl_sched_workload *w, char **cols, int nc, const char *name, size_t lineno,
+                                 bl_error *err) {
+    static const char *const dirs[2] = { "@load", "@set" };
+    char word[64];
+    size_t wl = strcspn(cols[0], " ");
+    snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word - 1 ? wl : sizeof word - 1), cols[0]);
+    int d = strcmp(word, "@load") == 0 ? 0 : strcmp(word, "@set") == 0 ? 1 : -1;
+    if (d < 0) {
+        char sug[160];
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%.60s' (@load, @set)%s", name, lineno, word,
+                         bl_suggest(word, dirs, 2, "", sug, sizeof sug));
+    }
+    const char *usage = d == 0 ? "@load<TAB>time_s<TAB>db_cpu_pct, e.g. @load<TAB>60<TAB>20"
+                               : "@set<TAB>key<TAB>value, e.g. @set<TAB>interference<TAB>1.5";
+    if (nc < 3) {
+        int nw = words(cols, nc);
+        if (nw == 3) {   /* the fields are all there, separated by spaces: spell out the fix */
+            char fix[200];
+            size_t fl = 0;
+            fix[0] = '\0';
+            for (int i = 0; i < nc; i++)
+                for (const char *c = cols[i]; *c;) {
+                    while (*c == ' ') c++;
+                    size_t l = strcspn(c, " ");
+                    if (!l) break;
+                    int n = snprintf(fix + fl, sizeof fix - fl, "%s%.*s", fl ? "<TAB>" : "", (int)l, c);
+                    if (n < 0 || (size_t)n >= sizeof fix - fl) { snprintf(fix, sizeof fix, "%s", usage); i = nc; break; }
+                    fl += (size_t)n;
+                    c += l;
+                }
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s: fields are separated by spaces, not tabs: write %s", name,
+                             lineno, dirs[d], fix);
+        }
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s needs 2 tab-separated fields after it, found %d%s: write %s", name,
+                         lineno, dirs[d], nw - 1, nw > nc ? " (separated by spaces, not tabs)" : "", usage);
+    }
+    for (int i = 3; i < nc; i++)
+        if (cols[i][0])
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s takes 2 fields after it; field %d '%.60s' is one too many: "
+                             "write %s", name, lineno, dirs[d], i + 1, cols[i], usage);
+    if (d == 0) {
+        double t, pct;
+        if (!parse_num(cols[1], &t) || t < 0)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time_s (field 2) '%.60s' must be a number >= 0 (seconds)",
+                             name, lineno, cols[1]);
+        if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load db_cpu_pct (field 3) '%.60s' must be a number in 0..100",
+                             name, lineno, cols[2]);
+        return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
+    }
+    static const char *const keys[2] = { "interference", "overhead" };
+    int k = strcmp(cols[1], keys[0]) == 0 ? 0 : strcmp(cols[1], keys[1]) == 0 ? 1 : -1;
+    if (k < 0) {
+        char sug[160];
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set key (field 2) '%.60s' is unknown: interference or overhead%s",
+                         name, lineno, cols[1], bl_suggest(cols[1], keys, 2, "", sug, sizeof sug));
+    }
+    double v;
+    if (!parse_num(cols[2], &v) || (k == 0 && v < 1) || (k == 1 && v < 0))
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set %s value (field 3) '%.60s' must be %s", name, lineno, keys[k],
+                         cols[2], k == 0 ? "a number >= 1 (the GPU slow-down factor)" : "a number >= 0 (seconds)");
+    if (k == 0) w->interference = v;
+    else w->overhead_s = v;
+    return BL_OK;
+}
+
 static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, size_t lineno, bl_error *err) {
     char *cols[MAXCOLS];
     int nc = 0;
@@ -138,37 +222,17 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
         size_t l = strlen(cols[i]);
         while (l > 0 && cols[i][l - 1] == ' ') cols[i][--l] = '\0';
     }
-    if (cols[0][0] == '@') {
-        if (strcmp(cols[0], "@load") == 0) {
-            double t, pct;
-            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load needs <time_s> <db_cpu_pct>", name, lineno);
-            if (!parse_num(cols[1], &t) || t < 0)
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time '%s' must be a number >= 0", name, lineno, cols[1]);
-            if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load percent '%s' must be in 0..100", name, lineno, cols[2]);
-            return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
-        }
-        if (strcmp(cols[0], "@set") == 0) {
-            double v;
-            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set needs <key> <value>", name, lineno);
-            if (!parse_num(cols[2], &v)) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set value '%s' is not a number", name, lineno, cols[2]);
-            if (strcmp(cols[1], "interference") == 0) {
-                if (v < 1) return bl_seterr(err, BL_EFORMAT, "%s:%zu: interference must be >= 1", name, lineno);
-                w->interference = v;
-            } else if (strcmp(cols[1], "overhead") == 0) {
-                if (v < 0) return bl_seterr(err, BL_EFORMAT, "%s:%zu: overhead must be >= 0", name, lineno);
-                w->overhead_s = v;
-            } else {
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown @set key '%s' (interference, overhead)", name, lineno, cols[1]);
-            }
-            return BL_OK;
-        }
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%s' (@load, @set)", name, lineno, cols[0]);
-    }
-    if (nc < 8)
+    if (cols[0][0] == '@') return parse_directive(w, cols, nc, name, lineno, err);
+    if (nc < 8) {
+        /* the fields are there but separated by spaces: say so, as the count alone would mislead */
+        if (words(cols, nc) >= 8)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: fields are separated by spaces, not tabs: separate the 8 fields "
+                             "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct, "
+                             "then optional params) with tabs", name, lineno);
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: missing column: expected 8 tab-separated columns "
-                         "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct), found %d",
-                         name, lineno, nc);
+                         "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct), found %d%s",
+                         name, lineno, nc, words(cols, nc) > nc ? " (some separated by spaces, not tabs)" : "");
+    }
     bl_sched_wjob j;
     memset(&j, 0, sizeof j);
     /* at most 1e12 s (some 30 000 years): beyond, adding a job's seconds to its arrival loses them */
