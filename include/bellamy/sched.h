@@ -29,8 +29,11 @@
  *     mode            explicit | implicit
  *     *_s_per_iter    > 0, true seconds per iteration on that device kind
  *     *_use_pct       0..100, utilisation of that device while the job runs there
- *     params          optional: comma-separated numbers, the kind's context properties ("-" for none)
- *   Directive lines start with '@':
+ *     params          optional: up to 4 comma-separated numbers ("-" for none, the default): the job's
+ *                     context properties for a predictor (the simulator never reads them); the built-in
+ *                     workloads give every kind one, its training data's size in thousands of rows
+ *   Directive lines start with '@', their fields tab-separated like a job's (a line written with
+ *   spaces is an error that says so and spells out the line with tabs):
  *     @load  <time_s>  <db_cpu_pct>     database CPU load from time_s on (piecewise constant; default 0)
  *     @set   <key>     <value>          interference (GPU slow-down factor while a CPU job runs, >= 1),
  *                                       overhead (pause and resume cost, seconds)
@@ -112,8 +115,28 @@ typedef struct bl_sched_config {
                                        * a simulation knob: leave 0 in a real system */
     uint64_t max_events;              /* 0: 64 * jobs + 100000 + 8 * the jobs' iterations (each counted up
                                          to 1e8, the term up to 2e9); exceeding it is BL_ERANGE */
-    int      record_trace;            /* keep Gantt segments and the jobs-in-system curve (default 1) */
+    int      record_trace;            /* what a simulation keeps besides its summary: 0 the per-job results;
+                                       * 1 (default) also the Gantt segments and the whole jobs-in-system
+                                       * curve; or an OR of the BL_SCHED_TRACE_* flags below */
 } bl_sched_config;
+
+/* Flags of bl_sched_config.record_trace (1, the default, means SEGMENTS | CURVE). A simulation's memory
+ * grows with the jobs in the system at once, except for what these keep and the workload itself:
+ * about 8 bytes per job for the exact median and p95, plus per-job results (56 bytes) unless NO_JOBS,
+ * the curve (12 bytes per arrival and completion) with CURVE, the segments (40 bytes per run) with
+ * SEGMENTS. */
+#define BL_SCHED_TRACE_SEGMENTS 0x2  /* Gantt segments: one per run of a job on a device */
+#define BL_SCHED_TRACE_CURVE    0x4  /* the jobs-in-system curve, a point per arrival and completion */
+#define BL_SCHED_TRACE_PLOT     0x8  /* instead of CURVE: the curve thinned as it is recorded to at most
+                                      * BL_SCHED_PLOT_POINTS points, enough for a picture and no more: time
+                                      * is cut into at most 1024 equal spans (fewer as the run goes on:
+                                      * they double in length when needed) and each span keeps its first,
+                                      * last, lowest and highest point, in time order, so a step plot keeps
+                                      * its shape, its extremes and its first and last points. A curve of
+                                      * at most BL_SCHED_PLOT_POINTS points is kept whole. */
+#define BL_SCHED_TRACE_NO_JOBS  0x10 /* no per-job results (bl_sched_result_njobs is 0): a summary-only
+                                      * run's memory stays flat in the number of jobs */
+#define BL_SCHED_PLOT_POINTS    4096
 
 BL_API void bl_sched_config_default(bl_sched_config *cfg);
 BL_API const char *bl_sched_policy_name(bl_sched_policy p);           /* "fifo-gpu", ... */
@@ -131,14 +154,15 @@ typedef struct bl_sched_job_info {
     double      use_pct[2];
 } bl_sched_job_info;
 
-/* Reads a TSV workload; errors name the file and line ("w.tsv:7: iterations must be > 0"). */
+/* Reads a TSV workload, line by line (its text is never held whole); errors name the file and line
+ * ("w.tsv:7: iterations must be > 0"). */
 BL_API bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_error *err);
 /* Parses TSV text; name is used in error messages. */
 BL_API bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name,
                                          bl_sched_workload **out, bl_error *err);
-/* "paper", "hybrid", "sql" or "poisson:N" with 1 <= N <= 10 000 000 (BL_ERANGE above: a run keeps
- * about 435 bytes per job); seed drives the random generators. A TSV workload holds at most
- * 10 000 000 jobs as well. */
+/* "paper", "hybrid", "sql" or "poisson:N" with 1 <= N <= 10 000 000 (BL_ERANGE above: a workload
+ * keeps about 64 bytes per job and a simulation 8 more, or 64 more with per-job results); seed drives
+ * the random generators. A TSV workload holds at most 10 000 000 jobs as well. */
 BL_API bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_workload **out,
                                             bl_error *err);
 BL_API bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, bl_error *err);
@@ -342,6 +366,9 @@ BL_API bl_status bl_sched_core_gpu_utilisation(bl_sched_core *c, double now, int
 BL_API bl_status bl_sched_core_set_interference(bl_sched_core *c, double now, double factor, bl_error *err);
 /* Host hooks: fires the earliest pending timer (announced by a BL_SCHED_ACT_TIMER action). */
 BL_API bl_status bl_sched_core_timer(bl_sched_core *c, double now, bl_error *err);
+/* BL_ENOTFOUND for a job the core has forgotten: it keeps a finished job until it and every job
+ * submitted before it have finished and another job is submitted (so its memory follows the jobs in
+ * the system, not all jobs ever submitted); read a finished job's record before the next submit. */
 BL_API bl_status bl_sched_core_job(const bl_sched_core *c, size_t job, bl_sched_core_job_info *out);
 BL_API void      bl_sched_core_stats_get(const bl_sched_core *c, double now, bl_sched_core_stats *out);
 
@@ -386,11 +413,13 @@ BL_API bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_co
                                    const bl_sched_predictor *pred, bl_sched_result **out, bl_error *err);
 BL_API void      bl_sched_result_free(bl_sched_result *r);
 BL_API void      bl_sched_result_summary(const bl_sched_result *r, bl_sched_summary *out);
+/* Per-job results: as many as the workload's jobs, 0 with BL_SCHED_TRACE_NO_JOBS. */
 BL_API size_t    bl_sched_result_njobs(const bl_sched_result *r);
 BL_API bl_status bl_sched_result_job(const bl_sched_result *r, size_t i, bl_sched_job_result *out);
 BL_API size_t    bl_sched_result_nsegments(const bl_sched_result *r);
 BL_API bl_status bl_sched_result_segment(const bl_sched_result *r, size_t i, bl_sched_segment *out);
-/* Jobs in the system after each arrival/completion: point i is (time, count). */
+/* Jobs in the system after each arrival/completion: point i is (time, count); with
+ * BL_SCHED_TRACE_PLOT the thinned points, none without CURVE or PLOT. */
 BL_API size_t    bl_sched_result_ncurve(const bl_sched_result *r);
 BL_API bl_status bl_sched_result_curve(const bl_sched_result *r, size_t i, double *time, int *jobs);
 

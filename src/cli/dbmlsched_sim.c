@@ -5,8 +5,10 @@
  *                 [--save-workload FILE] [--est-noise X] [--predictor bellamy|history]
  *   dbmlsched-sim --help | --version
  *
- * poisson:N and workload files hold at most 10 000 000 jobs (BL_SCHED_MAX_JOBS): a run keeps about
- * 435 bytes per job (670 with all five policies), so a larger N would exhaust memory instead of finishing.
+ * poisson:N and workload files hold at most 10 000 000 jobs (BL_SCHED_MAX_JOBS). A run keeps the
+ * workload (about 64 bytes a job) and, per policy, 8 bytes a job for the exact median and p95; the
+ * per-job table (--jobs) 56 more a job and policy, --gantt every run segment of its policy; --plot a
+ * curve thinned to at most 4096 points per policy. 90 MB for the man page's million-job example.
  * Options are long ("--name VALUE" or "--name=VALUE"), each at most once except --policy; errors are
  * one line on stderr, exit 2 for a usage error, 1 for a failure, 3 when only a plot failed.
  *
@@ -18,9 +20,11 @@
  * Plots are drawn by gnuplot (run as a child process); without gnuplot it says so and still prints results.
  * It does not schedule real jobs. */
 #include "bellamy/sched.h"
+#include "common/fmt.h"
 #include "common/gnuplot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -43,7 +47,8 @@ static void usage(FILE *f) {
             "       dbmlsched-sim --help | --version\n"
             "options are long (--name VALUE or --name=VALUE), each given once except --policy;\n"
             "--seed is a whole number, --est-noise a relative noise 0..10 (default 0).\n"
-            "poisson:N generates N jobs, 1 <= N <= 10000000 (a run keeps about 0.5 GB per million jobs);\n"
+            "poisson:N generates N jobs, 1 <= N <= 10000000 (a run keeps about 80 MB per million jobs,\n"
+            "more with --jobs or --gantt);\n"
             "a workload FILE holds at most 10000000 jobs too.\n"
             "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"
             "dbmlsched-bellamy predicts runtimes with a Bellamy model trained on the finished jobs as the run\n"
@@ -206,6 +211,13 @@ static void json_str(const char *s) {
     putchar('"');
 }
 
+/* A JSON number: the shortest text that reads back as the same double (common/fmt.h); null for
+ * infinity or NaN, which JSON lacks. Never %.6f or %.17g: the first loses digits, the second adds noise. */
+static void json_num(double v) {
+    char b[BL_FMT_DOUBLE_MAX];
+    fputs(isfinite(v) ? bl_fmt_double(b, v) : "null", stdout);
+}
+
 static void print_json(const char *wname, const bl_sched_workload *w, bl_sched_result **res, const bl_sched_policy *pols,
                        int np, int with_jobs) {
     printf("{\n  \"workload\": ");
@@ -214,15 +226,24 @@ static void print_json(const char *wname, const bl_sched_workload *w, bl_sched_r
     for (int p = 0; p < np; p++) {
         bl_sched_summary s;
         bl_sched_result_summary(res[p], &s);
-        printf("    {\"policy\": \"%s\", \"mean_service_time\": %.6f, \"median_service_time\": %.6f, "
-               "\"p95_service_time\": %.6f, \"makespan\": %.6f, \"estimation_time\": %.6f, \"pause_overhead_time\": %.6f, "
-               "\"cpu_held_time\": %.6f, \"query_latency_inflation\": %.6f, \"query_latency_inflation_max\": %.6f, "
-               "\"preemptions\": %zu, \"events\": %llu, \"utilisation\": {",
-               bl_sched_policy_name(pols[p]), s.mean_service, s.median_service, s.p95_service, s.makespan, s.estimation_s,
-               s.overhead_s, s.observer_pause_s, s.query_inflation_mean, s.query_inflation_max, s.preemptions,
+        const struct { const char *name; double v; } nums[] = {
+            { "mean_service_time", s.mean_service },   { "median_service_time", s.median_service },
+            { "p95_service_time", s.p95_service },     { "makespan", s.makespan },
+            { "estimation_time", s.estimation_s },     { "pause_overhead_time", s.overhead_s },
+            { "cpu_held_time", s.observer_pause_s },   { "query_latency_inflation", s.query_inflation_mean },
+            { "query_latency_inflation_max", s.query_inflation_max },
+        };
+        printf("    {\"policy\": \"%s\"", bl_sched_policy_name(pols[p]));
+        for (size_t k = 0; k < sizeof nums / sizeof *nums; k++) {
+            printf(", \"%s\": ", nums[k].name);
+            json_num(nums[k].v);
+        }
+        printf(", \"preemptions\": %zu, \"events\": %llu, \"utilisation\": {", s.preemptions,
                (unsigned long long)s.events);
-        for (int d = 0; d < s.n_devices && d < 8; d++)
-            printf("%s\"%s%d\": %.6f", d ? ", " : "", s.device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d, s.util[d]);
+        for (int d = 0; d < s.n_devices && d < 8; d++) {
+            printf("%s\"%s%d\": ", d ? ", " : "", s.device_kind[d] == BL_SCHED_CPU ? "cpu" : "gpu", d);
+            json_num(s.util[d]);
+        }
         printf("}");
         if (with_jobs) {
             printf(", \"job_results\": [");
@@ -230,8 +251,13 @@ static void print_json(const char *wname, const bl_sched_workload *w, bl_sched_r
             for (size_t i = 0; i < n; i++) {
                 bl_sched_job_result jr;
                 bl_sched_result_job(res[p], i, &jr);
-                printf("%s{\"arrival\": %.6f, \"completion\": %.6f, \"service\": %.6f, \"device\": %d}", i ? ", " : "",
-                       jr.arrival, jr.completion, jr.service, jr.last_device);
+                printf("%s{\"arrival\": ", i ? ", " : "");
+                json_num(jr.arrival);
+                printf(", \"completion\": ");
+                json_num(jr.completion);
+                printf(", \"service\": ");
+                json_num(jr.service);
+                printf(", \"device\": %d}", jr.last_device);
             }
             printf("]");
         }
@@ -506,7 +532,11 @@ int main(int argc, char **argv) {
         cfg.policy = pols[p];
         cfg.seed = seed;
         cfg.est_noise = est_noise;
-        cfg.record_trace = (plot || (gantt && p == gi)) ? 1 : 0;
+        /* keep only what the outputs use: a plot's curve thinned to what a picture shows, segments
+         * for the Gantt chart, per-job results for the table; then memory follows the jobs in the
+         * system, not the workload's size */
+        cfg.record_trace = (plot ? BL_SCHED_TRACE_PLOT : 0) | (gantt && p == gi ? BL_SCHED_TRACE_SEGMENTS : 0) |
+                           (with_jobs ? 0 : BL_SCHED_TRACE_NO_JOBS);
         /* dbmlsched-bellamy: a fresh Bellamy predictor per run, so every run starts without history */
         bl_sched_bellamy *bp = NULL;
         bl_sched_predictor pred;

@@ -4,8 +4,10 @@
  * is ready again; database CPU use or GPU utilisation changes; a timer is due) and the core answers
  * with actions (START, PAUSE, TIMER), queued for bl_sched_core_next_action() or handed to a host hook
  * the moment they are decided. It keeps, per job, what the scheduler knows (estimated seconds per
- * iteration, predictions, time run per device kind, iterations done at the last stop) and, per
- * device, what runs there, its queues and the observer's state.
+ * iteration, predictions, time run per device kind, iterations done at the last stop) -- while the job
+ * is in the system: finished jobs are forgotten from the oldest on, so a long-running host's memory
+ * follows its queues, not its history -- and, per device, what runs there, its queues and the
+ * observer's state.
  *
  * Policies (see bl_sched_policy): FIFO-GPU, RR (one global queue, quota slices on any device),
  * DBMLSched (estimation phase; explicit jobs to the device with the smallest service time, per-device
@@ -40,7 +42,8 @@ typedef struct cjob {
     double   time_on[2], iters_on[2];
     double   enq_t, waited;     /* aging: total time spent waiting in an explicit queue */
     double   key, sum;          /* treap: key = remaining estimate when queued, sum over subtree */
-    size_t   par_off;
+    double   par_in[4];         /* params: here when at most 4, else par_ext (freed with the record) */
+    double  *par_ext;
     int      left, right;
     uint32_t prio, qver;
     int      next;              /* FIFO link (implicit queue, global queue, estimation queue) */
@@ -64,8 +67,8 @@ struct bl_sched_core {
     int                have_pred;
     bl_sched_history  *own;
     bl_sched_host      host;
-    cjob              *J;
-    size_t             nj, capj, n_done;
+    bl_sched_ring      jobs;          /* cjob records of the jobs not yet forgotten (see bl_sched_core_job) */
+    size_t             nj, n_done;
     cdev               D[MAXDEV];
     int                nd;
     int                has_kind[2];
@@ -76,78 +79,84 @@ struct bl_sched_core {
     int                ehead, etail, est_cur;
     char              *kinds[MAXKINDS];
     int                nkinds;
-    double            *par;
-    size_t             npar, cappar;
     bl_sched_action   *q;             /* pending actions (no act hook): ring buffer */
     size_t             qhead, qn, qcap;
     bl_status          oom;
 };
 
+/* A job's record by id: ids from jobs.lo on are held (finished ones are dropped from the low end at
+ * the next submit). */
+#define JX(c, j) ((cjob *)bl_sched_ring_at(&(c)->jobs, (size_t)(j)))
+
 /* ---------------- treap with subtree sums ---------------- */
 
-static int tlt(const cjob *J, int a, int b) {   /* (key, id) order */
-    if (J[a].key < J[b].key) return 1;
-    if (J[a].key > J[b].key) return 0;
+static int tlt(const bl_sched_core *c, int a, int b) {   /* (key, id) order */
+    if (JX(c, a)->key < JX(c, b)->key) return 1;
+    if (JX(c, a)->key > JX(c, b)->key) return 0;
     return a < b;
 }
-static void tupd(cjob *J, int t) {
-    J[t].sum = J[t].key + (J[t].left >= 0 ? J[J[t].left].sum : 0) + (J[t].right >= 0 ? J[J[t].right].sum : 0);
+static void tupd(bl_sched_core *c, int t) {
+    cjob *x = JX(c, t);
+    x->sum = x->key + (x->left >= 0 ? JX(c, x->left)->sum : 0) + (x->right >= 0 ? JX(c, x->right)->sum : 0);
 }
 /* Splits t into nodes before x (l) and the rest (r); with incl, x itself goes to l. */
-static void tsplit(cjob *J, int t, int x, int incl, int *l, int *r) {
+static void tsplit(bl_sched_core *c, int t, int x, int incl, int *l, int *r) {
     if (t < 0) { *l = *r = -1; return; }
-    if (tlt(J, t, x) || (incl && t == x)) {
-        tsplit(J, J[t].right, x, incl, &J[t].right, r);
+    cjob *n = JX(c, t);
+    if (tlt(c, t, x) || (incl && t == x)) {
+        tsplit(c, n->right, x, incl, &n->right, r);
         *l = t;
     } else {
-        tsplit(J, J[t].left, x, incl, l, &J[t].left);
+        tsplit(c, n->left, x, incl, l, &n->left);
         *r = t;
     }
-    tupd(J, t);
+    tupd(c, t);
 }
-static int tmerge(cjob *J, int a, int b) {
+static int tmerge(bl_sched_core *c, int a, int b) {
     if (a < 0) return b;
     if (b < 0) return a;
-    if (J[a].prio > J[b].prio) {
-        J[a].right = tmerge(J, J[a].right, b);
-        tupd(J, a);
+    cjob *x = JX(c, a), *y = JX(c, b);
+    if (x->prio > y->prio) {
+        x->right = tmerge(c, x->right, b);
+        tupd(c, a);
         return a;
     }
-    J[b].left = tmerge(J, a, J[b].left);
-    tupd(J, b);
+    y->left = tmerge(c, a, y->left);
+    tupd(c, b);
     return b;
 }
-static void tinsert(cjob *J, int *root, int x) {
-    J[x].left = J[x].right = -1;
-    J[x].sum = J[x].key;
+static void tinsert(bl_sched_core *c, int *root, int x) {
+    JX(c, x)->left = JX(c, x)->right = -1;
+    JX(c, x)->sum = JX(c, x)->key;
     int l, r;
-    tsplit(J, *root, x, 0, &l, &r);
-    *root = tmerge(J, tmerge(J, l, x), r);
+    tsplit(c, *root, x, 0, &l, &r);
+    *root = tmerge(c, tmerge(c, l, x), r);
 }
 /* Removes x (which must be in the tree): cut out [x, x] and merge the sides. */
-static void terase(cjob *J, int *root, int x) {
+static void terase(bl_sched_core *c, int *root, int x) {
     int l, m, r;
-    tsplit(J, *root, x, 0, &l, &r);
-    tsplit(J, r, x, 1, &m, &r);
+    tsplit(c, *root, x, 0, &l, &r);
+    tsplit(c, r, x, 1, &m, &r);
     (void)m;
-    J[x].left = J[x].right = -1;
-    *root = tmerge(J, l, r);
+    JX(c, x)->left = JX(c, x)->right = -1;
+    *root = tmerge(c, l, r);
 }
-static int tmin(const cjob *J, int t) {
+static int tmin(const bl_sched_core *c, int t) {
     if (t < 0) return -1;
-    while (J[t].left >= 0) t = J[t].left;
+    while (JX(c, t)->left >= 0) t = JX(c, t)->left;
     return t;
 }
 /* Sum of keys strictly before (key, id). */
-static double tprefix(const cjob *J, int t, double key, int id) {
+static double tprefix(const bl_sched_core *c, int t, double key, int id) {
     double s = 0;
     while (t >= 0) {
-        int before = (J[t].key < key) || (J[t].key == key && t < id);
+        const cjob *n = JX(c, t);
+        int before = (n->key < key) || (n->key == key && t < id);
         if (before) {
-            s += J[t].key + (J[t].left >= 0 ? J[J[t].left].sum : 0);
-            t = J[t].right;
+            s += n->key + (n->left >= 0 ? JX(c, n->left)->sum : 0);
+            t = n->right;
         } else {
-            t = J[t].left;
+            t = n->left;
         }
     }
     return s;
@@ -184,27 +193,27 @@ static void arm_timer(bl_sched_core *c, double t, int j, uint32_t ver) {
 }
 
 static void fifo_push(bl_sched_core *c, int *head, int *tail, int j) {
-    c->J[j].next = -1;
-    if (*tail >= 0) c->J[*tail].next = j; else *head = j;
+    JX(c, j)->next = -1;
+    if (*tail >= 0) JX(c, *tail)->next = j; else *head = j;
     *tail = j;
 }
 static int fifo_pop(bl_sched_core *c, int *head, int *tail) {
     int j = *head;
     if (j < 0) return -1;
-    *head = c->J[j].next;
+    *head = JX(c, j)->next;
     if (*head < 0) *tail = -1;
-    c->J[j].next = -1;
+    JX(c, j)->next = -1;
     return j;
 }
 
 /* What a predictor sees; reveal_iters > 0 is the count completion revealed. */
 static bl_sched_job_desc make_desc(const bl_sched_core *c, int j, double reveal_iters) {
-    const cjob *x = &c->J[j];
+    const cjob *x = JX(c, j);
     bl_sched_job_desc d;
     d.kind = c->kinds[x->kind];
     d.implicit = x->implicit;
     d.iterations = reveal_iters > 0 ? reveal_iters : (x->implicit ? 0 : x->iters);
-    d.params = x->n_par ? c->par + x->par_off : NULL;
+    d.params = x->n_par ? (x->par_ext ? x->par_ext : x->par_in) : NULL;
     d.n_params = (size_t)x->n_par;
     return d;
 }
@@ -228,7 +237,7 @@ static double cur_k(const bl_sched_core *c, int d) {
 /* The scheduler's view of the remaining seconds of job j on a device kind after kcur iterations;
  * INFINITY when it cannot know (an implicit job without a prediction, or a device not measured). */
 static double rem_sched(const bl_sched_core *c, int j, int dk, double kcur) {
-    const cjob *x = &c->J[j];
+    const cjob *x = JX(c, j);
     if (c->pol == BL_SCHED_ORACLE) return (x->true_iters - kcur) * x->true_spi[dk];
     if (x->pred[dk] > 0) {
         if (!x->implicit) return x->pred[dk] * (1.0 - kcur / x->iters);
@@ -244,9 +253,9 @@ static double rem_sched(const bl_sched_core *c, int j, int dk, double kcur) {
 }
 
 static int job_class(const bl_sched_core *c, int j) {
-    if (c->J[j].aged) return CLS_IMP;
+    if (JX(c, j)->aged) return CLS_IMP;
     for (int k = 0; k < 2; k++)
-        if (c->has_kind[k] && isfinite(rem_sched(c, j, k, c->J[j].k))) return CLS_EXP;
+        if (c->has_kind[k] && isfinite(rem_sched(c, j, k, JX(c, j)->k))) return CLS_EXP;
     return CLS_IMP;
 }
 
@@ -285,7 +294,7 @@ static void update_interference(bl_sched_core *c) {
     for (int d = 0; d < c->nd; d++) {
         const cdev *g = &c->D[d];
         if (g->kind != BL_SCHED_GPU || g->job < 0) continue;
-        double use = c->J[g->job].use_gpu;
+        double use = JX(c, g->job)->use_gpu;
         if (f > 1 && use - use / f > c->cfg.gpu_drop_pct) hurt = 1;
     }
     for (int d = 0; d < c->nd; d++) {
@@ -305,7 +314,7 @@ static void update_interference(bl_sched_core *c) {
 
 static void start_run(bl_sched_core *c, int d, int j, double slice, int est, int cls) {
     cdev *dv = &c->D[d];
-    cjob *x = &c->J[j];
+    cjob *x = JX(c, j);
     dv->job = j;
     dv->est = est;
     dv->cls = cls;
@@ -321,13 +330,13 @@ static void start_run(bl_sched_core *c, int d, int j, double slice, int est, int
 /* ---------------- queues ---------------- */
 
 static void enqueue_exp(bl_sched_core *c, int d, int j, double r) {
-    cjob *x = &c->J[j];
+    cjob *x = JX(c, j);
     x->key = r;
     uint64_t z = (uint64_t)j * 0x9E3779B97F4A7C15ULL;   /* a fixed hash: deterministic priorities */
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     x->prio = (uint32_t)(z >> 32);
-    tinsert(c->J, &c->D[d].root, j);
+    tinsert(c, &c->D[d].root, j);
     x->where = Q_EXP;
     x->dev = d;
     x->qver++;
@@ -341,7 +350,7 @@ static void enqueue_exp(bl_sched_core *c, int d, int j, double r) {
 }
 
 static void enqueue_imp(bl_sched_core *c, int d, int j) {
-    cjob *x = &c->J[j];
+    cjob *x = JX(c, j);
     fifo_push(c, &c->D[d].fhead, &c->D[d].ftail, j);
     x->where = Q_IMP;
     x->dev = d;
@@ -352,7 +361,7 @@ static void enqueue_imp(bl_sched_core *c, int d, int j) {
  * explicit job if it is not going to be preempted by this one. */
 static double service_time(const bl_sched_core *c, int d, int j, double r) {
     const cdev *dv = &c->D[d];
-    double t = r + tprefix(c->J, dv->root, r, j);
+    double t = r + tprefix(c, dv->root, r, j);
     if (dv->job >= 0 && !dv->est && dv->cls == CLS_EXP) {
         double rr = rem_sched(c, dv->job, dv->kind, cur_k(c, d));
         if (rr <= r) t += rr;
@@ -365,7 +374,7 @@ static void place_explicit(bl_sched_core *c, int j) {
     int best = -1;
     double bt = INFINITY, br = INFINITY;
     for (int d = 0; d < c->nd; d++) {
-        double r = rem_sched(c, j, c->D[d].kind, c->J[j].k);
+        double r = rem_sched(c, j, c->D[d].kind, JX(c, j)->k);
         if (!isfinite(r)) continue;
         double t = service_time(c, d, j, r);
         if (t < bt) { bt = t; br = r; best = d; }
@@ -386,7 +395,7 @@ static void place_explicit(bl_sched_core *c, int j) {
 }
 
 static void place_implicit(bl_sched_core *c, int j) {
-    const cjob *x = &c->J[j];
+    const cjob *x = JX(c, j);
     int best = -1;
     double bs = INFINITY;
     for (int d = 0; d < c->nd; d++) {
@@ -414,7 +423,7 @@ static void place_dbml(bl_sched_core *c, int j) {
 static void next_est(bl_sched_core *c);
 
 static void est_advance(bl_sched_core *c, int j) {
-    cjob *x = &c->J[j];
+    cjob *x = JX(c, j);
     static const int order[2] = { BL_SCHED_GPU, BL_SCHED_CPU };
     while (x->est_step < 2) {
         int kind = order[x->est_step++];
@@ -449,8 +458,8 @@ static void next_est(bl_sched_core *c) {
     while (c->est_cur < 0 && c->ehead >= 0) {
         int j = fifo_pop(c, &c->ehead, &c->etail);
         c->est_cur = j;
-        c->J[j].estimated = 1;
-        c->J[j].est_step = 0;
+        JX(c, j)->estimated = 1;
+        JX(c, j)->est_step = 0;
         est_advance(c, j);
     }
 }
@@ -462,14 +471,14 @@ static int oracle_steal(bl_sched_core *c, int d) {
     double bh = INFINITY;
     for (int e = 0; e < c->nd; e++) {
         if (e == d) continue;
-        int x = tmin(c->J, c->D[e].root);
+        int x = tmin(c, c->D[e].root);
         if (x < 0) continue;
-        double here = rem_sched(c, x, c->D[d].kind, c->J[x].k);
-        double there = rem_sched(c, x, c->D[e].kind, c->J[x].k);
+        double here = rem_sched(c, x, c->D[d].kind, JX(c, x)->k);
+        double there = rem_sched(c, x, c->D[e].kind, JX(c, x)->k);
         if (c->D[e].job >= 0) there += rem_sched(c, c->D[e].job, c->D[e].kind, cur_k(c, e));
         if (here < there && here < bh) { bh = here; best = x; from = e; }
     }
-    if (best >= 0) { terase(c->J, &c->D[from].root, best); c->J[best].qver++; }
+    if (best >= 0) { terase(c, &c->D[from].root, best); JX(c, best)->qver++; }
     return best;
 }
 
@@ -488,8 +497,8 @@ static void dispatch(bl_sched_core *c, int d) {
         if (j >= 0) start_run(c, d, j, c->cfg.quota_s, 0, CLS_IMP);
         return;
     case BL_SCHED_ORACLE:
-        j = tmin(c->J, dv->root);
-        if (j >= 0) { terase(c->J, &dv->root, j); c->J[j].qver++; }
+        j = tmin(c, dv->root);
+        if (j >= 0) { terase(c, &dv->root, j); JX(c, j)->qver++; }
         else j = oracle_steal(c, d);
         if (j >= 0) start_run(c, d, j, INFINITY, 0, CLS_EXP);
         return;
@@ -508,14 +517,14 @@ static void dispatch(bl_sched_core *c, int d) {
     if (!has_e && !has_i) return;
     if (has_i && (!has_e || dv->last_cls == CLS_EXP)) {
         j = fifo_pop(c, &dv->fhead, &dv->ftail);
-        c->J[j].qver++;
+        JX(c, j)->qver++;
         dv->last_cls = CLS_IMP;
         start_run(c, d, j, (has_e || dv->fhead >= 0) ? c->cfg.quota_s : INFINITY, 0, CLS_IMP);
     } else {
-        j = tmin(c->J, dv->root);
-        terase(c->J, &dv->root, j);
-        c->J[j].qver++;
-        c->J[j].waited += c->now - c->J[j].enq_t;
+        j = tmin(c, dv->root);
+        terase(c, &dv->root, j);
+        JX(c, j)->qver++;
+        JX(c, j)->waited += c->now - JX(c, j)->enq_t;
         dv->last_cls = CLS_EXP;
         start_run(c, d, j, has_i ? c->cfg.quota_s : INFINITY, 0, CLS_EXP);
     }
@@ -542,7 +551,7 @@ static int slice_goes_on(const bl_sched_core *c, int d, double *slice) {
 static void on_stop(bl_sched_core *c, int d, double kt, double prog, int finished) {
     cdev *dv = &c->D[d];
     int j = dv->job;
-    cjob *x = &c->J[j];
+    cjob *x = JX(c, j);
     int kind = dv->kind, was_est = dv->est;
     double iters = kt - x->k;
     x->time_on[kind] += prog;
@@ -602,9 +611,9 @@ static int predict_all(bl_sched_core *c, int j) {
         if (c->pred.predict(c->pred.ctx, &desc, &di, &v) != 0 || !(v > 0) || !isfinite(v)) return 0;
         p[k] = v;
     }
-    c->J[j].pred[0] = p[0];
-    c->J[j].pred[1] = p[1];
-    c->J[j].predicted = 1;
+    JX(c, j)->pred[0] = p[0];
+    JX(c, j)->pred[1] = p[1];
+    JX(c, j)->predicted = 1;
     return 1;
 }
 
@@ -613,7 +622,7 @@ static void on_arrival(bl_sched_core *c, int j) {
     case BL_SCHED_FIFO_GPU:
     case BL_SCHED_RR:
         fifo_push(c, &c->ghead, &c->gtail, j);
-        c->J[j].where = Q_FIFO;
+        JX(c, j)->where = Q_FIFO;
         dispatch_all(c);
         return;
     case BL_SCHED_ORACLE:
@@ -627,15 +636,16 @@ static void on_arrival(bl_sched_core *c, int j) {
         return;
     }
     fifo_push(c, &c->ehead, &c->etail, j);
-    c->J[j].where = Q_EST;
+    JX(c, j)->where = Q_EST;
     next_est(c);
 }
 
 static void on_age(bl_sched_core *c, int j, uint32_t ver) {
-    cjob *x = &c->J[j];
+    if ((size_t)j < c->jobs.lo) return;   /* finished and forgotten: a stale timer */
+    cjob *x = JX(c, j);
     if (x->where != Q_EXP || x->qver != ver) return;
     int d = x->dev;
-    terase(c->J, &c->D[d].root, j);
+    terase(c, &c->D[d].root, j);
     x->aged = 1;
     enqueue_imp(c, d, j);
     if (c->D[d].job >= 0 && !c->D[d].est) stop_at(c, d, c->now + c->cfg.quota_s);
@@ -714,6 +724,8 @@ bl_status bl_sched_config_check(const bl_sched_config *cfg, bl_error *err) {
                  "observer thresholds must be >= 0");
     BL_CHECK_ARG(cfg->est_noise >= 0 && cfg->query_slowdown >= 0, err, "est_noise and query_slowdown must be >= 0");
     BL_CHECK_ARG(cfg->cpu_cores >= 1 && cfg->gpu_cores >= 1, err, "cpu_cores and gpu_cores must be >= 1");
+    BL_CHECK_ARG(cfg->record_trace >= 0 && (cfg->record_trace & ~0x1f) == 0, err,
+                 "record_trace %d: 0, 1 or an OR of the BL_SCHED_TRACE_* flags", cfg->record_trace);
     return BL_OK;
 }
 
@@ -734,6 +746,7 @@ bl_status bl_sched_core_new(const bl_sched_config *cfg, const bl_sched_predictor
     c->ghead = c->gtail = c->ehead = c->etail = c->est_cur = -1;
     if (host) c->host = *host;
     bl_sched_evheap_init(&c->timers);
+    bl_sched_ring_init(&c->jobs, sizeof(cjob));
     bl_rng_seed(&c->rng, cfg->seed);
     if (c->pol == BL_SCHED_DBMLSCHED_PRED) {
         if (pred && pred->predict) {
@@ -761,8 +774,8 @@ void bl_sched_core_free(bl_sched_core *c) {
     bl_sched_history_free(c->own);
     bl_sched_evheap_free(&c->timers);
     for (int i = 0; i < c->nkinds; i++) free(c->kinds[i]);
-    free(c->J);
-    free(c->par);
+    for (size_t i = c->jobs.lo; i < c->jobs.hi; i++) free(JX(c, i)->par_ext);
+    bl_sched_ring_free(&c->jobs);
     free(c->q);
     free(c);
 }
@@ -781,9 +794,9 @@ static bl_status leave(bl_sched_core *c, bl_error *err) {
 }
 
 static int running(const bl_sched_core *c, size_t job) {
-    if (job >= c->nj) return -1;
-    int d = c->J[job].dev;
-    return (c->J[job].where == Q_RUN && d >= 0 && c->D[d].job == (int)job) ? d : -1;
+    if (job >= c->nj || job < c->jobs.lo) return -1;
+    int d = JX(c, job)->dev;
+    return (JX(c, job)->where == Q_RUN && d >= 0 && c->D[d].job == (int)job) ? d : -1;
 }
 
 static int kind_id(bl_sched_core *c, const char *name) {
@@ -813,27 +826,20 @@ bl_status bl_sched_core_submit(bl_sched_core *c, double now, const bl_sched_subm
             BL_CHECK_ARG(!c->has_kind[k] || (sub->true_iterations > 0 && sub->true_s_per_iter[k] > 0), err,
                          "the oracle needs true_iterations and true_s_per_iter > 0");
     BL_CHECK_ARG(c->nj < (size_t)INT32_MAX - 1, err, "too many jobs");
-    if (c->nj == c->capj) {
-        size_t nc = c->capj ? 2 * c->capj : 64;
-        cjob *nj = realloc(c->J, nc * sizeof *nj);
-        if (!nj) return bl_seterr(err, BL_ENOMEM, "out of memory");
-        c->J = nj;
-        c->capj = nc;
-    }
-    if (jd->n_params > c->cappar - c->npar) {
-        size_t nc = c->cappar ? 2 * c->cappar : 256;
-        while (nc - c->npar < jd->n_params) nc *= 2;
-        double *np = realloc(c->par, nc * sizeof *np);
-        if (!np) return bl_seterr(err, BL_ENOMEM, "out of memory");
-        c->par = np;
-        c->cappar = nc;
-    }
     int kid = kind_id(c, jd->kind);
     if (kid == -2) return bl_seterr(err, BL_ERANGE, "more than %d job kinds", MAXKINDS);
     if (kid < 0) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    double *ext = NULL;
+    if (jd->n_params > 4 && !(ext = malloc(jd->n_params * sizeof *ext))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    /* forget the finished jobs at the low end: nothing refers to them any more (their timers are
+     * stale, and a host reads a finished job's record before submitting the next) */
+    while (c->jobs.lo < c->jobs.hi && JX(c, c->jobs.lo)->where == Q_DONE) {
+        free(JX(c, c->jobs.lo)->par_ext);
+        c->jobs.lo++;
+    }
+    if (bl_sched_ring_push(&c->jobs, NULL)) { free(ext); return bl_seterr(err, BL_ENOMEM, "out of memory"); }
     int j = (int)c->nj++;
-    cjob *x = &c->J[j];
-    memset(x, 0, sizeof *x);
+    cjob *x = JX(c, j);
     x->left = x->right = x->next = x->dev = -1;
     x->kind = kid;
     x->implicit = jd->implicit ? 1 : 0;
@@ -842,10 +848,9 @@ bl_status bl_sched_core_submit(bl_sched_core *c, double now, const bl_sched_subm
     x->true_spi[0] = sub->true_s_per_iter[0];
     x->true_spi[1] = sub->true_s_per_iter[1];
     x->use_gpu = sub->use_pct[BL_SCHED_GPU];
-    x->par_off = c->npar;
     x->n_par = (int)jd->n_params;
-    if (jd->n_params) memcpy(c->par + c->npar, jd->params, jd->n_params * sizeof *c->par);
-    c->npar += jd->n_params;
+    x->par_ext = ext;
+    if (jd->n_params) memcpy(ext ? ext : x->par_in, jd->params, jd->n_params * sizeof *jd->params);
     if (id) *id = (size_t)j;
     on_arrival(c, j);
     return leave(c, err);
@@ -887,8 +892,8 @@ static bl_status stopped(bl_sched_core *c, double now, size_t job, double iterat
     if (st) return st;
     int d = running(c, job);
     BL_CHECK_ARG(d >= 0, err, "job %zu is not running", job);
-    BL_CHECK_ARG(iterations >= c->J[job].k && isfinite(iterations) && seconds >= 0 && isfinite(seconds), err,
-                 "job %zu: iterations %g (had %g) or seconds %g invalid", job, iterations, c->J[job].k, seconds);
+    BL_CHECK_ARG(iterations >= JX(c, job)->k && isfinite(iterations) && seconds >= 0 && isfinite(seconds), err,
+                 "job %zu: iterations %g (had %g) or seconds %g invalid", job, iterations, JX(c, job)->k, seconds);
     on_stop(c, d, iterations, seconds, finished);
     return leave(c, err);
 }
@@ -915,7 +920,7 @@ bl_status bl_sched_core_iteration_end(bl_sched_core *c, double now, size_t job, 
     if (st) return st;
     int d = running(c, job);
     BL_CHECK_ARG(d >= 0, err, "job %zu is not running", job);
-    BL_CHECK_ARG(isfinite(iterations) && iterations >= c->J[job].k, err, "job %zu: iterations %g invalid", job, iterations);
+    BL_CHECK_ARG(isfinite(iterations) && iterations >= JX(c, job)->k, err, "job %zu: iterations %g invalid", job, iterations);
     c->D[d].k_rep = iterations;
     return BL_OK;
 }
@@ -946,8 +951,8 @@ bl_status bl_sched_core_gpu_utilisation(bl_sched_core *c, double now, int device
     for (int d = 0; d < c->nd; d++)
         if (c->D[d].kind == BL_SCHED_CPU && c->D[d].job >= 0) cpu_busy = 1;
     /* only a reading taken beside one of our CPU jobs says anything about interference */
-    if (g < 0 || !cpu_busy || !(c->J[g].use_gpu > 0)) return BL_OK;
-    double f = pct > 0 ? c->J[g].use_gpu / pct : INFINITY;
+    if (g < 0 || !cpu_busy || !(JX(c, g)->use_gpu > 0)) return BL_OK;
+    double f = pct > 0 ? JX(c, g)->use_gpu / pct : INFINITY;
     if (!(f >= 1)) f = 1;
     if (!isfinite(f)) f = 1e6;
     c->interference = f;
@@ -965,7 +970,8 @@ bl_status bl_sched_core_timer(bl_sched_core *c, double now, bl_error *err) {
 
 bl_status bl_sched_core_job(const bl_sched_core *c, size_t job, bl_sched_core_job_info *out) {
     if (!c || !out || job >= c->nj) return BL_EINVAL;
-    const cjob *x = &c->J[job];
+    if (job < c->jobs.lo) return BL_ENOTFOUND;   /* finished and forgotten */
+    const cjob *x = JX(c, job);
     memset(out, 0, sizeof *out);
     switch (x->where) {
     case Q_EST: out->state = 1; break;

@@ -11,7 +11,11 @@
  * event order is the order of the decisions.
  *
  * Events carry version stamps and stale ones are skipped, so nothing is ever searched or removed from
- * the heap. Not modelled: memory limits, data movement between devices, multi-device jobs. */
+ * the heap. Memory follows the jobs in the system: arrivals come from the sorted workload as the clock
+ * reaches them, per-job state lives in a ring that drops finished jobs, and what is kept for every job
+ * (service times for exact quantiles; per-job results, segments, the curve) is what record_trace asks
+ * for; a plot's curve is thinned as it is recorded (thin.c).
+ * Not modelled: memory limits, data movement between devices, multi-device jobs. */
 #include "sched/sched_internal.h"
 #include "common/error.h"
 
@@ -23,11 +27,12 @@ enum { EV_ARRIVAL = 0, EV_STOP, EV_FREE, EV_WAKE, EV_LOAD };
 #define MAXDEV 64
 #define EPS 1e-9
 
+/* A job's state while it is in the system (dropped once it and every earlier job have finished). */
 typedef struct sjob {
     double k;                   /* iterations done (whole at every stop) */
-    double first_start, completion;
+    double first_start;
     int    preemptions;
-    unsigned char started;
+    unsigned char started, done;
 } sjob;
 
 typedef struct sdev {
@@ -39,7 +44,7 @@ typedef struct sdev {
 
 struct bl_sched_result {
     size_t               n;
-    bl_sched_job_result *jobs;
+    bl_sched_job_result *jobs;     /* NULL with BL_SCHED_TRACE_NO_JOBS */
     bl_sched_segment    *seg;
     size_t               nseg, capseg;
     double              *ct;
@@ -53,7 +58,12 @@ typedef struct sim {
     bl_sched_config          cfg;
     bl_sched_policy          pol;
     bl_sched_core           *core;
-    sjob                    *J;
+    bl_sched_ring            J;         /* sjob of the jobs in the system, by id */
+    int                      trace;     /* BL_SCHED_TRACE_* flags (record_trace 1 spelled out) */
+    double                  *svc;       /* service time per job: the exact median and p95 need them all */
+    size_t                   pre;       /* preemptions of finished jobs */
+    double                   last_done; /* latest completion */
+    bl_sched_thin            thin;      /* the curve, with BL_SCHED_TRACE_PLOT */
     sdev                     D[MAXDEV];
     int                      nd;
     bl_sched_evheap          h;
@@ -65,6 +75,7 @@ typedef struct sim {
 } sim;
 
 static const bl_sched_wjob *W(const sim *s, int j) { return &s->w->jobs[j]; }
+static sjob *SJ(const sim *s, int j) { return (sjob *)bl_sched_ring_at(&s->J, (size_t)j); }
 
 static void push_ev(sim *s, double t, int type, int a, uint32_t ver) {
     if (bl_sched_evheap_push(&s->h, t, type, a, ver)) s->oom = BL_ENOMEM;
@@ -72,7 +83,11 @@ static void push_ev(sim *s, double t, int type, int a, uint32_t ver) {
 
 static void curve_point(sim *s) {
     bl_sched_result *R = s->R;
-    if (!s->cfg.record_trace) return;
+    if (s->trace & BL_SCHED_TRACE_PLOT) {
+        if (bl_sched_thin_add(&s->thin, s->now, (int)s->n_in_system)) s->oom = BL_ENOMEM;
+        return;
+    }
+    if (!(s->trace & BL_SCHED_TRACE_CURVE)) return;
     if (R->ncurve == R->capcurve) {
         size_t nc = R->capcurve ? R->capcurve * 2 : 256;
         double *nt = realloc(R->ct, nc * sizeof *nt);
@@ -90,7 +105,7 @@ static void curve_point(sim *s) {
 
 static void add_segment(sim *s, int j, int d, double a, double b, int est) {
     bl_sched_result *R = s->R;
-    if (!s->cfg.record_trace || !(b > a)) return;
+    if (!(s->trace & BL_SCHED_TRACE_SEGMENTS) || !(b > a)) return;
     if (R->nseg == R->capseg) {
         size_t nc = R->capseg ? R->capseg * 2 : 256;
         bl_sched_segment *ns = realloc(R->seg, nc * sizeof *ns);
@@ -169,7 +184,7 @@ static void world_interference(sim *s) {
 
 static void start_run(sim *s, int d, int j, double slice, int est) {
     sdev *dv = &s->D[d];
-    sjob *x = &s->J[j];
+    sjob *x = SJ(s, j);
     const bl_sched_wjob *wj = W(s, j);
     double oh = (x->started && s->pol != BL_SCHED_ORACLE) ? s->overhead : 0;
     s->R->sum.overhead_s += oh;
@@ -214,10 +229,12 @@ static double interference(void *ctx, double now) {
 
 /* ---------------- event handlers ---------------- */
 
+static void job_done(sim *s, int j);
+
 static bl_status on_stop(sim *s, int d, bl_error *err) {
     sdev *dv = &s->D[d];
     int j = dv->job;
-    sjob *x = &s->J[j];
+    sjob *x = SJ(s, j);
     double slice;
     if (!dv->stop_finish && bl_sched_core_pause_point(s->core, s->now, (size_t)j, &slice)) {
         if (s->now > dv->t0) { dv->k0 = cur_k(dv, s->now); dv->t0 = s->now; }
@@ -236,11 +253,11 @@ static bl_status on_stop(sim *s, int d, bl_error *err) {
     dv->ver++;
     bl_status st;
     if (finished) {
-        x->completion = s->now;
         s->n_in_system--;
         s->n_done++;
         curve_point(s);
         st = bl_sched_core_finished(s->core, s->now, (size_t)j, x->k, prog, err);
+        if (st == BL_OK) job_done(s, j);
     } else {
         if (!was_est) x->preemptions++;
         double oh = s->pol == BL_SCHED_ORACLE ? 0 : s->overhead;
@@ -252,6 +269,31 @@ static bl_status on_stop(sim *s, int d, bl_error *err) {
         st = bl_sched_core_paused(s->core, s->now, (size_t)j, x->k, prog, err);
     }
     return st;
+}
+
+/* A job has finished: what the summary and the per-job results need of it, taken now (the core
+ * forgets a finished job at a later submit). Its sjob may go once every earlier job's has. */
+static void job_done(sim *s, int j) {
+    sjob *x = SJ(s, j);
+    const double arrival = W(s, j)->arrival;
+    s->svc[j] = s->now - arrival;
+    s->pre += (size_t)x->preemptions;
+    if (s->now > s->last_done) s->last_done = s->now;
+    x->done = 1;
+    if (!s->R->jobs) return;
+    bl_sched_job_result *o = &s->R->jobs[j];
+    bl_sched_core_job_info ci;
+    memset(&ci, 0, sizeof ci);
+    bl_sched_core_job(s->core, (size_t)j, &ci);
+    o->arrival = arrival;
+    o->first_start = x->first_start;
+    o->completion = s->now;
+    o->service = s->svc[j];
+    o->last_device = ci.device;
+    o->preemptions = x->preemptions;
+    o->aged = ci.aged;
+    o->estimated = ci.estimated;
+    o->predicted = ci.predicted;
 }
 
 /* Query latency and DB-active time between events (state is constant in between). */
@@ -271,6 +313,10 @@ static void accumulate(sim *s, double t) {
 
 static bl_status on_arrival(sim *s, int j, bl_error *err) {
     const bl_sched_wjob *wj = W(s, j);
+    while (s->J.lo < s->J.hi && SJ(s, (int)s->J.lo)->done) s->J.lo++;   /* finished ones at the low end */
+    size_t rid;
+    if (bl_sched_ring_push(&s->J, &rid)) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (rid != (size_t)j) return bl_seterr(err, BL_EINTERNAL, "arrival %d out of order (expected %zu)", j, rid);
     s->n_in_system++;
     curve_point(s);
     bl_sched_submit sub;
@@ -278,7 +324,7 @@ static bl_status on_arrival(sim *s, int j, bl_error *err) {
     sub.job.kind = bl_sched_kind_names[wj->kind];
     sub.job.implicit = wj->implicit;
     sub.job.iterations = wj->implicit ? 0 : wj->iters;
-    sub.job.params = wj->n_params ? wj->params : NULL;
+    sub.job.params = bl_sched_wjob_params(s->w, wj);
     sub.job.n_params = (size_t)wj->n_params;
     sub.use_pct[0] = wj->use[0];
     sub.use_pct[1] = wj->use[1];
@@ -298,33 +344,17 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The summary from what was gathered as jobs finished. The mean sums the service times in job order;
+ * then they are sorted in place for the exact median and p95. */
 static bl_status summarize(sim *s) {
     bl_sched_result *R = s->R;
     bl_sched_summary *S = &R->sum;
     size_t n = s->w->n;
-    double *sv = malloc(n * sizeof *sv);
-    if (!sv) return BL_ENOMEM;
-    double tot = 0, first = INFINITY, last = 0;
-    size_t pre = 0;
+    double *sv = s->svc;
+    double tot = 0, first = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        const sjob *x = &s->J[i];
-        bl_sched_job_result *o = &R->jobs[i];
-        o->arrival = W(s, (int)i)->arrival;
-        o->first_start = x->first_start;
-        o->completion = x->completion;
-        o->service = x->completion - o->arrival;
-        bl_sched_core_job_info ci;
-        bl_sched_core_job(s->core, i, &ci);
-        o->last_device = ci.device;
-        o->preemptions = x->preemptions;
-        o->aged = ci.aged;
-        o->estimated = ci.estimated;
-        o->predicted = ci.predicted;
-        sv[i] = o->service;
-        tot += o->service;
-        pre += (size_t)x->preemptions;
-        if (o->arrival < first) first = o->arrival;
-        if (o->completion > last) last = o->completion;
+        tot += sv[i];
+        if (W(s, (int)i)->arrival < first) first = W(s, (int)i)->arrival;
     }
     qsort(sv, n, sizeof *sv, cmp_double);
     S->n_jobs = n;
@@ -332,8 +362,8 @@ static bl_status summarize(sim *s) {
     S->median_service = (n % 2) ? sv[n / 2] : 0.5 * (sv[n / 2 - 1] + sv[n / 2]);
     size_t r95 = (size_t)ceil(0.95 * (double)n);
     S->p95_service = sv[r95 > 0 ? r95 - 1 : 0];
-    S->makespan = last - first;
-    S->preemptions = pre;
+    S->makespan = s->last_done - first;
+    S->preemptions = s->pre;
     S->query_inflation_mean = s->db_time > 0 ? s->infl_int / s->db_time : 1.0;
     S->query_inflation_max = s->db_time > 0 ? s->infl_max : 1.0;
     S->n_devices = s->nd;
@@ -341,7 +371,10 @@ static bl_status summarize(sim *s) {
         S->util[d] = S->makespan > 0 ? s->D[d].busy / S->makespan : 0;
         S->device_kind[d] = s->D[d].kind;
     }
-    free(sv);
+    if (s->trace & BL_SCHED_TRACE_PLOT) {
+        if (bl_sched_thin_result(&s->thin, &R->ct, &R->cn, &R->ncurve)) return BL_ENOMEM;
+        R->capcurve = R->ncurve;
+    }
     return BL_OK;
 }
 
@@ -375,12 +408,18 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
     cc.overhead_s = s->pol == BL_SCHED_ORACLE ? 0 : s->overhead;
     bl_sched_host host = { s, act, progress, interference };
     if ((st = bl_sched_core_new(&cc, pred, &host, &s->core, err))) goto done;
+    s->trace = cfg->record_trace;
+    if (s->trace & 1) s->trace |= BL_SCHED_TRACE_SEGMENTS | BL_SCHED_TRACE_CURVE;
+    bl_sched_ring_init(&s->J, sizeof(sjob));
+    bl_sched_thin_init(&s->thin);
     s->R = calloc(1, sizeof *s->R);
-    s->J = calloc(w->n, sizeof *s->J);
-    if (!s->R || !s->J) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
-    s->R->n = w->n;
-    s->R->jobs = calloc(w->n, sizeof *s->R->jobs);
-    if (!s->R->jobs) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    s->svc = malloc(w->n * sizeof *s->svc);
+    if (!s->R || !s->svc) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    if (!(s->trace & BL_SCHED_TRACE_NO_JOBS)) {
+        s->R->n = w->n;
+        s->R->jobs = calloc(w->n, sizeof *s->R->jobs);
+        if (!s->R->jobs) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    }
     s->nd = cfg->n_cpu + cfg->n_gpu;
     for (int d = 0; d < s->nd; d++) {
         sdev *dv = &s->D[d];
@@ -388,10 +427,14 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
         dv->job = -1;
         dv->slow = 1;
     }
-    /* load steps and arrivals first: pushed in time order so ties keep file order */
+    /* Load steps, then the arrivals, come first at equal times, in file order: the load steps are
+     * pushed with the sequence numbers 0 .. nload-1; arrival i is not pushed (a million jobs would
+     * make the heap a million events deep) but taken from the sorted workload as if it had been
+     * pushed next, with sequence number nload + i; every later event numbers from nload + n on. */
     for (size_t i = 0; i < w->nload; i++) push_ev(s, w->load[i].t, EV_LOAD, (int)i, 0);
-    for (size_t i = 0; i < w->n; i++) push_ev(s, w->jobs[i].arrival, EV_ARRIVAL, (int)i, 0);
     if (s->oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
+    s->h.next_seq = (uint64_t)w->nload + (uint64_t)w->n;
+    size_t next_arrival = 0;
 
     /* a guard against a policy that never finishes, not a budget: slices end at iteration boundaries,
      * so a job needs at most a few events per iteration (round robin on long jobs needs many) */
@@ -401,7 +444,22 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
                                      : 64 * (uint64_t)w->n + 100000 + (uint64_t)fmin(8 * its, 2e9);
     uint64_t nev = 0;
     bl_sched_event e;
-    while (bl_sched_evheap_pop(&s->h, &e)) {
+    for (;;) {
+        int arrival = 0;
+        if (next_arrival < w->n) {
+            double ta = w->jobs[next_arrival].arrival;
+            uint64_t sa = (uint64_t)w->nload + next_arrival;
+            arrival = s->h.n == 0 || ta < s->h.v[0].t || (ta == s->h.v[0].t && sa < s->h.v[0].seq);
+        }
+        if (arrival) {
+            e.t = w->jobs[next_arrival].arrival;
+            e.seq = (uint64_t)w->nload + next_arrival;
+            e.type = EV_ARRIVAL;
+            e.a = (int)next_arrival++;
+            e.ver = 0;
+        } else if (!bl_sched_evheap_pop(&s->h, &e)) {
+            break;
+        }
         if (++nev > limit) {
             st = bl_seterr(err, BL_ERANGE, "%s: event limit %llu exceeded at t=%.3f s with %zu of %zu jobs done",
                            bl_sched_policy_name(s->pol), (unsigned long long)limit, e.t, s->n_done, w->n);
@@ -429,7 +487,7 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
         }
         if (st) goto done;
         if (s->oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }
-        if (s->n_done == w->n && s->h.n == 0) break;
+        if (s->n_done == w->n && s->h.n == 0) break;   /* every job has arrived and finished */
     }
     s->R->sum.events = nev;
     if (s->n_done != w->n) {
@@ -448,7 +506,9 @@ done:
     bl_sched_result_free(s->R);
     bl_sched_evheap_free(&s->h);
     bl_sched_core_free(s->core);
-    free(s->J);
+    bl_sched_ring_free(&s->J);
+    bl_sched_thin_free(&s->thin);
+    free(s->svc);
     free(s);
     return st;
 }

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/fmt.h"
+#include "common/suggest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -32,11 +33,12 @@ bl_sched_workload *bl_sched_workload_alloc(void) {
 void bl_sched_workload_free(bl_sched_workload *w) {
     if (!w) return;
     free(w->jobs);
+    free(w->par);
     free(w->load);
     free(w);
 }
 
-bl_status bl_sched_workload_push(bl_sched_workload *w, const bl_sched_wjob *j) {
+bl_status bl_sched_workload_push(bl_sched_workload *w, const bl_sched_wjob *j, const double *params) {
     if (w->n == w->cap) {
         size_t nc = w->cap ? w->cap * 2 : 64;
         bl_sched_wjob *nj = realloc(w->jobs, nc * sizeof *nj);
@@ -44,7 +46,19 @@ bl_status bl_sched_workload_push(bl_sched_workload *w, const bl_sched_wjob *j) {
         w->jobs = nj;
         w->cap = nc;
     }
-    w->jobs[w->n++] = *j;
+    if (j->n_params > w->cappar - w->npar) {
+        size_t nc = w->cappar ? w->cappar * 2 : 256;
+        if (nc > UINT32_MAX) return BL_ENOMEM;   /* par_off is 32 bits: 4 x 10^7 params at most */
+        double *np = realloc(w->par, nc * sizeof *np);
+        if (!np) return BL_ENOMEM;
+        w->par = np;
+        w->cappar = nc;
+    }
+    bl_sched_wjob *x = &w->jobs[w->n++];
+    *x = *j;
+    x->par_off = (uint32_t)w->npar;
+    if (j->n_params) memcpy(w->par + w->npar, params, j->n_params * sizeof *params);
+    w->npar += j->n_params;
     return BL_OK;
 }
 
@@ -120,6 +134,89 @@ static int parse_num(const char *s, double *out) {
     return 1;
 }
 
+/* Whitespace-separated words over columns (a line written with spaces instead of tabs has few
+ * columns but many words). */
+static int words(char *const *cols, int nc) {
+    int n = 0;
+    for (int i = 0; i < nc; i++)
+        for (const char *c = cols[i]; *c;) {
+            while (*c == ' ') c++;
+            if (!*c) break;
+            n++;
+            while (*c && *c != ' ') c++;
+        }
+    return n;
+}
+
+/* A directive line: cols[0] starts with '@'. Fields are tab-separated as in job lines; one written
+ * with spaces is recognised by its first word and the error says to use tabs. Messages name the
+ * field by number (the directive itself is field 1) and what to write. */
+static bl_status parse_directive(bl_sched_workload *w, char **cols, int nc, const char *name, size_t lineno,
+                                 bl_error *err) {
+    static const char *const dirs[2] = { "@load", "@set" };
+    char word[64];
+    size_t wl = strcspn(cols[0], " ");
+    snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word - 1 ? wl : sizeof word - 1), cols[0]);
+    int d = strcmp(word, "@load") == 0 ? 0 : strcmp(word, "@set") == 0 ? 1 : -1;
+    if (d < 0) {
+        char sug[160];
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%.60s' (@load, @set)%s", name, lineno, word,
+                         bl_suggest(word, dirs, 2, "", sug, sizeof sug));
+    }
+    const char *usage = d == 0 ? "@load<TAB>time_s<TAB>db_cpu_pct, e.g. @load<TAB>60<TAB>20"
+                               : "@set<TAB>key<TAB>value, e.g. @set<TAB>interference<TAB>1.5";
+    if (nc < 3) {
+        int nw = words(cols, nc);
+        if (nw == 3) {   /* the fields are all there, separated by spaces: spell out the fix */
+            char fix[200];
+            size_t fl = 0;
+            fix[0] = '\0';
+            for (int i = 0; i < nc; i++)
+                for (const char *c = cols[i]; *c;) {
+                    while (*c == ' ') c++;
+                    size_t l = strcspn(c, " ");
+                    if (!l) break;
+                    int n = snprintf(fix + fl, sizeof fix - fl, "%s%.*s", fl ? "<TAB>" : "", (int)l, c);
+                    if (n < 0 || (size_t)n >= sizeof fix - fl) { snprintf(fix, sizeof fix, "%s", usage); i = nc; break; }
+                    fl += (size_t)n;
+                    c += l;
+                }
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s: fields are separated by spaces, not tabs: write %s", name,
+                             lineno, dirs[d], fix);
+        }
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s needs 2 tab-separated fields after it, found %d%s: write %s", name,
+                         lineno, dirs[d], nw - 1, nw > nc ? " (separated by spaces, not tabs)" : "", usage);
+    }
+    for (int i = 3; i < nc; i++)
+        if (cols[i][0])
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s takes 2 fields after it; field %d '%.60s' is one too many: "
+                             "write %s", name, lineno, dirs[d], i + 1, cols[i], usage);
+    if (d == 0) {
+        double t, pct;
+        if (!parse_num(cols[1], &t) || t < 0)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time_s (field 2) '%.60s' must be a number >= 0 (seconds)",
+                             name, lineno, cols[1]);
+        if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load db_cpu_pct (field 3) '%.60s' must be a number in 0..100",
+                             name, lineno, cols[2]);
+        return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
+    }
+    static const char *const keys[2] = { "interference", "overhead" };
+    int k = strcmp(cols[1], keys[0]) == 0 ? 0 : strcmp(cols[1], keys[1]) == 0 ? 1 : -1;
+    if (k < 0) {
+        char sug[160];
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set key (field 2) '%.60s' is unknown: interference or overhead%s",
+                         name, lineno, cols[1], bl_suggest(cols[1], keys, 2, "", sug, sizeof sug));
+    }
+    double v;
+    if (!parse_num(cols[2], &v) || (k == 0 && v < 1) || (k == 1 && v < 0))
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set %s value (field 3) '%.60s' must be %s", name, lineno, keys[k],
+                         cols[2], k == 0 ? "a number >= 1 (the GPU slow-down factor)" : "a number >= 0 (seconds)");
+    if (k == 0) w->interference = v;
+    else w->overhead_s = v;
+    return BL_OK;
+}
+
 static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, size_t lineno, bl_error *err) {
     char *cols[MAXCOLS];
     int nc = 0;
@@ -138,45 +235,26 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
         size_t l = strlen(cols[i]);
         while (l > 0 && cols[i][l - 1] == ' ') cols[i][--l] = '\0';
     }
-    if (cols[0][0] == '@') {
-        if (strcmp(cols[0], "@load") == 0) {
-            double t, pct;
-            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load needs <time_s> <db_cpu_pct>", name, lineno);
-            if (!parse_num(cols[1], &t) || t < 0)
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time '%s' must be a number >= 0", name, lineno, cols[1]);
-            if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load percent '%s' must be in 0..100", name, lineno, cols[2]);
-            return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
-        }
-        if (strcmp(cols[0], "@set") == 0) {
-            double v;
-            if (nc < 3) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set needs <key> <value>", name, lineno);
-            if (!parse_num(cols[2], &v)) return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set value '%s' is not a number", name, lineno, cols[2]);
-            if (strcmp(cols[1], "interference") == 0) {
-                if (v < 1) return bl_seterr(err, BL_EFORMAT, "%s:%zu: interference must be >= 1", name, lineno);
-                w->interference = v;
-            } else if (strcmp(cols[1], "overhead") == 0) {
-                if (v < 0) return bl_seterr(err, BL_EFORMAT, "%s:%zu: overhead must be >= 0", name, lineno);
-                w->overhead_s = v;
-            } else {
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown @set key '%s' (interference, overhead)", name, lineno, cols[1]);
-            }
-            return BL_OK;
-        }
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%s' (@load, @set)", name, lineno, cols[0]);
-    }
-    if (nc < 8)
+    if (cols[0][0] == '@') return parse_directive(w, cols, nc, name, lineno, err);
+    if (nc < 8) {
+        /* the fields are there but separated by spaces: say so, as the count alone would mislead */
+        if (words(cols, nc) >= 8)
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: fields are separated by spaces, not tabs: separate the 8 fields "
+                             "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct, "
+                             "then optional params) with tabs", name, lineno);
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: missing column: expected 8 tab-separated columns "
-                         "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct), found %d",
-                         name, lineno, nc);
+                         "(arrival_s kind iterations mode cpu_s_per_iter gpu_s_per_iter cpu_use_pct gpu_use_pct), found %d%s",
+                         name, lineno, nc, words(cols, nc) > nc ? " (some separated by spaces, not tabs)" : "");
+    }
     bl_sched_wjob j;
+    double par[BL_SCHED_MAXPARAMS];
     memset(&j, 0, sizeof j);
     /* at most 1e12 s (some 30 000 years): beyond, adding a job's seconds to its arrival loses them */
     if (!parse_num(cols[0], &j.arrival) || !(j.arrival >= 0) || j.arrival > 1e12)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number from 0 to 1e12", name, lineno,
                          cols[0]);
-    j.kind = bl_sched_kind_lookup(cols[1]);
-    if (j.kind < 0)
+    int kind = bl_sched_kind_lookup(cols[1]);
+    if (kind < 0)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown kind '%s' (nn, nn_small, nn_large, kmeans, regression)", name, lineno, cols[1]);
     if (!parse_num(cols[2], &j.iters) || j.iters < 1 || j.iters != floor(j.iters) || j.iters > 1e15)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: iterations '%s' must be a whole number > 0", name, lineno, cols[2]);
@@ -197,7 +275,7 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
             if (comma) *comma = '\0';
             if (j.n_params == BL_SCHED_MAXPARAMS)
                 return bl_seterr(err, BL_EFORMAT, "%s:%zu: at most %d params", name, lineno, BL_SCHED_MAXPARAMS);
-            if (!parse_num(q, &j.params[j.n_params]))
+            if (!parse_num(q, &par[j.n_params]))
                 return bl_seterr(err, BL_EFORMAT, "%s:%zu: param '%s' is not a number", name, lineno, q);
             j.n_params++;
             if (!comma) break;
@@ -208,59 +286,102 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
     if (w->n >= BL_SCHED_MAX_JOBS)
         return bl_seterr(err, BL_ERANGE, "%s:%zu: too many jobs (a workload holds at most %u)", name, lineno,
                          BL_SCHED_MAX_JOBS);
-    return bl_sched_workload_push(w, &j) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
+    j.kind = (unsigned char)kind;
+    return bl_sched_workload_push(w, &j, par) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
 }
 
+/* One line of len bytes, its newline cut off and a NUL at line[len] (it is cut up in place): a blank
+ * or comment line is skipped, anything else is a directive or a job. */
+static bl_status parse_one(bl_sched_workload *w, char *line, size_t len, const char *name, size_t lineno,
+                           bl_error *err) {
+    if (memchr(line, '\0', len))
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: contains a NUL byte (a workload is text)", name, lineno);
+    if (len && line[len - 1] == '\r') line[--len] = '\0';
+    const char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    return (*s && *s != '#') ? parse_line(w, line, name, lineno, err) : BL_OK;
+}
+
+/* After the last line: there must be jobs; then they are sorted. */
+static bl_status parse_end(bl_sched_workload *w, const char *name, bl_error *err) {
+    if (w->n == 0) return bl_seterr(err, BL_EFORMAT, "%s: no jobs", name);
+    if (bl_sched_workload_finish(w)) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    return BL_OK;
+}
+
+/* Line by line through a copy of one line at a time, so that a large text is not copied whole. */
 bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name, bl_sched_workload **out, bl_error *err) {
     BL_CHECK_ARG(out != NULL, err, "out is NULL");
     *out = NULL;
     BL_CHECK_ARG(text != NULL || len == 0, err, "text is NULL");
     if (!name) name = "<workload>";
     bl_sched_workload *w = bl_sched_workload_alloc();
-    char *buf = malloc(len + 1);
+    if (!w) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    char *line = NULL;
+    size_t cap = 0, lineno = 0, at = 0;
     bl_status st = BL_OK;
-    if (!w || !buf) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
-    if (len) memcpy(buf, text, len);
-    buf[len] = '\0';
-    if (memchr(buf, '\0', len)) { st = bl_seterr(err, BL_EFORMAT, "%s: contains a NUL byte", name); goto fail; }
-    size_t lineno = 0;
-    char *p = buf;
-    while (*p) {
-        char *nl = strchr(p, '\n');
-        if (nl) *nl = '\0';
-        lineno++;
-        size_t l = strlen(p);
-        if (l && p[l - 1] == '\r') p[--l] = '\0';
-        char *s = p;
-        while (*s == ' ' || *s == '\t') s++;
-        if (*s && *s != '#') {
-            st = parse_line(w, p, name, lineno, err);
-            if (st) goto fail;
+    while (st == BL_OK && at < len) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t l = nl ? (size_t)(nl - (text + at)) : len - at;
+        if (l + 1 > cap) {
+            size_t nc = cap ? cap : 256;
+            while (nc < l + 1) nc *= 2;
+            char *nb = realloc(line, nc);
+            if (!nb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); break; }
+            line = nb;
+            cap = nc;
         }
-        if (!nl) break;
-        p = nl + 1;
+        memcpy(line, text + at, l);
+        line[l] = '\0';
+        st = parse_one(w, line, l, name, ++lineno, err);
+        at += l + 1;
     }
-    if (w->n == 0) { st = bl_seterr(err, BL_EFORMAT, "%s: no jobs", name); goto fail; }
-    if (bl_sched_workload_finish(w)) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
-    free(buf);
+    free(line);
+    if (st == BL_OK) st = parse_end(w, name, err);
+    if (st != BL_OK) {
+        bl_sched_workload_free(w);
+        return st;
+    }
     *out = w;
     return BL_OK;
-fail:
-    free(buf);
-    bl_sched_workload_free(w);
-    return st;
 }
 
+/* Read line by line: the file's text is never held whole, only the jobs (a million-job file is
+ * about 110 MB of text for 64 MB of jobs). */
 bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_error *err) {
     BL_CHECK_ARG(path != NULL && out != NULL, err, "path or out is NULL");
     *out = NULL;
-    char *buf;
-    size_t len;
-    bl_status st = bl_read_file(path, SIZE_MAX - 1, &buf, &len, err);
-    if (st) return st;
-    st = bl_sched_workload_parse(buf, len, path, out, err);
-    free(buf);
-    return st;
+    FILE *f = bl_file_open_read(path, 0, err);
+    if (!f) return err ? err->status : BL_EIO;
+    bl_sched_workload *w = bl_sched_workload_alloc();
+    if (!w) {
+        fclose(f);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    bl_status st = BL_OK;
+    ssize_t n;
+    errno = 0;
+    while (st == BL_OK && (n = getline(&line, &cap, f)) >= 0) {
+        size_t l = (size_t)n;
+        if (l && line[l - 1] == '\n') line[--l] = '\0';
+        st = parse_one(w, line, l, path, ++lineno, err);
+        errno = 0;
+    }
+    /* getline says -1 at the end, on a read error (ferror) and when out of memory (errno ENOMEM) */
+    if (st == BL_OK && errno == ENOMEM) st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
+    else if (st == BL_OK && ferror(f))
+        st = bl_seterr(err, BL_EIO, "%s: read error: %s", path, errno ? strerror(errno) : "unknown reason");
+    free(line);
+    fclose(f);
+    if (st == BL_OK) st = parse_end(w, path, err);
+    if (st != BL_OK) {
+        bl_sched_workload_free(w);
+        return st;
+    }
+    *out = w;
+    return BL_OK;
 }
 
 /* Replaced by the one policy of common/file.h: a failed save (a full disk, a file-size limit) leaves
@@ -287,7 +408,7 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
                                 bl_fmt_double(g, j->use[1]));
         if (st == BL_OK && j->n_params == 0) st = bl_file_out_write(f, "-", 1, err);
         for (int k = 0; st == BL_OK && k < j->n_params; k++)
-            st = bl_file_out_printf(f, err, "%s%s", k ? "," : "", bl_fmt_double(h, j->params[k]));
+            st = bl_file_out_printf(f, err, "%s%s", k ? "," : "", bl_fmt_double(h, bl_sched_wjob_params(w, j)[k]));
         if (st == BL_OK) st = bl_file_out_write(f, "\n", 1, err);
     }
     if (st != BL_OK) {
@@ -299,19 +420,26 @@ bl_status bl_sched_workload_save(const bl_sched_workload *w, const char *path, b
 
 /* ---------------- generators ---------------- */
 
-static bl_sched_wjob mkjob(double t, const char *kind, double iters, int implicit, double scpu, double sgpu,
-                           double ucpu, double ugpu, double param) {
-    bl_sched_wjob j;
-    memset(&j, 0, sizeof j);
-    j.arrival = t;
-    j.kind = bl_sched_kind_lookup(kind);
-    j.iters = iters;
-    j.implicit = implicit;
-    j.spi[0] = scpu; j.spi[1] = sgpu;
-    j.use[0] = ucpu; j.use[1] = ugpu;
-    j.params[0] = param;
-    j.n_params = 1;
-    return j;
+/* A generated job and its one param, for bl_sched_workload_push. */
+typedef struct newjob { bl_sched_wjob j; double par[1]; } newjob;
+
+static bl_status push_new(bl_sched_workload *w, const newjob *nj) { return bl_sched_workload_push(w, &nj->j, nj->par); }
+
+static newjob mkjob(double t, const char *kind, double iters, int implicit, double scpu, double sgpu,
+                    double ucpu, double ugpu, double param) {
+    newjob nj;
+    memset(&nj, 0, sizeof nj);
+    nj.j.arrival = t;
+    nj.j.kind = (unsigned char)bl_sched_kind_lookup(kind);
+    nj.j.iters = iters;
+    nj.j.implicit = (unsigned char)implicit;
+    nj.j.spi[0] = scpu;
+    nj.j.spi[1] = sgpu;
+    nj.j.use[0] = ucpu;
+    nj.j.use[1] = ugpu;
+    nj.par[0] = param;
+    nj.j.n_params = 1;
+    return nj;
 }
 
 /* The paper's 15-minute experiment, fixed: ten sets of six jobs, 4 s apart. The param is a size
@@ -320,7 +448,7 @@ static bl_status gen_paper(bl_sched_workload *w) {
     static const double starts[10] = { 1, 81, 156, 241, 334, 418, 495, 577, 690, 803 };
     for (int s = 0; s < 10; s++) {
         double t = starts[s];
-        bl_sched_wjob js[6] = {
+        newjob js[6] = {
             mkjob(t + 0,  "nn_small", 40000, 0, 0.0005,  0.000625, 50, 30, 10),
             mkjob(t + 4,  "nn_large", 18000, 0, 0.00667, 0.001667, 10, 78, 100),
             mkjob(t + 8,  "kmeans",   500,   0, 0.1,     0.02,     10, 100, 50),
@@ -329,7 +457,7 @@ static bl_status gen_paper(bl_sched_workload *w) {
             mkjob(t + 20, "kmeans",   500,   1, 0.1,     0.02,     10, 100, 50),
         };
         for (int k = 0; k < 6; k++)
-            if (bl_sched_workload_push(w, &js[k])) return BL_ENOMEM;
+            if (push_new(w, &js[k])) return BL_ENOMEM;
     }
     w->overhead_s = 0.1;
     w->interference = 1.0;
@@ -338,7 +466,7 @@ static bl_status gen_paper(bl_sched_workload *w) {
 
 /* Two implicit jobs, LONG first and SHORT last, with three identical explicit NN jobs between, 3 s apart. */
 static bl_status gen_hybrid(bl_sched_workload *w) {
-    bl_sched_wjob js[5] = {
+    newjob js[5] = {
         mkjob(0,  "kmeans", 3000,  1, 0.1,   0.02,   10, 100, 300),   /* LONG: 300 s CPU, 60 s GPU */
         mkjob(3,  "nn",     20000, 0, 0.001, 0.0005, 50, 60, 20),     /* 20 s CPU, 10 s GPU */
         mkjob(6,  "nn",     20000, 0, 0.001, 0.0005, 50, 60, 20),
@@ -346,7 +474,7 @@ static bl_status gen_hybrid(bl_sched_workload *w) {
         mkjob(12, "kmeans", 100,   1, 0.1,   0.02,   10, 100, 10),    /* SHORT: 10 s CPU, 2 s GPU */
     };
     for (int k = 0; k < 5; k++)
-        if (bl_sched_workload_push(w, &js[k])) return BL_ENOMEM;
+        if (push_new(w, &js[k])) return BL_ENOMEM;
     w->overhead_s = 0.1;
     return BL_OK;
 }
@@ -359,14 +487,14 @@ static bl_status gen_sql(bl_sched_workload *w) {
         if (bl_sched_workload_push_load(w, lt[i], lp[i])) return BL_ENOMEM;
     for (int i = 0; i < 14; i++) {
         double t = 30.0 * i;
-        bl_sched_wjob j;
+        newjob j;
         switch (i % 4) {
         case 0: j = mkjob(t, "nn_small", 40000, 0, 0.0005, 0.000625, 50, 30, 10); break;
         case 1: j = mkjob(t, "kmeans", 500, 0, 0.1, 0.02, 10, 100, 50); break;
         case 2: j = mkjob(t, "regression", 2000, 0, 0.01, 0.006, 40, 50, 30); break;
         default: j = mkjob(t, "kmeans", 500, 1, 0.1, 0.02, 10, 100, 50); break;
         }
-        if (bl_sched_workload_push(w, &j)) return BL_ENOMEM;
+        if (push_new(w, &j)) return BL_ENOMEM;
     }
     w->overhead_s = 0.1;
     w->interference = 1.5;
@@ -384,12 +512,12 @@ static bl_status gen_poisson(bl_sched_workload *w, size_t n, uint64_t seed) {
         int k = (int)(bl_rng_u64(&r) % 3);
         double scale = 0.5 + bl_rng_uniform(&r);
         double nc = exp(0.1 * bl_rng_normal(&r)), ng = exp(0.1 * bl_rng_normal(&r));
-        bl_sched_wjob j;
+        newjob j;
         if (k == 0) j = mkjob(t, "nn_small", floor(40000 * scale), 0, 0.0005 * nc, 0.000625 * ng, 50, 30, 10 * scale);
         else if (k == 1) j = mkjob(t, "nn_large", floor(18000 * scale), 0, 0.00667 * nc, 0.001667 * ng, 10, 78, 100 * scale);
         else j = mkjob(t, "kmeans", floor(500 * scale), bl_rng_uniform(&r) < 0.5, 0.1 * nc, 0.02 * ng, 10, 100, 50 * scale);
-        if (j.iters < 1) j.iters = 1;
-        if (bl_sched_workload_push(w, &j)) return BL_ENOMEM;
+        if (j.j.iters < 1) j.j.iters = 1;
+        if (push_new(w, &j)) return BL_ENOMEM;
     }
     w->overhead_s = 0.1;
     return BL_OK;
@@ -418,7 +546,7 @@ bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_w
         if (n > BL_SCHED_MAX_JOBS) {
             bl_sched_workload_free(w);
             return bl_seterr(err, BL_ERANGE, "workload '%s': at most %u jobs (poisson:N needs N <= %u; "
-                             "a run keeps about 0.5 GB per million jobs)", spec, BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
+                             "a workload keeps about 64 MB per million jobs)", spec, BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
         }
         st = gen_poisson(w, (size_t)n, seed);
     } else {
