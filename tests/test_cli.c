@@ -1250,6 +1250,13 @@ START_TEST(test_sim_options) {
         EXPECT(3, "ulimit -f 4; %s --workload poisson:2000 --policy rr --plot lim.svg", g_sim);
         EXPECT(0, "test ! -e lim.svg");
     }
+    /* plots and a saved workload that cannot be made are said before the run (issue 24: gnuplot failed after it) */
+    EXPECT_ERR(1, "--plot /proc/p.svg: cannot create a temporary file", "%s --workload paper --policy rr --plot /proc/p.svg",
+               g_sim);
+    EXPECT_ERR(1, "--gantt /proc/g.png: cannot create a temporary file", "%s --workload paper --policy rr --gantt "
+               "/proc/g.png", g_sim);
+    EXPECT_ERR(1, "--save-workload /proc/w.tsv: cannot create a temporary file", "%s --workload paper --policy rr "
+               "--save-workload /proc/w.tsv", g_sim);
     EXPECT(0, "mkdir -p paper && %s --workload paper --policy rr > /dev/null && rmdir paper", g_sim);
     EXPECT_ERR(2, "unknown option '--version2'", "%s --workload hybrid --policy fifo-gpu --version2", g_sim);
     EXPECT_ERR(2, "--json takes no value", "%s --workload hybrid --policy fifo-gpu --json=1", g_sim);

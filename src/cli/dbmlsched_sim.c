@@ -21,6 +21,7 @@
  * It does not schedule real jobs. */
 #include "bellamy/sched.h"
 #include "common/fmt.h"
+#include "common/file.h"
 #include "common/gnuplot.h"
 
 #include <errno.h>
@@ -479,6 +480,27 @@ int main(int argc, char **argv) {
                     stat(pp, &ps) == 0 && S_ISDIR(ps.st_mode) ? "is a folder" : "its folder does not exist");
             return 2;
         }
+        /* can a file be made there at all (a read-only mount, /sys as root)? asked now by making the
+         * temporary a save would make, not after the run by gnuplot */
+        bl_file_out *probe = NULL;
+        if (bl_file_out_open(pp, &probe, &err) != BL_OK) {
+            fprintf(stderr, "dbmlsched-sim: --%s %s\n", k ? "gantt" : "plot", err.message);
+            return 1;
+        }
+        bl_file_out_abort(probe);
+        if (stat(pp, &ps) == 0 && access(pp, W_OK) != 0) {
+            fprintf(stderr, "dbmlsched-sim: --%s %s: the file is not writable (%s)\n", k ? "gantt" : "plot", pp,
+                    strerror(errno));
+            return 1;
+        }
+    }
+    if (save) { /* the workload is saved before the run; its folder is asked the same way */
+        bl_file_out *probe = NULL;
+        if (bl_file_out_open(save, &probe, &err) != BL_OK) {
+            fprintf(stderr, "dbmlsched-sim: --save-workload %s\n", err.message);
+            return 1;
+        }
+        bl_file_out_abort(probe);
     }
     if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", plot);
     if (save && ((plot && strcmp(save, plot) == 0) || (gantt && strcmp(save, gantt) == 0)))
