@@ -2,10 +2,14 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import/import.h"
+#include "bellamy/train.h"
+
+#include <unistd.h>
 
 START_TEST(record_starts_unknown_and_keeps_configuration_sorted) {
     bl_run_record *r = bl_run_record_new("logs/app-1", "spark");
@@ -35,10 +39,118 @@ START_TEST(record_starts_unknown_and_keeps_configuration_sorted) {
 }
 END_TEST
 
+/* A complete Spark run for the writer's tests. */
+static bl_run_record *spark_run(const char *app, const char *attempt, const char *name, long hosts, double start_ms,
+                               double seconds, double input_bytes) {
+    bl_run_record *r = bl_run_record_new("logs/x", "spark");
+    bl_error err;
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(bl_run_record_set(&r->app_id, app, &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_set(&r->attempt, attempt, &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_set(&r->name, name, &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_set(&r->version, "3.5.1", &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_set(&r->master, "yarn", &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_set(&r->args, "--pattern\tfoo\nbar", &err), BL_OK);
+    ck_assert_int_eq(bl_run_record_conf(r, "spark.yarn.instanceType", hosts > 4 ? "m5.xlarge" : "c5.xlarge", &err), BL_OK);
+    r->start_ms = start_ms;
+    r->end_ms = start_ms + 1000 * seconds;
+    r->hosts = hosts;
+    r->executors = 2 * hosts;
+    r->executor_cores = 4;
+    r->executor_memory_mb = 4096;
+    r->input_bytes = input_bytes;
+    return r;
+}
+
+static char *read_all(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Runs become rows of fixed columns plus the user's, text cleaned of tabs and line breaks; the schema
+ * names what every row knows; the pair loads through the data reader as a Bellamy data set. */
+START_TEST(write_rows_and_a_schema_that_loads) {
+    char data[4200], schema[4200];
+    snprintf(data, sizeof data, "%s/runs.tsv", bl_test_tmpdir());
+    snprintf(schema, sizeof schema, "%s/runs.schema", bl_test_tmpdir());
+    unlink(data);
+    unlink(schema);
+    bl_run_record *recs[4] = {spark_run("application_1_0001", "1", "grep", 4, 1.7e12, 120.5, 2e9),
+                              spark_run("application_1_0002", "1", "grep", 8, 1.7e12 + 9e5, 70.25, 2e9),
+                              spark_run("application_1_0003", "", "grep", 2, 1.7e12 + 2e6, 230, 2.5e9),
+                              spark_run("application_1_0004", "2", "grep", 12, 1.7e12 + 3e6, 61.125, 2e9)};
+    char *pn[1] = {"machine_type"}, *pk[1] = {"spark.yarn.instanceType"}, *cn[1] = {"x_site"}, *cv[1] = {"our \"yarn\""};
+    bl_import_plan plan = {0, 0, 1, pn, pk, 1, cn, cv};
+    bl_import_counts c;
+    bl_error err;
+    ck_assert_msg(bl_import_write(recs, 4, &plan, data, schema, &c, &err) == BL_OK, "%s", err.message);
+    ck_assert(c.added == 4 && c.kept == 0 && c.already == 0 && c.schema_written == 1);
+    const char *text = read_all(data);
+    ck_assert_msg(strncmp(text, "app_id\tattempt\tengine\tname\tversion\tmaster\tdeploy_mode\tstart_time\truntime_s\thosts\t"
+                                "executors\tdynamic_allocation\texecutor_cores\texecutor_memory_mb\tinput_mb\tinput_bytes\t"
+                                "shuffle_read_bytes\tshuffle_write_bytes\tstate\targs\tmachine_type\n", 200) == 0, "%s", text);
+    ck_assert_msg(strstr(text, "\napplication_1_0001\t1\tspark\tgrep\t3.5.1\tyarn\t\t2023-11-14T22:13:20.000Z\t120.500\t4\t"
+                               "8\t\t4\t4096\t2000\t2000000000\t\t\tcomplete\t--pattern foo bar\tc5.xlarge\n"), "%s", text);
+    const char *sch = read_all(schema);
+    ck_assert_msg(strstr(sch, "\nscale_out hosts") && strstr(sch, "\nruntime runtime_s s\n") &&
+                  strstr(sch, "\nproperty job_type essential text column name\n") &&
+                  strstr(sch, "\nproperty data_size_MB essential number column input_mb\n") &&
+                  strstr(sch, "\nproperty machine_type essential text column machine_type") &&
+                  strstr(sch, "\nproperty x_site essential text const \"our \\\"yarn\\\"\"\n"), "%s", sch);
+    /* the data reader takes the pair: 4 runs in 2 contexts (the machine type differs) */
+    bl_data *d = NULL;
+    ck_assert_msg(bl_data_load(data, schema, NULL, &d, &err) == BL_OK, "%s", err.message);
+    bl_data_summary sum;
+    bl_data_summarize(d, &sum);
+    ck_assert_uint_eq(sum.rows, 4);
+    ck_assert_double_eq(sum.scale_out_min, 2);
+    ck_assert_double_eq(sum.runtime_max_s, 230);
+    bl_data_free(d);
+    /* importing again adds only runs it does not hold, keeps every row and the user's schema */
+    FILE *f = fopen(schema, "a");
+    fputs("# my edit\n", f);
+    fclose(f);
+    bl_run_record *more[2] = {recs[1], spark_run("application_1_0005", "1", "grep", 6, 1.7e12 + 4e6, 90, 2e9)};
+    ck_assert_msg(bl_import_write(more, 2, &plan, data, schema, &c, &err) == BL_OK, "%s", err.message);
+    ck_assert(c.added == 1 && c.kept == 4 && c.already == 1 && c.schema_written == 0);
+    ck_assert_ptr_nonnull(strstr(read_all(schema), "# my edit\n"));
+    ck_assert_ptr_nonnull(strstr(read_all(data), "\napplication_1_0001\t1\t"));
+    ck_assert_ptr_nonnull(strstr(read_all(data), "\napplication_1_0005\t1\t"));
+    /* other --property columns than the file's: refused, the file untouched */
+    bl_import_plan other = {0, 0, 0, NULL, NULL, 0, NULL, NULL};
+    char before[1 << 16];
+    snprintf(before, sizeof before, "%s", read_all(data));
+    ck_assert_int_eq(bl_import_write(more, 2, &other, data, NULL, &c, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "runs.tsv:1:1: its columns") && strstr(err.message, "are not those this import writes"),
+                  "%s", err.message);
+    ck_assert_str_eq(read_all(data), before);
+    /* redacted arguments; a run without input leaves data_size_MB out of a new schema, saying why */
+    snprintf(data, sizeof data, "%s/redacted.tsv", bl_test_tmpdir());
+    snprintf(schema, sizeof schema, "%s/redacted.schema", bl_test_tmpdir());
+    recs[2]->input_bytes = NAN;
+    bl_import_plan red = {1, 1, 0, NULL, NULL, 0, NULL, NULL};
+    ck_assert_msg(bl_import_write(recs, 4, &red, data, schema, &c, &err) == BL_OK, "%s", err.message);
+    ck_assert_ptr_null(strstr(read_all(data), "--pattern"));
+    sch = read_all(schema);
+    ck_assert_msg(strstr(sch, "\nscale_out executors") && strstr(sch, "# job_args: left out, the arguments were redacted") &&
+                  strstr(sch, "# data_size_MB: left out, some runs report no input bytes"), "%s", sch);
+    ck_assert_msg(bl_data_load(data, schema, NULL, &d, &err) == BL_OK, "%s", err.message);
+    bl_data_free(d);
+    for (int i = 0; i < 4; i++) bl_run_record_free(recs[i]);
+    bl_run_record_free(more[1]);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("import");
     TCase *tc = tcase_create("record");
     tcase_add_test(tc, record_starts_unknown_and_keeps_configuration_sorted);
+    tcase_add_test(tc, write_rows_and_a_schema_that_loads);
     suite_add_tcase(s, tc);
     return s;
 }

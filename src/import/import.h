@@ -102,4 +102,33 @@ bl_status bl_flink_read(const char *path, const bl_import_sink *sink, bl_error *
  * with "archive" or "jid"); 0 otherwise. */
 int bl_flink_sniff(const char *path);
 
+/* ---- the data file (write.c) ---------------------------------------------------------------------- */
+
+/* How runs become rows (the internal form of bl_import_opts). */
+typedef struct bl_import_plan {
+    int     scale_out_executors; /* the schema's scale-out: 0 distinct executor hosts, 1 executors */
+    int     redact;              /* 1: the args column left empty */
+    size_t  n_props;             /* --property NAME=KEY: a column NAME holding configuration value KEY */
+    char  **prop_name, **prop_key;
+    size_t  n_consts;            /* --const NAME=VALUE: a constant property of the schema */
+    char  **const_name, **const_val;
+} bl_import_plan;
+
+typedef struct bl_import_counts {
+    size_t added;          /* rows added */
+    size_t kept;           /* rows the data file held already (all kept) */
+    size_t already;        /* runs given that it held already (not added again) */
+    int    schema_written; /* 1: a schema was written (0: none asked, or the user's was kept) */
+} bl_import_counts;
+
+/* The fixed columns of an imported data file, in order (the --property columns follow them). */
+const char *const *bl_import_columns(size_t *n);
+
+/* Adds recs[0..n) (runs to import, already filtered and without duplicates among themselves) to the
+ * data file data_path, keeping every row it holds (it must have this import's columns; a run it holds
+ * is not added again), replacing it whole; writes schema_path (may be NULL) when no file is there.
+ * BL_EFORMAT naming the data file when its columns differ; BL_EIO when a file cannot be written. */
+bl_status bl_import_write(bl_run_record *const *recs, size_t n, const bl_import_plan *p, const char *data_path,
+                          const char *schema_path, bl_import_counts *counts, bl_error *err);
+
 #endif /* BL_IMPORT_IMPORT_H */
