@@ -778,6 +778,38 @@ START_TEST(test_skip_invalid) {
 }
 END_TEST
 
+/* Issue 24 item 3: an invalid runtime (NaN, 0, negative, blank: a failed run) is an error naming the row
+ * and both ways out, in every program that reads data or runs; with --skip-invalid the row's note says
+ * why it was skipped, without the advice. */
+START_TEST(test_invalid_runtime_fix) {
+    const char *msg = "nan-runs.csv:5:39: column 'wall_time_s' (runtime): 'NaN' is not a positive number of seconds; "
+                      "fix or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
+                      "bellamy-predict)\n";
+    EXPECT(0, "cp user-runs.csv nan-runs.csv && printf 'r9003,2024-04-03,q3,m5.2xlarge,16,200,NaN\\n' >> nan-runs.csv");
+    EXPECT_ERR(1, msg, "%s finetune --model user.h5 --data nan-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, msg, "%s evaluate --model user.h5 --data nan-runs.csv", g_train);
+    EXPECT_ERR(1, msg, "%s inspect --data nan-runs.csv --schema user.schema", g_train);
+    EXPECT_ERR(1, msg, "%s pretrain --data nan-runs.csv --schema user.schema --out p.h5 --trials 1 --epochs 1", g_train);
+    EXPECT_ERR(1, msg, "%s --model user.h5 --history nan-runs.csv --scale-out 4..12", g_predict);
+    EXPECT_ERR(1, msg, "%s --model user.h5 --context-from nan-runs.csv --scale-out 4..12", g_predict);
+    EXPECT(0, "%s inspect --data nan-runs.csv --schema user.schema --skip-invalid", g_train);
+    ck_assert_msg(strstr(g_err, "bellamy-train inspect: note: nan-runs.csv:5:39: column 'wall_time_s' (runtime): 'NaN' "
+                                "is not a positive number of seconds; row skipped (--skip-invalid)\n") &&
+                  !strstr(g_err, "fix or remove"), "%s", g_err);
+    /* 0, a negative number and a blank runtime say the same */
+    EXPECT(0, "head -n 4 user-runs.csv > zero-runs.csv && printf 'r9004,2024-04-04,q3,m5.2xlarge,16,200,0\\n' >> "
+              "zero-runs.csv && sed 's/,0$/,-3.5/' zero-runs.csv > neg-runs.csv && sed 's/,0$/,/' zero-runs.csv > "
+              "blank-runs.csv");
+    EXPECT_ERR(1, "zero-runs.csv:5:39: column 'wall_time_s' (runtime): '0' is not a positive number of seconds; fix or "
+               "remove the row, or skip such rows", "%s finetune --model user.h5 --data zero-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, "neg-runs.csv:5:39: column 'wall_time_s' (runtime): '-3.5' is not a positive number of seconds; fix "
+               "or remove the row, or skip such rows", "%s finetune --model user.h5 --data neg-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, "blank-runs.csv:5:39: column 'wall_time_s' (runtime) is empty, not a positive number of seconds; fix "
+               "or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
+               "bellamy-predict)", "%s --model user.h5 --history blank-runs.csv --scale-out 4..12", g_predict);
+}
+END_TEST
+
 /* The help text at any width: every option's help starts in one column, continuation lines are
  * indented to it, and no line is wider than the terminal unless a single word is. */
 static void check_help_layout(int width) {
@@ -1174,6 +1206,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_user_contexts_and_warnings);
     tcase_add_test(tc, test_info_and_json);
     tcase_add_test(tc, test_skip_invalid);
+    tcase_add_test(tc, test_invalid_runtime_fix);
     tcase_add_test(tc, test_help_aligned);
     tcase_add_test(tc, test_pretrain_ensemble_report);
     tcase_add_test(tc, test_predict_bad_input);

@@ -58,7 +58,8 @@ BL_API bl_status bl_data_load(const char *data_path, const char *schema_path, co
                               bl_data **out, bl_error *err);
 
 /* The same from memory: data (len bytes, delimiter '\t' or ',' in o, default '\t') read through the
- * schema text; data_name and schema_name label the two in messages. */
+ * schema text, with every option of o (skip_invalid too); data_name and schema_name label the two in
+ * messages. */
 BL_API bl_status bl_data_load_text(const char *data_name, const char *data, size_t len, const char *schema_name,
                                    const char *schema_text, size_t schema_len, const bl_data_opts *o,
                                    bl_data **out, bl_error *err);

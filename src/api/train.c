@@ -154,7 +154,8 @@ bl_status bl_data_load_text(const char *data_name, const char *data, size_t len,
     text[schema_len] = '\0';
     st = bl_schema_parse(schema_name, text, schema_len, &sc, err);
     if (st == BL_OK)
-        st = bl_dataset_load_mem(data_name, data, len, oo.delimiter ? oo.delimiter : '\t', sc, &es, &ds, err);
+        st = bl_dataset_load_mem_skip(data_name, data, len, oo.delimiter ? oo.delimiter : '\t', sc, &es,
+                                      oo.skip_invalid, &ds, err);
     bl_schema_free(sc);
     if (st != BL_OK) {
         free(text);

@@ -238,6 +238,24 @@ static bl_status positive_field(const bl_reader *r, size_t j, const char *text, 
     return BL_OK;
 }
 
+/* Parses the runtime field: a finite number > 0 in the schema's unit. A blank, non-numeric or
+ * non-positive runtime is mostly a failed run; unless the caller skips such rows already, the message
+ * says both ways out: fix the row, or skip it (skip_invalid, which the programs call --skip-invalid). */
+static bl_status runtime_field(const bl_reader *r, size_t j, const char *text, const bl_schema *sc,
+                               int skip_invalid, double *v, bl_error *err) {
+    if (bl_parse_number(text, v, NULL) == BL_OK && *v > 0) return BL_OK;
+    const char *unit = sc->runtime_to_s == 1 ? "seconds" : "milliseconds";
+    const char *fix = skip_invalid ? "" : "; fix or remove the row, or skip such rows with skip_invalid "
+                                          "(--skip-invalid in bellamy-train and bellamy-predict)";
+    if (text[0] == '\0')
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime) is empty, not a positive number of "
+                         "%s%s", bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j),
+                         bl_reader_colname(r, j), unit, fix);
+    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s' is not a positive number of "
+                     "%s%s", bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j), bl_reader_colname(r, j),
+                     text, unit, fix);
+}
+
 /* Parses a scale-out field: a number of machines, so a whole number in 1..BL_SCALE_OUT_MAX. */
 static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text, double *v, bl_error *err) {
     bl_status st = positive_field(r, j, text, "scale-out", v, err);
@@ -400,7 +418,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         double x, t;
         st = scale_out_field(r, (size_t)c_scale, f[c_scale], &x, err);
         if (st != BL_OK) goto bad_row;
-        st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
+        st = runtime_field(r, (size_t)c_run, f[c_run], sc, skip_invalid, &t, err);
         if (st != BL_OK) goto bad_row;
         st = runtime_bound(r, (size_t)c_run, f[c_run], sc, t * sc->runtime_to_s, err);
         if (st != BL_OK) goto bad_row;
@@ -567,12 +585,18 @@ bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *sc
 bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
                               const bl_schema *schema, const bl_encode_settings *settings,
                               bl_dataset **out, bl_error *err) {
+    return bl_dataset_load_mem_skip(name, data, len, delim, schema, settings, 0, out, err);
+}
+
+bl_status bl_dataset_load_mem_skip(const char *name, const void *data, size_t len, char delim,
+                                   const bl_schema *schema, const bl_encode_settings *settings, int skip_invalid,
+                                   bl_dataset **out, bl_error *err) {
     BL_CHECK_ARG(name && schema && out, err, "dataset: NULL argument");
     *out = NULL;
     bl_reader *r;
     bl_status st = bl_reader_open_mem(&r, name, data, len, delim, err);
     if (st != BL_OK) return st;
-    st = load_from_reader(r, schema, settings, 0, out, err);
+    st = load_from_reader(r, schema, settings, skip_invalid, out, err);
     bl_reader_free(r);
     return st;
 }

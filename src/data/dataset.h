@@ -80,7 +80,8 @@ bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema,
 /* The same, but with skip_invalid = 1 a row with an invalid field (a number that is not one, a
  * blank runtime, a scale-out that is no number of machines, a ragged row, invalid UTF-8) is left out
  * and named in ds->skipped instead of failing the load; with every row invalid it still fails.
- * Errors of the file itself (header, missing columns, reading) fail as always. */
+ * Errors of the file itself (header, missing columns, reading) fail as always. Without it, a blank,
+ * non-numeric or non-positive runtime's message names both fixes: the row, or skip_invalid. */
 bl_status bl_dataset_load_skip(const char *data_path, const char *schema_path, char delim,
                                const bl_encode_settings *settings, int skip_invalid, bl_dataset **out, bl_error *err);
 bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *schema, char delim,
@@ -90,6 +91,9 @@ bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *sc
 bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
                               const bl_schema *schema, const bl_encode_settings *settings,
                               bl_dataset **out, bl_error *err);
+bl_status bl_dataset_load_mem_skip(const char *name, const void *data, size_t len, char delim,
+                                   const bl_schema *schema, const bl_encode_settings *settings, int skip_invalid,
+                                   bl_dataset **out, bl_error *err);
 
 /* A copy of ds (every row) whose number properties are encoded with `numbers` (a BL_ENC_NUMBERS_*
  * value; RANGE without bounds is LOG, BOTH is BINARY) and whose settings say so. */
