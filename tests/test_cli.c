@@ -810,6 +810,37 @@ START_TEST(test_invalid_runtime_fix) {
 }
 END_TEST
 
+/* Issue 24 item 8: runs whose runtimes are in minutes or hours (runtime COLUMN min|h) read as the same
+ * runs in seconds; an invalid one names the unit, and an unknown unit lists every accepted one. */
+START_TEST(test_runtime_units_cli) {
+    EXPECT(0, "printf 'run_id,date,query,node_flavor,executors,input_gb,wall_time_s\\n"
+              "r1,2024-04-01,q3,m5.2xlarge,4,200,5400\\nr2,2024-04-01,q3,m5.2xlarge,8,200,2700\\n' > sec.csv && "
+              "sed 's/wall_time_s$/wall_time_h/; s/,5400$/,1.5/; s/,2700$/,0.75/' sec.csv > h.csv && "
+              "sed 's/wall_time_s$/wall_time_min/; s/,5400$/,90/; s/,2700$/,45/' sec.csv > min.csv && "
+              "sed 's/^runtime wall_time_s s$/runtime wall_time_h h/' user.schema > h.schema && "
+              "sed 's/^runtime wall_time_s s$/runtime wall_time_min min/' user.schema > min.schema && "
+              "grep -q '^runtime wall_time_h h$' h.schema");
+    EXPECT(0, "%s evaluate --model user.h5 --data sec.csv --json", g_train);
+    char want[4096];
+    const char *at = strstr(g_out, "\"runs\":");
+    ck_assert_ptr_nonnull(at);
+    snprintf(want, sizeof want, "%s", at);
+    ck_assert_msg(strstr(want, "\"measured_mean_s\":5400,") && strstr(want, "\"measured_mean_s\":2700,"), "%s", want);
+    EXPECT(0, "%s evaluate --model user.h5 --data h.csv --schema h.schema --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "hours: %s\nseconds: %s", g_out, want);
+    EXPECT(0, "%s evaluate --model user.h5 --data min.csv --schema min.schema --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "minutes: %s\nseconds: %s", g_out, want);
+    EXPECT(0, "%s inspect --data h.csv --schema h.schema", g_train);
+    ck_assert_msg(strstr(g_out, "\nruntime (s): 2700 .. 5400 (from column 'wall_time_h' in h)\n"), "%s", g_out);
+    EXPECT(0, "sed 's/,0.75$/,0/' h.csv > h0.csv && sed 's/^runtime wall_time_h h$/runtime wall_time_h hours/' h.schema "
+              "> hours.schema");
+    EXPECT_ERR(1, "h0.csv:3:35: column 'wall_time_h' (runtime): '0' is not a positive number of hours; fix or remove "
+               "the row", "%s --model user.h5 --history h0.csv --schema h.schema --scale-out 4..12", g_predict);
+    EXPECT_ERR(1, "hours.schema:4:21: runtime unit must be s, ms, min or h (seconds, milliseconds, minutes, hours), "
+               "found 'hours'", "%s evaluate --model user.h5 --data h.csv --schema hours.schema", g_train);
+}
+END_TEST
+
 /* The help text at any width: every option's help starts in one column, continuation lines are
  * indented to it, and no line is wider than the terminal unless a single word is. */
 static void check_help_layout(int width) {
@@ -1207,6 +1238,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_info_and_json);
     tcase_add_test(tc, test_skip_invalid);
     tcase_add_test(tc, test_invalid_runtime_fix);
+    tcase_add_test(tc, test_runtime_units_cli);
     tcase_add_test(tc, test_help_aligned);
     tcase_add_test(tc, test_pretrain_ensemble_report);
     tcase_add_test(tc, test_predict_bad_input);

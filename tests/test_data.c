@@ -404,6 +404,74 @@ START_TEST(test_invalid_runtime_says_the_fix) {
 }
 END_TEST
 
+/* Issue 24 item 8: runtimes in minutes or hours (runtime COLUMN min|h) are read as seconds; the bound
+ * and the messages follow the unit, and the data set says which column and unit it read. */
+START_TEST(test_runtime_units) {
+    static const struct { const char *unit, *words; double to_s; } units[] = {
+        { "s", "seconds", 1 }, { "ms", "milliseconds", 1e-3 }, { "min", "minutes", 60 }, { "h", "hours", 3600 },
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        char schema[256], msg[256];
+        snprintf(schema, sizeof schema, "scale_out x\nruntime t %s\nproperty machine_type essential text column m\n",
+                 units[i].unit);
+        const char ok[] = "x\tt\tm\n2\t1.5\tc4\n4\t120\tc4\n";
+        bl_dataset *ds = NULL;
+        bl_error e;
+        ck_assert_msg(load_str(ok, strlen(ok), schema, &ds, &e) == BL_OK, "%s: %s", units[i].unit, e.message);
+        ck_assert_double_eq_tol(ds->runtime_s[0], 1.5 * units[i].to_s, 1e-12 * units[i].to_s);
+        ck_assert_double_eq_tol(ds->runtime_s[1], 120 * units[i].to_s, 1e-12 * units[i].to_s);
+        ck_assert_str_eq(ds->runtime_column, "t");
+        ck_assert_str_eq(ds->runtime_unit, units[i].unit);
+        /* a subset keeps them */
+        size_t rows[1] = { 1 };
+        bl_dataset *sub = NULL;
+        ck_assert_int_eq(bl_dataset_subset(ds, rows, 1, &sub, NULL), BL_OK);
+        ck_assert_str_eq(sub->runtime_column, "t");
+        ck_assert_str_eq(sub->runtime_unit, units[i].unit);
+        bl_dataset_free(sub);
+        bl_dataset_free(ds);
+        /* an invalid runtime's message names the unit in words */
+        const char bad[] = "x\tt\tm\n2\t-1\tc4\n";
+        ck_assert_int_eq(load_str(bad, strlen(bad), schema, &ds, &e), BL_EFORMAT);
+        snprintf(msg, sizeof msg, "bad.tsv:2:3: column 't' (runtime): '-1' is not a positive number of %s; fix",
+                 units[i].words);
+        ck_assert_msg(strncmp(e.message, msg, strlen(msg)) == 0, "%s", e.message);
+    }
+    /* 1e12 s is the bound after the unit: 1.6e10 min and 2.7e8 h pass, 1.7e10 min and 2.8e8 h do not */
+    const char *min_schema = "scale_out x\nruntime t min\nproperty machine_type essential text column m\n";
+    const char *h_schema = "scale_out x\nruntime t h\nproperty machine_type essential text column m\n";
+    const char fits[] = "x\tt\tm\n2\t1.6e10\tc4\n", fits_h[] = "x\tt\tm\n2\t2.7e8\tc4\n";
+    bl_dataset *ds = NULL;
+    bl_error e;
+    ck_assert_msg(load_str(fits, strlen(fits), min_schema, &ds, &e) == BL_OK, "%s", e.message);
+    bl_dataset_free(ds);
+    ck_assert_msg(load_str(fits_h, strlen(fits_h), h_schema, &ds, &e) == BL_OK, "%s", e.message);
+    bl_dataset_free(ds);
+    const char big[] = "x\tt\tm\n2\t1.7e10\tc4\n", big_h[] = "x\tt\tm\n2\t2.8e8\tc4\n";
+    ck_assert_int_eq(load_str(big, strlen(big), min_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.tsv:2:3: column 't' (runtime): '1.7e10' min is more than 1e12 s (some 30 000 years)");
+    ck_assert_int_eq(load_str(big_h, strlen(big_h), h_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.tsv:2:3: column 't' (runtime): '2.8e8' h is more than 1e12 s (some 30 000 years)");
+    /* an unknown unit lists every accepted one; a missing one too */
+    expect_schema_error("scale_out x\nruntime t hours\n", "t.schema:2:11: ",
+                        "runtime unit must be s, ms, min or h (seconds, milliseconds, minutes, hours), found 'hours'");
+    expect_schema_error("scale_out x\nruntime t\n", "t.schema:2:10: ",
+                        "runtime takes a column name and a unit: s, ms, min or h (seconds, milliseconds, minutes, hours)");
+    /* the public face: bl_data_runtime_column, and inspect's line */
+    const char text[] = "x\tt\tm\n2\t1.5\tc4\n4\t2\tc4\n";
+    bl_data *d = NULL;
+    ck_assert_msg(bl_data_load_text("d.tsv", text, strlen(text), "m.schema", min_schema, strlen(min_schema), NULL, &d,
+                                    &e) == BL_OK, "%s", e.message);
+    const char *col = NULL, *unit = NULL;
+    ck_assert_int_eq(bl_data_runtime_column(d, &col, &unit), BL_OK);
+    ck_assert_str_eq(col, "t");
+    ck_assert_str_eq(unit, "min");
+    ck_assert_int_eq(bl_data_runtime_column(d, NULL, NULL), BL_OK);
+    ck_assert_int_eq(bl_data_runtime_column(NULL, &col, &unit), BL_EINVAL);
+    bl_data_free(d);
+}
+END_TEST
+
 /* The runtime bound applies after the unit: 1e12 s is the largest runtime, in s or in ms. */
 START_TEST(test_runtime_bound) {
     char tsv[256];
@@ -495,7 +563,8 @@ START_TEST(test_bad_schemas) {
     expect_schema_error("scale_out x\nruntime t s\nproperty foo essential text column m\n", "t.schema:3:10: ",
                         "unknown property 'foo'");
     expect_schema_error("scale_out x\nruntme t s\n", "t.schema:2:1: ", "unknown directive");
-    expect_schema_error("scale_out x\nruntime t min\n", "t.schema:2:11: ", "s or ms");
+    expect_schema_error("scale_out x\nruntime t minutes\n", "t.schema:2:11: ",
+                        "runtime unit must be s, ms, min or h (seconds, milliseconds, minutes, hours), found 'minutes'");
     expect_schema_error("scale_out x\nruntime t\n", "t.schema:2:10: ", "unit");
     expect_schema_error("scale_out x\nruntime t s\nproperty environment essential text const \"abc\n",
                         "t.schema:3:43: ", "unterminated quote");
@@ -1214,7 +1283,27 @@ START_TEST(test_cli) {
     ck_assert_ptr_nonnull(strstr(out, "property machine_type: essential text"));
     ck_assert_ptr_nonnull(strstr(out, "property data_size_MB: essential number"));
     ck_assert_ptr_nonnull(strstr(out, "property slots: optional number cluster-total"));
+    ck_assert_msg(strstr(out, "\nruntime (s): ") && strstr(out, " (from column 'gross_runtime' in s)\n"), "%s", out);
     ck_assert_str_eq(err, "");
+    /* runtimes in minutes: inspect says the column and unit they were read from, in text and JSON */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/min.csv", t);
+    FILE *mf = fopen(path, "wb");
+    ck_assert_ptr_nonnull(mf);
+    fputs("nodes,runtime_min,m\n2,1.5,a\n4,1,a\n", mf);
+    fclose(mf);
+    snprintf(path, sizeof path, "%s/min.schema", t);
+    mf = fopen(path, "wb");
+    ck_assert_ptr_nonnull(mf);
+    fputs("scale_out nodes\nruntime runtime_min min\nproperty machine_type essential text column m\n", mf);
+    fclose(mf);
+    snprintf(args, sizeof args, "inspect --data '%s/min.csv' --schema '%s/min.schema'", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "\nruntime (s): 60 .. 90 (from column 'runtime_min' in min)\n"), "%s", out);
+    snprintf(args, sizeof args, "inspect --data '%s/min.csv' --schema '%s/min.schema' --json", t, t);
+    ck_assert_int_eq(run_cli(args, &out, &err), 0);
+    ck_assert_msg(strstr(out, "\"runtime_s\":{\"min\":60,\"max\":90},\"runtime_column\":\"runtime_min\","
+                              "\"runtime_unit\":\"min\""), "%s", out);
 
     snprintf(args, sizeof args, "inspect --data '%s/cli.tsv' --schema '%s/cli.schema' --row 5 --delimiter tab", t, t);
     ck_assert_int_eq(run_cli(args, &out, &err), 0);
@@ -1281,6 +1370,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_header_duplicates);
     tcase_add_test(tc, test_runtime_bound);
     tcase_add_test(tc, test_invalid_runtime_says_the_fix);
+    tcase_add_test(tc, test_runtime_units);
     tcase_add_test(tc, test_header_hints);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_bad_rows);

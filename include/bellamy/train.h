@@ -88,6 +88,11 @@ typedef struct bl_data_summary {
 /* BL_EINVAL for NULL arguments. */
 BL_API bl_status bl_data_summarize(const bl_data *d, bl_data_summary *s);
 
+/* The data file's runtime column, as the schema names it, and its unit as the schema writes it ("s",
+ * "ms", "min" or "h"); every runtime of d is in seconds whatever the unit. Either out pointer may be
+ * NULL; the strings live as long as d. BL_EINVAL for a NULL d. */
+BL_API bl_status bl_data_runtime_column(const bl_data *d, const char **column, const char **unit);
+
 /* Why skipped row i was left out, "FILE:LINE:COLUMN: message" (file order); NULL past the last one
  * kept (at most 100 are kept; bl_data_summary.skipped counts them all). */
 BL_API const char *bl_data_skipped(const bl_data *d, size_t i);

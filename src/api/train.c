@@ -206,6 +206,13 @@ bl_status bl_data_summarize(const bl_data *d, bl_data_summary *s) {
     return BL_OK;
 }
 
+bl_status bl_data_runtime_column(const bl_data *d, const char **column, const char **unit) {
+    if (!d) return BL_EINVAL;
+    if (column) *column = d->ds->runtime_column ? d->ds->runtime_column : "";
+    if (unit) *unit = d->ds->runtime_unit ? d->ds->runtime_unit : "s";
+    return BL_OK;
+}
+
 const char *bl_data_skipped(const bl_data *d, size_t i) {
     if (!d) return NULL;
     size_t kept = d->ds->n_skipped < BL_DATASET_SKIPPED_KEPT ? d->ds->n_skipped : BL_DATASET_SKIPPED_KEPT;

@@ -76,6 +76,8 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         return BL_EXIT_FAIL;
     }
     const double xmin = sum.scale_out_min, xmax = sum.scale_out_max, tmin = sum.runtime_min_s, tmax = sum.runtime_max_s;
+    const char *rt_col = "", *rt_unit = "s";   /* where the runtimes come from, before they became seconds */
+    bl_data_runtime_column(ds, &rt_col, &rt_unit);
     double feat[BL_SCALE_OUT_FEATURES], scaled[BL_SCALE_OUT_FEATURES];
     bl_data_row rw = { 0 };
     const char *label = "";
@@ -96,6 +98,9 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
                sum.rows, sum.contexts, sum.skipped);
         printf(",\"scale_out\":{\"min\":%s,\"max\":%s},\"runtime_s\":{\"min\":%s,\"max\":%s}", bl_cli_num(xmin), bl_cli_num(xmax),
                bl_cli_num(tmin), bl_cli_num(tmax));
+        printf(",\"runtime_column\":");
+        bl_cli_json_str(rt_col);
+        printf(",\"runtime_unit\":\"%s\"", rt_unit);
         printf(",\"properties\":[");
         for (size_t p = 0; p < sum.props; p++) {
             bl_data_prop pr;
@@ -144,7 +149,7 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     if (sum.skipped) printf("skipped rows: %zu (invalid; --skip-invalid)\n", sum.skipped);
     printf("contexts: %zu\n", sum.contexts);
     printf("scale-out: %g .. %g\n", xmin, xmax);
-    printf("runtime (s): %g .. %g\n", tmin, tmax);
+    printf("runtime (s): %g .. %g (from column '%s' in %s)\n", tmin, tmax, rt_col, rt_unit);
     printf("properties: %zu\n", sum.props);
     for (size_t p = 0; p < sum.props; p++) {
         bl_data_prop pr;

@@ -109,6 +109,7 @@ void bl_dataset_free(bl_dataset *ds) {
     free(ds->contexts);
     free(ds->scale_out);
     free(ds->runtime_s);
+    free(ds->runtime_column);
     free(ds->context);
     free(ds->src_row);
     for (size_t i = 0; i < ds->n_skipped && i < BL_DATASET_SKIPPED_KEPT; i++) free(ds->skipped[i]);
@@ -244,7 +245,7 @@ static bl_status positive_field(const bl_reader *r, size_t j, const char *text, 
 static bl_status runtime_field(const bl_reader *r, size_t j, const char *text, const bl_schema *sc,
                                int skip_invalid, double *v, bl_error *err) {
     if (bl_parse_number(text, v, NULL) == BL_OK && *v > 0) return BL_OK;
-    const char *unit = sc->runtime_to_s == 1 ? "seconds" : "milliseconds";
+    const char *unit = sc->runtime_unit_words;
     const char *fix = skip_invalid ? "" : "; fix or remove the row, or skip such rows with skip_invalid "
                                           "(--skip-invalid in bellamy-train and bellamy-predict)";
     if (text[0] == '\0')
@@ -274,12 +275,13 @@ static bl_status runtime_bound(const bl_reader *r, size_t j, const char *text, c
                                bl_error *err) {
     if (s > 0 && s <= BL_RUNTIME_MAX_S) return BL_OK;
     if (!(s > 0))   /* a subnormal count of milliseconds underflows to 0 s */
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s' ms is 0 s after "
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s' %s is 0 s after "
                          "conversion: must be greater than 0", bl_reader_name(r), bl_reader_line(r),
-                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text);
-    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s'%s is more than 1e12 s "
+                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text, sc->runtime_unit);
+    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s'%s%s is more than 1e12 s "
                      "(some 30 000 years)", bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j),
-                     bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ms");
+                     bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ", sc->runtime_to_s == 1 ? "" :
+                     sc->runtime_unit);
 }
 
 /* Groups rows into contexts; fills ds->context, ds->contexts. */
@@ -369,9 +371,14 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
     st = bl_encode_settings_check(&ds->settings, err);
     if (st != BL_OK) goto fail;
     ds->name = bl_strdup(bl_reader_name(r));
+    ds->runtime_column = bl_strdup(sc->runtime.name);
+    ds->runtime_unit = sc->runtime_unit;
     ds->props = calloc(sc->n_props ? sc->n_props : 1, sizeof *ds->props);
     pb = calloc(sc->n_props ? sc->n_props : 1, sizeof *pb);
-    if (!ds->name || !ds->props || !pb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    if (!ds->name || !ds->runtime_column || !ds->props || !pb) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto fail;
+    }
     ds->n_props = sc->n_props;
 
     /* Resolve every column the schema names against the header. */
@@ -725,13 +732,16 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
     s->data_hash = ds->data_hash;
     s->n_rows = n;
     s->name = bl_strdup(ds->name);
+    s->runtime_column = ds->runtime_column ? bl_strdup(ds->runtime_column) : NULL;
+    s->runtime_unit = ds->runtime_unit;
     s->scale_out = malloc(nn * sizeof *s->scale_out);
     s->runtime_s = malloc(nn * sizeof *s->runtime_s);
     s->src_row = malloc(nn * sizeof *s->src_row);
     s->context = malloc(nn * sizeof *s->context);
     s->props = calloc(ds->n_props ? ds->n_props : 1, sizeof *s->props);
     remap = malloc((ds->n_contexts ? ds->n_contexts : 1) * sizeof *remap);
-    if (!s->name || !s->scale_out || !s->runtime_s || !s->src_row || !s->context || !s->props || !remap)
+    if (!s->name || (ds->runtime_column && !s->runtime_column) || !s->scale_out || !s->runtime_s || !s->src_row ||
+        !s->context || !s->props || !remap)
         goto oom;
     s->n_props = ds->n_props;
     for (size_t p = 0; p < ds->n_props; p++) {

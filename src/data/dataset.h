@@ -56,6 +56,8 @@ typedef struct bl_dataset {
     size_t             n_rows;
     double            *scale_out;     /* [n_rows] whole numbers in 1..BL_SCALE_OUT_MAX */
     double            *runtime_s;     /* [n_rows] seconds in (0, BL_RUNTIME_MAX_S] */
+    char              *runtime_column; /* the data file's runtime column, as the schema names it */
+    const char        *runtime_unit;  /* its unit as the schema writes it: "s", "ms", "min" or "h" (static) */
     uint32_t          *context;       /* [n_rows] index into contexts */
     size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
                                          blank lines not counted) */
