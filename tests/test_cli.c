@@ -841,6 +841,45 @@ START_TEST(test_runtime_units_cli) {
 }
 END_TEST
 
+/* Issue 24 item 7: quoted CSV fields, as pandas, spreadsheets and most exporters write them. A fully
+ * quoted export reads as the same runs as the plain file (it failed with "did you mean '"executors"'"),
+ * split copies a row whose quoted field spans lines whole, and a quote that never closes is named. */
+START_TEST(test_quoted_csv) {
+    EXPECT(0, "sed 's/[^,]*/\"&\"/g' user-runs.csv > quoted-runs.csv && head -n 1 quoted-runs.csv");
+    ck_assert_str_eq(g_out, "\"run_id\",\"date\",\"query\",\"node_flavor\",\"executors\",\"input_gb\","
+                            "\"wall_time_s\"\n");
+    EXPECT(0, "%s evaluate --model user.h5 --data user-runs.csv --json", g_train);
+    char want[4096];
+    const char *at = strstr(g_out, "\"runs\":");
+    ck_assert_ptr_nonnull(at);
+    snprintf(want, sizeof want, "%s", at);
+    EXPECT(0, "%s evaluate --model user.h5 --data quoted-runs.csv --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "quoted: %s\nplain: %s", g_out, want);
+    EXPECT(0, "%s --model user.h5 --context-from quoted-runs.csv --scale-out 4..12 --json > q.json && "
+              "%s --model user.h5 --context-from user-runs.csv --scale-out 4..12 --json > p.json && cmp q.json p.json",
+           g_predict, g_predict);
+    /* a value with the delimiter, a quote and a line break inside quotes: one context, its value intact */
+    EXPECT(0, "sed 's/,m5.2xlarge,/,\"m5.2xlarge, \"\"big\"\"\\nnode\",/' user-all.csv > multi.csv && "
+              "%s split --data multi.csv --schema user.schema --list", g_train);
+    ck_assert_msg(strstr(g_out, "\tmachine_type=m5.2xlarge, \"big\"\nnode; job_args=q1; data_size_MB=50"), "%s", g_out);
+    EXPECT(0, "%s split --data multi.csv --schema user.schema --list | grep -c 'machine_type=m5.2xlarge, \"big\"$'",
+           g_train);
+    ck_assert_str_eq(g_out, "6\n");
+    /* split writes every line of a row that spans lines, and only those: both parts read back whole */
+    EXPECT(0, "%s split --data multi.csv --schema user.schema --context 6 --held-out mh.csv --rest mr.csv", g_train);
+    EXPECT(0, "%s inspect --data mh.csv --schema user.schema && %s inspect --data mr.csv --schema user.schema",
+           g_train, g_train);
+    ck_assert_msg(strstr(g_out, "rows: 8\ncontexts: 1\n") && strstr(g_out, "rows: 88\ncontexts: 11\n"), "%s", g_out);
+    EXPECT(0, "grep -c '^node\",' mh.csv; grep -c '^node\",' mr.csv; true");
+    ck_assert_str_eq(g_out, "8\n40\n");
+    /* a quote that never closes: named where it opens, even with --skip-invalid */
+    EXPECT(0, "head -n 3 user-runs.csv > open.csv && printf 'r9,2024-04-09,q3,\"m5.2xlarge,12,200,99\\n' >> open.csv "
+              "&& tail -n 1 user-runs.csv >> open.csv");
+    EXPECT_ERR(1, "open.csv:4:18: unclosed quote: the quoted field that starts here runs to the end of the file",
+               "%s inspect --data open.csv --schema user.schema --skip-invalid", g_train);
+}
+END_TEST
+
 /* The help text at any width: every option's help starts in one column, continuation lines are
  * indented to it, and no line is wider than the terminal unless a single word is. */
 static void check_help_layout(int width) {
@@ -1239,6 +1278,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_skip_invalid);
     tcase_add_test(tc, test_invalid_runtime_fix);
     tcase_add_test(tc, test_runtime_units_cli);
+    tcase_add_test(tc, test_quoted_csv);
     tcase_add_test(tc, test_help_aligned);
     tcase_add_test(tc, test_pretrain_ensemble_report);
     tcase_add_test(tc, test_predict_bad_input);

@@ -285,6 +285,241 @@ START_TEST(test_header_duplicates) {
 }
 END_TEST
 
+/* ---- quoted fields (issue 24 item 7) ---------------------------------------------------------------- */
+
+/* Loads text (delimiter d) through the base schema with skip_invalid; NULL and *e set on failure. */
+static bl_dataset *load_q(const char *text, char d, int skip, bl_error *e) {
+    bl_schema *sc;
+    ck_assert_int_eq(bl_schema_parse("t.schema", base_schema, strlen(base_schema), &sc, NULL), BL_OK);
+    bl_dataset *ds = NULL;
+    bl_dataset_load_mem_skip(d == ',' ? "bad.csv" : "bad.tsv", text, strlen(text), d, sc, NULL, skip, &ds, e);
+    bl_schema_free(sc);
+    return ds;
+}
+
+/* What spreadsheets, pandas and most exporters write (RFC 4180): quotes around a field, the delimiter,
+ * doubled quotes and line breaks inside them; the header too. Read the same with tabs. */
+START_TEST(test_quoted_fields) {
+    for (int k = 0; k < 2; k++) {
+        const char d = k ? '\t' : ',';
+        /* a fully quoted export (pandas' QUOTE_ALL), one quoted value with the delimiter, one with quotes,
+         * one with a CRLF line break, blanks around and inside quotes, a quote inside an unquoted field;
+         * '|' stands for the delimiter */
+        char text[1024];
+        snprintf(text, sizeof text, "%s",
+                 "\"x\"|\"t\"|\"m\"|\"n\"|\"mem\"\r\n"
+                 "2|10|\"m5.xlarge\"|5|16\r\n"
+                 "\"4\"|\"6.5\"|\"a| b\"|\"5\"|\"32\"\r\n"
+                 "2|11|\"say \"\"hi\"\"\"|7|16\r\n"
+                 "3|12|\"two\r\nlines\"|7|16\r\n"
+                 "3|13|  \"padded\"  |7|16\r\n"
+                 "3|14|\" kept \"|7|16\r\n"
+                 "3|15|24\" screen|7|16\r\n"
+                 "3|16|\"\"|7|16\r\n");
+        for (char *c = text; *c; c++)
+            if (*c == '|') *c = d;
+        bl_error e;
+        bl_dataset *ds = load_q(text, d, 0, &e);
+        ck_assert_msg(ds != NULL, "%c: %s", k ? 't' : 'c', e.message);
+        ck_assert_uint_eq(ds->n_rows, 8);
+        ck_assert_str_eq(value_of(ds, "machine_type", 0), "m5.xlarge");
+        char want[16];
+        snprintf(want, sizeof want, "a%c b", d);
+        ck_assert_str_eq(value_of(ds, "machine_type", 1), want);
+        ck_assert_str_eq(value_of(ds, "data_size_MB", 1), "5");
+        ck_assert_double_eq_tol(ds->runtime_s[1], 6.5, 1e-12);
+        ck_assert_str_eq(value_of(ds, "machine_type", 2), "say \"hi\"");
+        ck_assert_str_eq(value_of(ds, "machine_type", 3), "two\nlines");   /* CRLF inside quotes: LF */
+        ck_assert_str_eq(value_of(ds, "machine_type", 4), "padded");
+        ck_assert_str_eq(value_of(ds, "machine_type", 5), " kept ");
+        ck_assert_str_eq(value_of(ds, "machine_type", 6), "24\" screen");
+        ck_assert_str_eq(value_of(ds, "machine_type", 7), "");
+        /* the rows' lines: the quoted line break makes row 3 span lines 5 and 6 */
+        ck_assert_uint_eq(ds->header_lines[0], 1);
+        ck_assert_uint_eq(ds->header_lines[1], 1);
+        ck_assert_uint_eq(ds->src_lines[2 * 3], 5);
+        ck_assert_uint_eq(ds->src_lines[2 * 3 + 1], 6);
+        ck_assert_uint_eq(ds->src_lines[2 * 4], 7);
+        ck_assert_uint_eq(ds->src_lines[2 * 4 + 1], 7);
+        bl_dataset_free(ds);
+    }
+    /* The reader on its own: quoted names with the delimiter, a byte-order mark, field columns at quotes. */
+    const char hdr[] = "\xEF\xBB\xBF\"size, MB\",\"a\"\"b\", c\n1,\"x\ny\",\"3\"\n";
+    bl_reader *r;
+    bl_error e;
+    ck_assert_int_eq(bl_reader_open_mem(&r, "h.csv", hdr, strlen(hdr), ',', &e), BL_OK);
+    ck_assert_uint_eq(bl_reader_ncols(r), 3);
+    ck_assert_str_eq(bl_reader_colname(r, 0), "size, MB");
+    ck_assert_str_eq(bl_reader_colname(r, 1), "a\"b");
+    ck_assert_int_eq(bl_reader_find(r, "c"), 2);
+    ck_assert_uint_eq(bl_reader_field_col(r, 1), 12);
+    char **f;
+    ck_assert_int_eq(bl_reader_next(r, &f, &e), BL_OK);
+    ck_assert_str_eq(f[1], "x\ny");
+    ck_assert_str_eq(f[2], "3");
+    ck_assert_uint_eq(bl_reader_line(r), 2);
+    ck_assert_uint_eq(bl_reader_last_line(r), 3);
+    ck_assert_uint_eq(bl_reader_field_line(r, 1), 2);
+    ck_assert_uint_eq(bl_reader_field_col(r, 1), 3);
+    ck_assert_uint_eq(bl_reader_field_line(r, 2), 3);   /* "3" starts on the row's second line */
+    ck_assert_uint_eq(bl_reader_field_col(r, 2), 4);
+    char where[128];
+    ck_assert_str_eq(bl_reader_where(r, 2, where, sizeof where), "h.csv:3:4: in the row from line 2, ");
+    ck_assert_str_eq(bl_reader_where(r, 0, where, sizeof where), "h.csv:2:1: ");
+    ck_assert_int_eq(bl_reader_next(r, &f, &e), BL_OK);
+    ck_assert_ptr_null(f);
+    bl_reader_free(r);
+}
+END_TEST
+
+/* Line numbers stay right after a quoted field that spans lines: a problem names the line it is on,
+ * and the row's first line when that is another. */
+START_TEST(test_quoted_line_numbers) {
+    bl_error e;
+    /* a bad row after a row of three lines */
+    ck_assert_ptr_null(load_q("x,t,m,n,mem\n2,10,\"one\ntwo\nthree\",5,16\n2,abc,c4,5,16\n", ',', 0, &e));
+    ck_assert_msg(strncmp(e.message, "bad.csv:5:3: column 't' (runtime): 'abc' is not a positive", 56) == 0, "%s",
+                  e.message);
+    /* a bad field on the row's second line */
+    ck_assert_ptr_null(load_q("x,t,m,n,mem\n2,10,\"two\nlines\",zz,16\n", ',', 0, &e));
+    ck_assert_str_eq(e.message, "bad.csv:3:8: in the row from line 2, column 'n' (property data_size_MB): 'zz' is "
+                                "not a number");
+    /* a ragged row that spans lines */
+    ck_assert_ptr_null(load_q("x,t,m,n,mem\n2,10,\"two\nlines\",5\n", ',', 0, &e));
+    ck_assert_str_eq(e.message, "bad.csv:3:9: ragged row: 4 fields, the header has 5 (the row starts on line 2)");
+    /* invalid UTF-8 on a quoted field's second line: that line */
+    ck_assert_ptr_null(load_q("x,t,m,n,mem\n2,10,\"ok\nc\xff\",5,16\n", ',', 0, &e));
+    ck_assert_str_eq(e.message, "bad.csv:3:2: invalid UTF-8 (byte 0xff)");
+    /* a NUL inside quotes is no more allowed than outside */
+    const char nul[] = "x,t,m,n,mem\n2,10,\"a\0b\",5,16\n";
+    bl_dataset *ds = NULL;
+    bl_schema *sc;
+    ck_assert_int_eq(bl_schema_parse("t.schema", base_schema, strlen(base_schema), &sc, NULL), BL_OK);
+    ck_assert_int_eq(bl_dataset_load_mem("bad.csv", nul, sizeof nul - 1, ',', sc, NULL, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.csv:2:8: NUL byte in text (byte 0x00)");
+    bl_schema_free(sc);
+    /* blank lines inside quotes are part of the field, and count as lines */
+    ds = load_q("x,t,m,n,mem\n2,10,\"a\n\n\nb\",5,16\n\n2,x,c4,5,16\n", ',', 1, &e);
+    ck_assert_ptr_nonnull(ds);
+    ck_assert_str_eq(value_of(ds, "machine_type", 0), "a\n\n\nb");
+    ck_assert_uint_eq(ds->n_skipped, 1);
+    ck_assert_msg(strncmp(ds->skipped[0], "bad.csv:7:3: ", 13) == 0, "%s", ds->skipped[0]);
+    bl_dataset_free(ds);
+}
+END_TEST
+
+/* A quote that never closes is an error naming where it opened, and it fails the load even when
+ * invalid rows are skipped (it swallowed the rest of the file); text after a closing quote is one
+ * row's error, and reading goes on with the next row. */
+START_TEST(test_quote_errors) {
+    bl_error e;
+    const char open_q[] = "x,t,m,n,mem\n2,10,c4,5,16\n2,11,\"m5.xlarge,5,16\n2,12,c4,5,16\n";
+    for (int skip = 0; skip < 2; skip++) {
+        ck_assert_ptr_null(load_q(open_q, ',', skip, &e));
+        ck_assert_str_eq(e.message, "bad.csv:3:6: unclosed quote: the quoted field that starts here runs to the end of "
+                                    "the file (a quote inside a quoted field is written as two: \"\")");
+    }
+    /* in the header too */
+    ck_assert_ptr_null(load_q("x,\"t,m,n,mem\n2,10,c4,5,16\n", ',', 0, &e));
+    ck_assert_msg(strncmp(e.message, "bad.csv:1:3: unclosed quote", 27) == 0, "%s", e.message);
+    /* text after the closing quote: that row, which skip_invalid skips */
+    const char after[] = "x,t,m,n,mem\n2,10,\"m5\"xl,5,16\n2,12,\"c4\" ,5,16\n";
+    ck_assert_ptr_null(load_q(after, ',', 0, &e));
+    ck_assert_str_eq(e.message, "bad.csv:2:10: text after the closing quote of a quoted field: a quoted field ends at "
+                                "its closing quote, and a quote inside it is written as two (\"\")");
+    bl_dataset *ds = load_q(after, ',', 1, &e);
+    ck_assert_ptr_nonnull(ds);
+    ck_assert_uint_eq(ds->n_rows, 1);
+    ck_assert_uint_eq(ds->n_skipped, 1);
+    ck_assert_str_eq(value_of(ds, "machine_type", 0), "c4");
+    bl_dataset_free(ds);
+    /* a quoted CSV read as tab-separated: the comma after the first quoted name says so */
+    ck_assert_ptr_null(load_q("\"x\",\"t\",\"m\",\"n\",\"mem\"\n2,10,c4,5,16\n", '\t', 0, &e));
+    ck_assert_str_eq(e.message, "bad.tsv:1:4: text after the closing quote of a quoted field: a quoted field ends at "
+                                "its closing quote, and a quote inside it is written as two (\"\") (it is a comma: is "
+                                "the file comma-separated?)");
+    /* an unquoted header read with the wrong delimiter still gets its hint; commas inside quotes do not */
+    ck_assert_ptr_null(load_q("\"x,t\"\n1\n", ',', 0, &e));
+    ck_assert_str_eq(e.message, "bad.csv:1:1: missing column 'x' (named in t.schema:1:11)");
+}
+END_TEST
+
+/* The delimiter of a file named neither .tsv nor .csv comes from its first line, outside quotes. */
+START_TEST(test_quoted_delimiter_sniff) {
+    static const struct { const char *head; char d; } cases[] = {
+        { "\"a,b\"\t\"c\"\n", '\t' },      /* a comma inside quotes, a tab outside */
+        { "\"a\tb\",\"c\"\n", ',' },        /* the other way round */
+        { "\"a\"\"\t\"\"b\",c\n", ',' },    /* doubled quotes keep the tab inside */
+        { "24\"\tb\n", '\t' },              /* a quote inside an unquoted field is no quote */
+        { "\"a,b\"\n", 0 },                 /* neither outside quotes */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/sniffq%zu.txt", bl_test_tmpdir(), k);
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fputs(cases[k].head, f);
+        fclose(f);
+        char d = 0;
+        bl_error e;
+        bl_status st = bl_delim_for_path(path, 0, &d, &e);
+        if (cases[k].d) {
+            ck_assert_msg(st == BL_OK && d == cases[k].d, "case %zu: %d %d", k, st, d);
+        } else {
+            ck_assert_int_eq(st, BL_EINVAL);
+            ck_assert_msg(strstr(e.message, "no tab or comma outside quotes"), "%s", e.message);
+        }
+    }
+}
+END_TEST
+
+/* Quoting keeps the reader linear: 300 000 quoted header names, a quoted field of 200 000 lines and
+ * an unclosed quote before 200 000 lines each take well under a second (quadratic work would not). */
+START_TEST(test_quoted_wide_and_long) {
+    const size_t wide = 300000;
+    size_t cap = wide * 16 + 1024;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    size_t n = (size_t)snprintf(t, cap, "\"x\",\"t\",\"m\",\"n\",\"mem\"");
+    for (size_t i = 0; i < wide; i++) n += (size_t)snprintf(t + n, cap - n, ",\"e,%zu\"", i);
+    n += (size_t)snprintf(t + n, cap - n, "\n2,10,c4,5,16");
+    for (size_t i = 0; i < wide; i++) n += (size_t)snprintf(t + n, cap - n, ",\"%zu\"", i % 7);
+    n += (size_t)snprintf(t + n, cap - n, "\n");
+    bl_reader *r;
+    bl_error e;
+    ck_assert_int_eq(bl_reader_open_mem(&r, "wide.csv", t, n, ',', &e), BL_OK);
+    ck_assert_uint_eq(bl_reader_ncols(r), wide + 5);
+    ck_assert_int_eq(bl_reader_find(r, "e,299999"), (long)wide + 4);
+    char **f;
+    ck_assert_int_eq(bl_reader_next(r, &f, &e), BL_OK);
+    ck_assert_str_eq(f[wide + 4], "0");   /* (wide - 1) % 7 */
+    bl_reader_free(r);
+    free(t);
+    /* one quoted field over 200 000 lines, then a row */
+    const size_t lines = 200000;
+    cap = lines * 4 + 256;
+    t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    n = (size_t)snprintf(t, cap, "x,t,m,n,mem\n2,10,\"");
+    for (size_t i = 0; i < lines; i++) n += (size_t)snprintf(t + n, cap - n, "ab\n");
+    size_t tail = n;
+    n += (size_t)snprintf(t + n, cap - n, "\",5,16\n2,x,c4,5,16\n");
+    bl_dataset *ds = load_q(t, ',', 1, &e);
+    ck_assert_msg(ds != NULL, "%s", e.message);
+    ck_assert_uint_eq(strlen(value_of(ds, "machine_type", 0)), lines * 3);
+    ck_assert_uint_eq(ds->n_skipped, 1);
+    char want[64];
+    snprintf(want, sizeof want, "bad.csv:%zu:3: ", lines + 3);
+    ck_assert_msg(strncmp(ds->skipped[0], want, strlen(want)) == 0, "%s", ds->skipped[0]);
+    bl_dataset_free(ds);
+    /* the same without its closing quote */
+    memcpy(t + tail, "x,5,16\n", 8);
+    ck_assert_ptr_null(load_q(t, ',', 0, &e));
+    ck_assert_msg(strncmp(e.message, "bad.csv:2:6: unclosed quote", 27) == 0, "%s", e.message);
+    free(t);
+}
+END_TEST
+
 /* ---- every bad input ------------------------------------------------------------------------------- */
 
 START_TEST(test_bad_files) {
@@ -1368,6 +1603,11 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_reader_file);
     tcase_add_test(tc, test_wide_header);
     tcase_add_test(tc, test_header_duplicates);
+    tcase_add_test(tc, test_quoted_fields);
+    tcase_add_test(tc, test_quoted_line_numbers);
+    tcase_add_test(tc, test_quote_errors);
+    tcase_add_test(tc, test_quoted_delimiter_sniff);
+    tcase_add_test(tc, test_quoted_wide_and_long);
     tcase_add_test(tc, test_runtime_bound);
     tcase_add_test(tc, test_invalid_runtime_says_the_fix);
     tcase_add_test(tc, test_runtime_units);

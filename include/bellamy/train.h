@@ -122,6 +122,10 @@ typedef struct bl_data_row {
 } bl_data_row;
 
 BL_API bl_status bl_data_get_row(const bl_data *d, size_t r, bl_data_row *out);
+/* The lines of the data file (1-based, *first..*last) that row r was read from: one, or several when a
+ * quoted field holds line breaks; r = BL_DATA_HEADER for the header. BL_ERANGE for r ≥ rows. */
+#define BL_DATA_HEADER ((size_t)-1)
+BL_API bl_status bl_data_row_lines(const bl_data *d, size_t r, size_t *first, size_t *last);
 /* Property p's value in row r (text; numbers in canonical decimal; a cluster total as a total unless
  * loaded per machine) and its encoded vector ([vec_len]); either out pointer may be NULL. */
 BL_API bl_status bl_data_value(const bl_data *d, size_t p, size_t r, const char **value, const double **vector);

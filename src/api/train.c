@@ -260,6 +260,15 @@ bl_status bl_data_get_row(const bl_data *d, size_t r, bl_data_row *out) {
     return BL_OK;
 }
 
+bl_status bl_data_row_lines(const bl_data *d, size_t r, size_t *first, size_t *last) {
+    if (!d || !first || !last) return BL_EINVAL;
+    const size_t *l = r == BL_DATA_HEADER ? d->ds->header_lines : r < d->ds->n_rows ? d->ds->src_lines + 2 * r : NULL;
+    if (!l) return BL_ERANGE;
+    *first = l[0];
+    *last = l[1];
+    return BL_OK;
+}
+
 bl_status bl_data_value(const bl_data *d, size_t p, size_t r, const char **value, const double **vector) {
     if (!d) return BL_EINVAL;
     if (p >= d->ds->n_props || r >= d->ds->n_rows) return BL_ERANGE;

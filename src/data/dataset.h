@@ -7,7 +7,8 @@
  * (the scale-out and the runtime never count). Contexts and distinct values are numbered in order
  * of first appearance in the file, so a data set always loads to the same numbering.
  *
- * Errors name "FILE:LINE:COLUMN" (header = line 1) for every bad field: a missing number,
+ * Errors name "FILE:LINE:COLUMN" (header = line 1; the line the field is on, bl_reader_where) for
+ * every bad field: a missing number,
  * non-numeric text, NaN/infinity, a negative or non-integral number or one ≥ 2^39 in a number
  * property, a scale-out that is not a whole number in 1..BL_SCALE_OUT_MAX, runtime ≤ 0 or above
  * BL_RUNTIME_MAX_S seconds, plus everything the reader and schema parser reject. A missing column's
@@ -61,6 +62,9 @@ typedef struct bl_dataset {
     uint32_t          *context;       /* [n_rows] index into contexts */
     size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
                                          blank lines not counted) */
+    size_t            *src_lines;     /* [n_rows][2] the first and last line (1-based) of each row in the
+                                         file: more than one when a quoted field holds line breaks */
+    size_t             header_lines[2]; /* the same for the header */
     size_t             n_contexts;
     bl_context        *contexts;      /* [n_contexts] */
     size_t             n_props;
