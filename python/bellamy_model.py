@@ -579,8 +579,8 @@ def stored_schema(text, name="schema stored in the model"):
                 raise _SchemaError("%s: scale_out takes one column name, once" % where)
             seen_scale = True
         elif d == "runtime":
-            if seen_runtime or len(t) != 3 or not t[1] or t[2] not in ("s", "ms"):
-                raise _SchemaError("%s: runtime takes a column name and a unit (s or ms), once" % where)
+            if seen_runtime or len(t) != 3 or not t[1] or t[2] not in ("s", "ms", "min", "h"):
+                raise _SchemaError("%s: runtime takes a column name and a unit (s, ms, min or h), once" % where)
             seen_runtime = True
         elif d == "cluster_totals":
             if len(t) < 2 or not all(t[1:]):

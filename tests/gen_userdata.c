@@ -66,6 +66,8 @@ typedef struct gen {
     size_t   run_ctx;              /* the runs' context: n_ctx for a new one, else a pre-training one */
     size_t   reps, n_runs;
     int      bom, crlf, blanks, pad, shuffle;
+    int      quote;                /* some fields quoted (RFC 4180), as spreadsheets and pandas write them */
+    bl_rng   qr;                   /* which ones: a stream of its own, so the other draws stay as they were */
     size_t   serial;               /* counter for values that differ on every row */
     int      flaw_prop;            /* the property a flaw needs, -1 when none */
 } gen;
@@ -583,6 +585,17 @@ static void fmt_runtime(gen *g, double t, char *out, size_t cap) {
     snprintf(out, cap, "%.*g", prec[below(g, 4)], v);
 }
 
+/* A field as written: now and then in quotes, its quotes doubled (it reads back the same). */
+static void put_field(gen *g, buf *b, const char *v) {
+    if (!g->quote || bl_rng_uniform(&g->qr) >= 0.6) {
+        put(b, "%s", v);
+        return;
+    }
+    put(b, "\"");
+    for (; *v; v++) put(b, "%s%c", *v == '"' ? "\"" : "", *v);
+    put(b, "\"");
+}
+
 /* One table (the data file or the runs file): header and rows[n] of (context, scale-out). */
 static void put_table(gen *g, buf *b, char delim, const size_t *rc, const int *rx, size_t n, int runs) {
     const char *eol = g->crlf ? "\r\n" : "\n";
@@ -612,7 +625,8 @@ static void put_table(gen *g, buf *b, char delim, const size_t *rc, const int *r
     int first = 1;
     for (size_t q = 0; q < g->n_cols; q++) {
         if (skip[order[q]]) continue;
-        put(b, "%s%s", first ? "" : (char[2]){delim, 0}, g->cols[order[q]].name);
+        put(b, "%s", first ? "" : (char[2]){delim, 0});
+        put_field(g, b, g->cols[order[q]].name);
         first = 0;
     }
     if (dup_of >= 0) put(b, "%c%s", delim, g->cols[dup_of].name);
@@ -657,7 +671,9 @@ static void put_table(gen *g, buf *b, char delim, const size_t *rc, const int *r
             }
             if (i == bad_row && (int)j == bad_col) snprintf(v, sizeof v, "%s", bad_val);
             const char *pad = g->pad && chance(g, 0.3) ? " " : "";
-            put(b, "%s%s%s%s", first ? "" : (char[2]){delim, 0}, pad, v, pad);
+            put(b, "%s%s", first ? "" : (char[2]){delim, 0}, pad);
+            put_field(g, b, v);
+            put(b, "%s", pad);
             first = 0;
         }
         if (dup_of >= 0) put(b, "%c1", delim);
@@ -727,6 +743,8 @@ int gen_userdata(uint64_t seed, gen_flaw flaw, const gen_opts *o, const char *di
     if (g->o.max_rows == 0) g->o.max_rows = 1500;
     g->flaw = flaw;
     bl_rng_seed(&g->r, seed);
+    bl_rng_seed(&g->qr, seed ^ 0x71756f746564ULL);
+    g->quote = bl_rng_uniform(&g->qr) < 0.3;
     draw(g);
 
     gen_set *s = out;
@@ -826,10 +844,11 @@ int gen_userdata(uint64_t seed, gen_flaw flaw, const gen_opts *o, const char *di
     }
     snprintf(s->summary, sizeof s->summary,
              "seed %llu (%s): %zu properties (%d essential, %d optional, %d number, %d cluster total), %zu rows in %zu "
-             "context%s, %zu repetition%s, %zu runs, %s, runtimes in %s, files %.200s, %.200s",
+             "context%s, %zu repetition%s, %zu runs, %s%s, runtimes in %s, files %.200s, %.200s",
              (unsigned long long)seed, gen_flaw_name(flaw), g->n_props, n_ess, n_opt, s->n_numbers, n_tot, n,
              g->n_ctx, g->n_ctx == 1 ? "" : "s", g->reps, g->reps == 1 ? "" : "s", g->n_runs,
-             g->delim == '\t' ? "tabs" : "commas", g->ms ? "ms" : "s", s->data_path, s->runs_path);
+             g->delim == '\t' ? "tabs" : "commas", g->quote ? " (some fields quoted)" : "", g->ms ? "ms" : "s",
+             s->data_path, s->runs_path);
     rcode = 0;
 done:
     free(rc);

@@ -14,7 +14,8 @@
  *   - numbers up to 2^39 − 1 (the binarizer's limit), 2^38 and its neighbours included, written as
  *     "16", "16.0" or "1.6e1"; text with non-ASCII UTF-8, empty text, hundreds of distinct values;
  *   - column names unlike C3O's, extra columns no property reads, comma or tab (by extension or,
- *     for .txt, by the header), byte-order marks, CRLF, blank lines, blanks around fields.
+ *     for .txt, by the header), byte-order marks, CRLF, blank lines, blanks around fields, quoted
+ *     fields (drawn from a stream of their own, so that a seed's other draws stay as they were).
  * A flaw (gen_flaw) spoils one thing of such a set so that exactly one step must refuse it.
  * Not here: training or checking (test_stress.c).
  */

@@ -505,7 +505,8 @@ END_TEST
 /* Property names may hold blanks (also at the end), '#', quotes and backslashes, quoted in a schema.
  * Fine-tuning on values writes a schema and a table of its own; it once named the properties unquoted
  * there (and used them as column names), so the first such name made it fail. It must equal
- * fine-tuning on the same runs read from a file. */
+ * fine-tuning on the same runs read from a file. A value that starts with a quote is written quoted in
+ * that table (the reader would take the quote for a quoted field's), as a data file quotes it. */
 START_TEST(test_finetune_values_odd_property_names) {
     char dir[4200], schema[4300], data[4300], runs[4300], model[4300];
     snprintf(dir, sizeof dir, "%s/odd-names", bl_test_tmpdir());
@@ -530,7 +531,8 @@ START_TEST(test_finetune_values_odd_property_names) {
     fclose(f);
     f = fopen(runs, "w");
     ck_assert_ptr_nonnull(f);
-    fprintf(f, "%s2\t55\tnew one\t7\tw\n4\t31\tnew one\t7\tw\n8\t19.5\tnew one\t7\tw\n", head);
+    fprintf(f, "%s2\t55\t\"\"\"new\"\" one\"\t7\tw\n4\t31\t\"\"\"new\"\" one\"\t7\tw\n8\t19.5\t\"\"\"new\"\" one\"\t7\tw\n",
+            head);
     fclose(f);
 
     bl_error err;
@@ -553,7 +555,7 @@ START_TEST(test_finetune_values_odd_property_names) {
     ck_assert_msg(bl_model_save(m, model, &err) == BL_OK, "%s", err.message);
     bl_predictor *p = NULL, *a = NULL, *b = NULL;
     ck_assert_msg(bl_predictor_load(model, NULL, &p, &err) == BL_OK, "%s", err.message);
-    const bl_prop_value ctx[3] = {{"x_with space", "new one"}, {"x_a#b \"q\" \\", "7"}, {"x_trail ", "w"}};
+    const bl_prop_value ctx[3] = {{"x_with space", "\"new\" one"}, {"x_a#b \"q\" \\", "7"}, {"x_trail ", "w"}};
     const double xs[3] = {2, 4, 8}, ts[3] = {55, 31, 19.5};
     bl_tune_opts to;
     bl_tune_opts_init(&to);

@@ -860,6 +860,108 @@ START_TEST(test_skip_invalid) {
 }
 END_TEST
 
+/* Issue 24 item 3: an invalid runtime (NaN, 0, negative, blank: a failed run) is an error naming the row
+ * and both ways out, in every program that reads data or runs; with --skip-invalid the row's note says
+ * why it was skipped, without the advice. */
+START_TEST(test_invalid_runtime_fix) {
+    const char *msg = "nan-runs.csv:5:39: column 'wall_time_s' (runtime): 'NaN' is not a positive number of seconds; "
+                      "fix or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
+                      "bellamy-predict)\n";
+    EXPECT(0, "cp user-runs.csv nan-runs.csv && printf 'r9003,2024-04-03,q3,m5.2xlarge,16,200,NaN\\n' >> nan-runs.csv");
+    EXPECT_ERR(1, msg, "%s finetune --model user.h5 --data nan-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, msg, "%s evaluate --model user.h5 --data nan-runs.csv", g_train);
+    EXPECT_ERR(1, msg, "%s inspect --data nan-runs.csv --schema user.schema", g_train);
+    EXPECT_ERR(1, msg, "%s pretrain --data nan-runs.csv --schema user.schema --out p.h5 --trials 1 --epochs 1", g_train);
+    EXPECT_ERR(1, msg, "%s --model user.h5 --history nan-runs.csv --scale-out 4..12", g_predict);
+    EXPECT_ERR(1, msg, "%s --model user.h5 --context-from nan-runs.csv --scale-out 4..12", g_predict);
+    EXPECT(0, "%s inspect --data nan-runs.csv --schema user.schema --skip-invalid", g_train);
+    ck_assert_msg(strstr(g_err, "bellamy-train inspect: note: nan-runs.csv:5:39: column 'wall_time_s' (runtime): 'NaN' "
+                                "is not a positive number of seconds; row skipped (--skip-invalid)\n") &&
+                  !strstr(g_err, "fix or remove"), "%s", g_err);
+    /* 0, a negative number and a blank runtime say the same */
+    EXPECT(0, "head -n 4 user-runs.csv > zero-runs.csv && printf 'r9004,2024-04-04,q3,m5.2xlarge,16,200,0\\n' >> "
+              "zero-runs.csv && sed 's/,0$/,-3.5/' zero-runs.csv > neg-runs.csv && sed 's/,0$/,/' zero-runs.csv > "
+              "blank-runs.csv");
+    EXPECT_ERR(1, "zero-runs.csv:5:39: column 'wall_time_s' (runtime): '0' is not a positive number of seconds; fix or "
+               "remove the row, or skip such rows", "%s finetune --model user.h5 --data zero-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, "neg-runs.csv:5:39: column 'wall_time_s' (runtime): '-3.5' is not a positive number of seconds; fix "
+               "or remove the row, or skip such rows", "%s finetune --model user.h5 --data neg-runs.csv --out s.h5", g_train);
+    EXPECT_ERR(1, "blank-runs.csv:5:39: column 'wall_time_s' (runtime) is empty, not a positive number of seconds; fix "
+               "or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
+               "bellamy-predict)", "%s --model user.h5 --history blank-runs.csv --scale-out 4..12", g_predict);
+}
+END_TEST
+
+/* Issue 24 item 8: runs whose runtimes are in minutes or hours (runtime COLUMN min|h) read as the same
+ * runs in seconds; an invalid one names the unit, and an unknown unit lists every accepted one. */
+START_TEST(test_runtime_units_cli) {
+    EXPECT(0, "printf 'run_id,date,query,node_flavor,executors,input_gb,wall_time_s\\n"
+              "r1,2024-04-01,q3,m5.2xlarge,4,200,5400\\nr2,2024-04-01,q3,m5.2xlarge,8,200,2700\\n' > sec.csv && "
+              "sed 's/wall_time_s$/wall_time_h/; s/,5400$/,1.5/; s/,2700$/,0.75/' sec.csv > h.csv && "
+              "sed 's/wall_time_s$/wall_time_min/; s/,5400$/,90/; s/,2700$/,45/' sec.csv > min.csv && "
+              "sed 's/^runtime wall_time_s s$/runtime wall_time_h h/' user.schema > h.schema && "
+              "sed 's/^runtime wall_time_s s$/runtime wall_time_min min/' user.schema > min.schema && "
+              "grep -q '^runtime wall_time_h h$' h.schema");
+    EXPECT(0, "%s evaluate --model user.h5 --data sec.csv --json", g_train);
+    char want[4096];
+    const char *at = strstr(g_out, "\"runs\":");
+    ck_assert_ptr_nonnull(at);
+    snprintf(want, sizeof want, "%s", at);
+    ck_assert_msg(strstr(want, "\"measured_mean_s\":5400,") && strstr(want, "\"measured_mean_s\":2700,"), "%s", want);
+    EXPECT(0, "%s evaluate --model user.h5 --data h.csv --schema h.schema --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "hours: %s\nseconds: %s", g_out, want);
+    EXPECT(0, "%s evaluate --model user.h5 --data min.csv --schema min.schema --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "minutes: %s\nseconds: %s", g_out, want);
+    EXPECT(0, "%s inspect --data h.csv --schema h.schema", g_train);
+    ck_assert_msg(strstr(g_out, "\nruntime (s): 2700 .. 5400 (from column 'wall_time_h' in h)\n"), "%s", g_out);
+    EXPECT(0, "sed 's/,0.75$/,0/' h.csv > h0.csv && sed 's/^runtime wall_time_h h$/runtime wall_time_h hours/' h.schema "
+              "> hours.schema");
+    EXPECT_ERR(1, "h0.csv:3:35: column 'wall_time_h' (runtime): '0' is not a positive number of hours; fix or remove "
+               "the row", "%s --model user.h5 --history h0.csv --schema h.schema --scale-out 4..12", g_predict);
+    EXPECT_ERR(1, "hours.schema:4:21: runtime unit must be s, ms, min or h (seconds, milliseconds, minutes, hours), "
+               "found 'hours'", "%s evaluate --model user.h5 --data h.csv --schema hours.schema", g_train);
+}
+END_TEST
+
+/* Issue 24 item 7: quoted CSV fields, as pandas, spreadsheets and most exporters write them. A fully
+ * quoted export reads as the same runs as the plain file (it failed with "did you mean '"executors"'"),
+ * split copies a row whose quoted field spans lines whole, and a quote that never closes is named. */
+START_TEST(test_quoted_csv) {
+    EXPECT(0, "sed 's/[^,]*/\"&\"/g' user-runs.csv > quoted-runs.csv && head -n 1 quoted-runs.csv");
+    ck_assert_str_eq(g_out, "\"run_id\",\"date\",\"query\",\"node_flavor\",\"executors\",\"input_gb\","
+                            "\"wall_time_s\"\n");
+    EXPECT(0, "%s evaluate --model user.h5 --data user-runs.csv --json", g_train);
+    char want[4096];
+    const char *at = strstr(g_out, "\"runs\":");
+    ck_assert_ptr_nonnull(at);
+    snprintf(want, sizeof want, "%s", at);
+    EXPECT(0, "%s evaluate --model user.h5 --data quoted-runs.csv --json", g_train);
+    ck_assert_msg(strstr(g_out, want), "quoted: %s\nplain: %s", g_out, want);
+    EXPECT(0, "%s --model user.h5 --context-from quoted-runs.csv --scale-out 4..12 --json > q.json && "
+              "%s --model user.h5 --context-from user-runs.csv --scale-out 4..12 --json > p.json && cmp q.json p.json",
+           g_predict, g_predict);
+    /* a value with the delimiter, a quote and a line break inside quotes: one context, its value intact */
+    EXPECT(0, "sed 's/,m5.2xlarge,/,\"m5.2xlarge, \"\"big\"\"\\nnode\",/' user-all.csv > multi.csv && "
+              "%s split --data multi.csv --schema user.schema --list", g_train);
+    ck_assert_msg(strstr(g_out, "\tmachine_type=m5.2xlarge, \"big\"\nnode; job_args=q1; data_size_MB=50"), "%s", g_out);
+    EXPECT(0, "%s split --data multi.csv --schema user.schema --list | grep -c 'machine_type=m5.2xlarge, \"big\"$'",
+           g_train);
+    ck_assert_str_eq(g_out, "6\n");
+    /* split writes every line of a row that spans lines, and only those: both parts read back whole */
+    EXPECT(0, "%s split --data multi.csv --schema user.schema --context 6 --held-out mh.csv --rest mr.csv", g_train);
+    EXPECT(0, "%s inspect --data mh.csv --schema user.schema && %s inspect --data mr.csv --schema user.schema",
+           g_train, g_train);
+    ck_assert_msg(strstr(g_out, "rows: 8\ncontexts: 1\n") && strstr(g_out, "rows: 88\ncontexts: 11\n"), "%s", g_out);
+    EXPECT(0, "grep -c '^node\",' mh.csv; grep -c '^node\",' mr.csv; true");
+    ck_assert_str_eq(g_out, "8\n40\n");
+    /* a quote that never closes: named where it opens, even with --skip-invalid */
+    EXPECT(0, "head -n 3 user-runs.csv > open.csv && printf 'r9,2024-04-09,q3,\"m5.2xlarge,12,200,99\\n' >> open.csv "
+              "&& tail -n 1 user-runs.csv >> open.csv");
+    EXPECT_ERR(1, "open.csv:4:18: unclosed quote: the quoted field that starts here runs to the end of the file",
+               "%s inspect --data open.csv --schema user.schema --skip-invalid", g_train);
+}
+END_TEST
+
 /* The help text at any width: every option's help starts in one column, continuation lines are
  * indented to it, and no line is wider than the terminal unless a single word is. */
 static void check_help_layout(int width) {
@@ -1291,6 +1393,9 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_user_contexts_and_warnings);
     tcase_add_test(tc, test_info_and_json);
     tcase_add_test(tc, test_skip_invalid);
+    tcase_add_test(tc, test_invalid_runtime_fix);
+    tcase_add_test(tc, test_runtime_units_cli);
+    tcase_add_test(tc, test_quoted_csv);
     tcase_add_test(tc, test_help_aligned);
     tcase_add_test(tc, test_pretrain_ensemble_report);
     tcase_add_test(tc, test_predict_bad_input);

@@ -361,6 +361,10 @@ def check_constants():
     check(list(bm.encode_thermometer(2, 5)) == [1, 1, math.log2(3) - 1, 0, 0], "log thermometer")
     u = (math.log2(3) - 0.0) / (2.0 - 0.0) * 4      # 3.17: three ones, then the fraction
     check(list(bm.encode_thermometer(2, 5, (0.0, 2.0))) == [1, 1, 1, 1, u - 3], "range thermometer")
+    # a stored schema may name any runtime unit libbellamy reads (datasets/README.md): s, ms, min, h
+    for unit in ("s", "ms", "min", "h"):
+        check(bm.stored_schema("scale_out x\nruntime t %s\nproperty machine_type essential text column m\n" % unit)
+              == (set(), {}), "a stored schema with runtime unit %s" % unit)
 
 
 def check_encoders_against_inspect(data, schema):

@@ -58,7 +58,8 @@ BL_API bl_status bl_data_load(const char *data_path, const char *schema_path, co
                               bl_data **out, bl_error *err);
 
 /* The same from memory: data (len bytes, delimiter '\t' or ',' in o, default '\t') read through the
- * schema text; data_name and schema_name label the two in messages. */
+ * schema text, with every option of o (skip_invalid too); data_name and schema_name label the two in
+ * messages. */
 BL_API bl_status bl_data_load_text(const char *data_name, const char *data, size_t len, const char *schema_name,
                                    const char *schema_text, size_t schema_len, const bl_data_opts *o,
                                    bl_data **out, bl_error *err);
@@ -86,6 +87,11 @@ typedef struct bl_data_summary {
 
 /* BL_EINVAL for NULL arguments. */
 BL_API bl_status bl_data_summarize(const bl_data *d, bl_data_summary *s);
+
+/* The data file's runtime column, as the schema names it, and its unit as the schema writes it ("s",
+ * "ms", "min" or "h"); every runtime of d is in seconds whatever the unit. Either out pointer may be
+ * NULL; the strings live as long as d. BL_EINVAL for a NULL d. */
+BL_API bl_status bl_data_runtime_column(const bl_data *d, const char **column, const char **unit);
 
 /* Why skipped row i was left out, "FILE:LINE:COLUMN: message" (file order); NULL past the last one
  * kept (at most 100 are kept; bl_data_summary.skipped counts them all). */
@@ -116,6 +122,10 @@ typedef struct bl_data_row {
 } bl_data_row;
 
 BL_API bl_status bl_data_get_row(const bl_data *d, size_t r, bl_data_row *out);
+/* The lines of the data file (1-based, *first..*last) that row r was read from: one, or several when a
+ * quoted field holds line breaks; r = BL_DATA_HEADER for the header. BL_ERANGE for r ≥ rows. */
+#define BL_DATA_HEADER ((size_t)-1)
+BL_API bl_status bl_data_row_lines(const bl_data *d, size_t r, size_t *first, size_t *last);
 /* Property p's value in row r (text; numbers in canonical decimal; a cluster total as a total unless
  * loaded per machine) and its encoded vector ([vec_len]); either out pointer may be NULL. */
 BL_API bl_status bl_data_value(const bl_data *d, size_t p, size_t r, const char **value, const double **vector);

@@ -1282,6 +1282,22 @@ static void tput(tbuf *b, const char *fmt, ...) {
     }
 }
 
+/* Appends a table field that the data reader reads back as s (blanks at its ends trimmed, as the reader
+ * trims them): quoted, with its quotes doubled, when it starts with a quote, which would open a quoted
+ * field; as is otherwise (a quote further in is an ordinary character). */
+static void tput_field(tbuf *b, const char *s) {
+    size_t a = 0, n = strlen(s);
+    while (s[a] == ' ') a++;
+    while (n > a && s[n - 1] == ' ') n--;
+    if (s[a] != '"') {
+        tput(b, "%s", s);
+        return;
+    }
+    tput(b, "\"");
+    for (size_t i = a; i < n; i++) tput(b, "%s%c", s[i] == '"' ? "\"" : "", s[i]);
+    tput(b, "\"");
+}
+
 /* Appends s as one double-quoted schema token, with the schema parser's two escapes (\" and \\). */
 static void tput_quoted(tbuf *b, const char *s) {
     tput(b, "\"");
@@ -1343,7 +1359,10 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     for (size_t k = 0; k < n_runs; k++) {
         tput(&tab, "%.17g\t%.17g", scale_outs[k], runtimes_s[k]);
         const char *const *v = values_at(&r, scale_outs[k]);
-        for (size_t i = 0; i < r.n; i++) tput(&tab, "\t%s", v[i]);
+        for (size_t i = 0; i < r.n; i++) {
+            tput(&tab, "\t");
+            tput_field(&tab, v[i]);
+        }
         tput(&tab, "\n");
     }
     if (sch.oom || tab.oom) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto done; }

@@ -154,7 +154,8 @@ bl_status bl_data_load_text(const char *data_name, const char *data, size_t len,
     text[schema_len] = '\0';
     st = bl_schema_parse(schema_name, text, schema_len, &sc, err);
     if (st == BL_OK)
-        st = bl_dataset_load_mem(data_name, data, len, oo.delimiter ? oo.delimiter : '\t', sc, &es, &ds, err);
+        st = bl_dataset_load_mem_skip(data_name, data, len, oo.delimiter ? oo.delimiter : '\t', sc, &es,
+                                      oo.skip_invalid, &ds, err);
     bl_schema_free(sc);
     if (st != BL_OK) {
         free(text);
@@ -205,6 +206,13 @@ bl_status bl_data_summarize(const bl_data *d, bl_data_summary *s) {
     return BL_OK;
 }
 
+bl_status bl_data_runtime_column(const bl_data *d, const char **column, const char **unit) {
+    if (!d) return BL_EINVAL;
+    if (column) *column = d->ds->runtime_column ? d->ds->runtime_column : "";
+    if (unit) *unit = d->ds->runtime_unit ? d->ds->runtime_unit : "s";
+    return BL_OK;
+}
+
 const char *bl_data_skipped(const bl_data *d, size_t i) {
     if (!d) return NULL;
     size_t kept = d->ds->n_skipped < BL_DATASET_SKIPPED_KEPT ? d->ds->n_skipped : BL_DATASET_SKIPPED_KEPT;
@@ -249,6 +257,15 @@ bl_status bl_data_get_row(const bl_data *d, size_t r, bl_data_row *out) {
     out->context = d->ds->context[r];
     out->scale_out = d->ds->scale_out[r];
     out->runtime_s = d->ds->runtime_s[r];
+    return BL_OK;
+}
+
+bl_status bl_data_row_lines(const bl_data *d, size_t r, size_t *first, size_t *last) {
+    if (!d || !first || !last) return BL_EINVAL;
+    const size_t *l = r == BL_DATA_HEADER ? d->ds->header_lines : r < d->ds->n_rows ? d->ds->src_lines + 2 * r : NULL;
+    if (!l) return BL_ERANGE;
+    *first = l[0];
+    *last = l[1];
     return BL_OK;
 }
 

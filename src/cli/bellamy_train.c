@@ -76,6 +76,8 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
         return BL_EXIT_FAIL;
     }
     const double xmin = sum.scale_out_min, xmax = sum.scale_out_max, tmin = sum.runtime_min_s, tmax = sum.runtime_max_s;
+    const char *rt_col = "", *rt_unit = "s";   /* where the runtimes come from, before they became seconds */
+    bl_data_runtime_column(ds, &rt_col, &rt_unit);
     double feat[BL_SCALE_OUT_FEATURES], scaled[BL_SCALE_OUT_FEATURES];
     bl_data_row rw = { 0 };
     const char *label = "";
@@ -96,6 +98,9 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
                sum.rows, sum.contexts, sum.skipped);
         printf(",\"scale_out\":{\"min\":%s,\"max\":%s},\"runtime_s\":{\"min\":%s,\"max\":%s}", bl_cli_num(xmin), bl_cli_num(xmax),
                bl_cli_num(tmin), bl_cli_num(tmax));
+        printf(",\"runtime_column\":");
+        bl_cli_json_str(rt_col);
+        printf(",\"runtime_unit\":\"%s\"", rt_unit);
         printf(",\"properties\":[");
         for (size_t p = 0; p < sum.props; p++) {
             bl_data_prop pr;
@@ -144,7 +149,7 @@ static int cmd_inspect(const char *prog, int argc, char **argv) {
     if (sum.skipped) printf("skipped rows: %zu (invalid; --skip-invalid)\n", sum.skipped);
     printf("contexts: %zu\n", sum.contexts);
     printf("scale-out: %g .. %g\n", xmin, xmax);
-    printf("runtime (s): %g .. %g\n", tmin, tmax);
+    printf("runtime (s): %g .. %g (from column '%s' in %s)\n", tmin, tmax, rt_col, rt_unit);
     printf("properties: %zu\n", sum.props);
     for (size_t p = 0; p < sum.props; p++) {
         bl_data_prop pr;
@@ -847,8 +852,9 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
 
 /* ---- split --------------------------------------------------------------------------------------- */
 
-/* Writes header + the data rows whose mark matches `want` (mark[i] & want) to path. Data rows are the
- * file's non-blank lines after the header, numbered as bl_dataset's src_row numbers them.
+/* Writes the lines of in whose mark matches `want` (mark[line] & want; lines counted from 1, mark has
+ * n_mark entries) to path: the header's lines and the chosen rows' lines, as bl_data_row_lines gives
+ * them (a row spans several when a quoted field holds line breaks). Line ends become LF.
  * The file is replaced by the one policy of common/file.h: whole or not at all. */
 static int write_rows(const char *prog, const char *in, const char *path, const unsigned char *mark, size_t n_mark,
                       unsigned char want) {
@@ -861,20 +867,16 @@ static int write_rows(const char *prog, const char *in, const char *path, const 
         return bl_cli_fail(prog, &err);
     }
     char *line = NULL;
-    size_t cap = 0, row = 0;
+    size_t cap = 0, ln = 0;
     ssize_t len;
-    int header = 1;
     bl_status st = BL_OK;
     while (st == BL_OK && (len = getline(&line, &cap, f)) >= 0) {
         size_t l = (size_t)len;
         while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == '\r')) l--;
-        if (!header && l == 0) continue;
-        if (header || (row < n_mark && (mark[row] & want))) {
+        if (++ln < n_mark && (mark[ln] & want)) {
             line[l] = '\n';
             st = bl_file_out_write(o, line, l + 1, &err);
         }
-        if (!header) row++;
-        header = 0;
     }
     free(line);
     const int bad_in = ferror(f);
@@ -1195,9 +1197,36 @@ static int cmd_split(const char *prog, int argc, char **argv) {
             }
         }
     }
-    if (rc == BL_EXIT_OK && held) rc = write_rows(prog, data, held, mark, n_mark, 2);
-    if (rc == BL_EXIT_OK && rest) rc = write_rows(prog, data, rest, mark, n_mark, 1);
-    if (rc == BL_EXIT_OK && sample_out) rc = write_rows(prog, data, sample_out, mark, n_mark, 4);
+    /* the marks by line: the header's lines go to every output, each row's lines where it goes */
+    size_t first, last, n_lines = 0;
+    unsigned char *lmark = NULL;
+    if (rc == BL_EXIT_OK) {
+        bl_data_row_lines(ds, BL_DATA_HEADER, &first, &last);
+        n_lines = last + 1;
+        for (size_t r = 0; r < sum.rows; r++) {
+            bl_data_row_lines(ds, r, &first, &last);
+            if (last + 1 > n_lines) n_lines = last + 1;
+        }
+        lmark = calloc(n_lines, 1);
+        if (!lmark) {
+            bl_cli_error(prog, "out of memory");
+            rc = BL_EXIT_FAIL;
+        }
+    }
+    if (lmark) {
+        bl_data_row_lines(ds, BL_DATA_HEADER, &first, &last);
+        for (size_t l = first; l <= last; l++) lmark[l] = 0xff;
+        for (size_t r = 0; r < sum.rows; r++) {
+            bl_data_row rw;
+            bl_data_get_row(ds, r, &rw);
+            bl_data_row_lines(ds, r, &first, &last);
+            for (size_t l = first; l <= last; l++) lmark[l] = mark[rw.data_row];
+        }
+    }
+    if (rc == BL_EXIT_OK && held) rc = write_rows(prog, data, held, lmark, n_lines, 2);
+    if (rc == BL_EXIT_OK && rest) rc = write_rows(prog, data, rest, lmark, n_lines, 1);
+    if (rc == BL_EXIT_OK && sample_out) rc = write_rows(prog, data, sample_out, lmark, n_lines, 4);
+    free(lmark);
     if (rc == BL_EXIT_OK) {
         fprintf(stderr, "%s: context %zu of %zu held out: %s (%zu rows)%s%s\n", prog, context, sum.contexts, cx_label,
                 cx_rows, sample ? "; sampled runs at scale-outs " : "", picked);

@@ -109,8 +109,10 @@ void bl_dataset_free(bl_dataset *ds) {
     free(ds->contexts);
     free(ds->scale_out);
     free(ds->runtime_s);
+    free(ds->runtime_column);
     free(ds->context);
     free(ds->src_row);
+    free(ds->src_lines);
     for (size_t i = 0; i < ds->n_skipped && i < BL_DATASET_SKIPPED_KEPT; i++) free(ds->skipped[i]);
     free(ds->skipped);
     free(ds->name);
@@ -216,6 +218,9 @@ static int grow_rows(bl_dataset *ds, size_t cap) {
     size_t *c = realloc(ds->src_row, cap * sizeof *c);
     if (!c) return 1;
     ds->src_row = c;
+    size_t *l = realloc(ds->src_lines, 2 * cap * sizeof *l);
+    if (!l) return 1;
+    ds->src_lines = l;
     for (size_t p = 0; p < ds->n_props; p++) {
         uint32_t *v = realloc(ds->props[p].row_value, cap * sizeof *v);
         if (!v) return 1;
@@ -224,28 +229,48 @@ static int grow_rows(bl_dataset *ds, size_t cap) {
     return 0;
 }
 
+/* Messages about field j of the row just read start with bl_reader_where's "FILE:LINE:COLUMN: ". */
+#define WHERE(r, j, buf) bl_reader_where((r), (j), (buf), sizeof (buf))
+
 /* Parses a number field that must be finite and > 0. */
 static bl_status positive_field(const bl_reader *r, size_t j, const char *text, const char *what,
                                 double *v, bl_error *err) {
     bl_error e;
+    char at[1200];
     if (bl_parse_number(text, v, &e) != BL_OK)
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (%s): %s", bl_reader_name(r),
-                         bl_reader_line(r), bl_reader_field_col(r, j), bl_reader_colname(r, j), what, e.message);
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (%s): %s", WHERE(r, j, at), bl_reader_colname(r, j),
+                         what, e.message);
     if (!(*v > 0))
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (%s): '%.40s' must be greater than 0",
-                         bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j), bl_reader_colname(r, j),
-                         what, text);
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (%s): '%.40s' must be greater than 0", WHERE(r, j, at),
+                         bl_reader_colname(r, j), what, text);
     return BL_OK;
+}
+
+/* Parses the runtime field: a finite number > 0 in the schema's unit. A blank, non-numeric or
+ * non-positive runtime is mostly a failed run; unless the caller skips such rows already, the message
+ * says both ways out: fix the row, or skip it (skip_invalid, which the programs call --skip-invalid). */
+static bl_status runtime_field(const bl_reader *r, size_t j, const char *text, const bl_schema *sc,
+                               int skip_invalid, double *v, bl_error *err) {
+    if (bl_parse_number(text, v, NULL) == BL_OK && *v > 0) return BL_OK;
+    char at[1200];
+    const char *unit = sc->runtime_unit_words;
+    const char *fix = skip_invalid ? "" : "; fix or remove the row, or skip such rows with skip_invalid "
+                                          "(--skip-invalid in bellamy-train and bellamy-predict)";
+    if (text[0] == '\0')
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime) is empty, not a positive number of %s%s",
+                         WHERE(r, j, at), bl_reader_colname(r, j), unit, fix);
+    return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s' is not a positive number of %s%s",
+                     WHERE(r, j, at), bl_reader_colname(r, j), text, unit, fix);
 }
 
 /* Parses a scale-out field: a number of machines, so a whole number in 1..BL_SCALE_OUT_MAX. */
 static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text, double *v, bl_error *err) {
     bl_status st = positive_field(r, j, text, "scale-out", v, err);
     if (st != BL_OK) return st;
+    char at[1200];
     if (*v != floor(*v) || *v > BL_SCALE_OUT_MAX)
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (scale-out): '%.40s' is not a number of "
-                         "machines (a whole number from 1 to %d)", bl_reader_name(r), bl_reader_line(r),
-                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text, BL_SCALE_OUT_MAX);
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (scale-out): '%.40s' is not a number of machines (a "
+                         "whole number from 1 to %d)", WHERE(r, j, at), bl_reader_colname(r, j), text, BL_SCALE_OUT_MAX);
     return BL_OK;
 }
 
@@ -255,13 +280,13 @@ static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text,
 static bl_status runtime_bound(const bl_reader *r, size_t j, const char *text, const bl_schema *sc, double s,
                                bl_error *err) {
     if (s > 0 && s <= BL_RUNTIME_MAX_S) return BL_OK;
+    char at[1200];
     if (!(s > 0))   /* a subnormal count of milliseconds underflows to 0 s */
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s' ms is 0 s after "
-                         "conversion: must be greater than 0", bl_reader_name(r), bl_reader_line(r),
-                         bl_reader_field_col(r, j), bl_reader_colname(r, j), text);
-    return bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: column '%.100s' (runtime): '%.40s'%s is more than 1e12 s "
-                     "(some 30 000 years)", bl_reader_name(r), bl_reader_line(r), bl_reader_field_col(r, j),
-                     bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ms");
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s' %s is 0 s after conversion: must be "
+                         "greater than 0", WHERE(r, j, at), bl_reader_colname(r, j), text, sc->runtime_unit);
+    return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s'%s%s is more than 1e12 s (some 30 000 "
+                     "years)", WHERE(r, j, at), bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ",
+                     sc->runtime_to_s == 1 ? "" : sc->runtime_unit);
 }
 
 /* Groups rows into contexts; fills ds->context, ds->contexts. */
@@ -351,11 +376,18 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
     st = bl_encode_settings_check(&ds->settings, err);
     if (st != BL_OK) goto fail;
     ds->name = bl_strdup(bl_reader_name(r));
+    ds->runtime_column = bl_strdup(sc->runtime.name);
+    ds->runtime_unit = sc->runtime_unit;
     ds->props = calloc(sc->n_props ? sc->n_props : 1, sizeof *ds->props);
     pb = calloc(sc->n_props ? sc->n_props : 1, sizeof *pb);
-    if (!ds->name || !ds->props || !pb) { st = bl_seterr(err, BL_ENOMEM, "out of memory"); goto fail; }
+    if (!ds->name || !ds->runtime_column || !ds->props || !pb) {
+        st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        goto fail;
+    }
     ds->n_props = sc->n_props;
 
+    ds->header_lines[0] = bl_reader_line(r);
+    ds->header_lines[1] = bl_reader_last_line(r);
     /* Resolve every column the schema names against the header. */
     long c_scale = find_col(r, sc, &sc->scale_out, err, &st);
     if (c_scale < 0) goto fail;
@@ -400,19 +432,22 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         double x, t;
         st = scale_out_field(r, (size_t)c_scale, f[c_scale], &x, err);
         if (st != BL_OK) goto bad_row;
-        st = positive_field(r, (size_t)c_run, f[c_run], "runtime", &t, err);
+        st = runtime_field(r, (size_t)c_run, f[c_run], sc, skip_invalid, &t, err);
         if (st != BL_OK) goto bad_row;
         st = runtime_bound(r, (size_t)c_run, f[c_run], sc, t * sc->runtime_to_s, err);
         if (st != BL_OK) goto bad_row;
         ds->scale_out[row] = x;
         ds->runtime_s[row] = t * sc->runtime_to_s;
         ds->src_row[row] = bl_reader_rows(r) - 1;
+        ds->src_lines[2 * row] = bl_reader_line(r);
+        ds->src_lines[2 * row + 1] = bl_reader_last_line(r);
 
         /* every field of the row is checked before any value is kept: a row skipped leaves no trace */
         for (size_t p = 0; p < sc->n_props; p++) {
             const bl_schema_prop *sp = &sc->props[p];
             const bl_dataset_prop *dp = &ds->props[p];
             size_t at_col = sp->n_cols ? (size_t)pb[p].cols[0] : (size_t)c_scale;   /* for messages */
+            char at[1200];
             pb[p].val.len = 0;
             int oom = 0;
             char num[32];
@@ -443,10 +478,9 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
             case BL_SRC_PER_MACHINE: {
                 double v = ds->settings.totals_per_machine ? sp->per_machine : sp->per_machine * x;
                 if (v != floor(v) || v >= (double)limit) {
-                    st = bl_seterr(err, BL_EFORMAT, "%s:%zu:%zu: property '%.100s' = %s per machine × scale-out "
-                                   "%.17g = %.17g is not a natural number below 2^%u", bl_reader_name(r),
-                                   bl_reader_line(r), bl_reader_field_col(r, (size_t)c_scale), sp->name,
-                                   sp->value, x, v, (unsigned)ds->settings.vec_len - 1);
+                    st = bl_seterr(err, BL_EFORMAT, "%sproperty '%.100s' = %s per machine × scale-out "
+                                   "%.17g = %.17g is not a natural number below 2^%u", WHERE(r, (size_t)c_scale, at),
+                                   sp->name, sp->value, x, v, (unsigned)ds->settings.vec_len - 1);
                     goto bad_row;
                 }
                 snprintf(num, sizeof num, "%.0f", v);
@@ -459,8 +493,7 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
                 uint64_t v;
                 bl_error e;
                 if (bl_parse_natural(pb[p].val.s, &ds->settings, &v, &e) != BL_OK) {
-                    st = bl_seterr(err, e.status, "%s:%zu:%zu: column '%.100s' (property %s): %s", bl_reader_name(r),
-                                   bl_reader_line(r), bl_reader_field_col(r, at_col),
+                    st = bl_seterr(err, e.status, "%scolumn '%.100s' (property %s): %s", WHERE(r, at_col, at),
                                    sp->n_cols ? bl_reader_colname(r, at_col) : "-", sp->name, e.message);
                     goto bad_row;
                 }
@@ -497,8 +530,9 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
         ds->n_rows++;
         continue;
     bad_row:
-        /* only a row's own fault is skipped, and only when asked; the first one stands otherwise */
-        if (!skip_invalid || (st != BL_EFORMAT && st != BL_ERANGE)) goto fail;
+        /* only a row's own fault is skipped, and only when asked; the first one stands otherwise (and an
+         * unclosed quote, which swallowed the rest of the file, is no single row's) */
+        if (!skip_invalid || (st != BL_EFORMAT && st != BL_ERANGE) || bl_reader_fatal(r)) goto fail;
         if (ds->n_skipped < BL_DATASET_SKIPPED_KEPT) {
             char *msg = err ? bl_strdup(err->message) : bl_strdup("invalid row");
             char **ns = realloc(ds->skipped, (ds->n_skipped + 1) * sizeof *ns);
@@ -567,12 +601,18 @@ bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *sc
 bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
                               const bl_schema *schema, const bl_encode_settings *settings,
                               bl_dataset **out, bl_error *err) {
+    return bl_dataset_load_mem_skip(name, data, len, delim, schema, settings, 0, out, err);
+}
+
+bl_status bl_dataset_load_mem_skip(const char *name, const void *data, size_t len, char delim,
+                                   const bl_schema *schema, const bl_encode_settings *settings, int skip_invalid,
+                                   bl_dataset **out, bl_error *err) {
     BL_CHECK_ARG(name && schema && out, err, "dataset: NULL argument");
     *out = NULL;
     bl_reader *r;
     bl_status st = bl_reader_open_mem(&r, name, data, len, delim, err);
     if (st != BL_OK) return st;
-    st = load_from_reader(r, schema, settings, 0, out, err);
+    st = load_from_reader(r, schema, settings, skip_invalid, out, err);
     bl_reader_free(r);
     return st;
 }
@@ -699,15 +739,21 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
     if (!s) return bl_seterr(err, BL_ENOMEM, "out of memory");
     s->settings = ds->settings;
     s->data_hash = ds->data_hash;
+    s->header_lines[0] = ds->header_lines[0];
+    s->header_lines[1] = ds->header_lines[1];
     s->n_rows = n;
     s->name = bl_strdup(ds->name);
+    s->runtime_column = ds->runtime_column ? bl_strdup(ds->runtime_column) : NULL;
+    s->runtime_unit = ds->runtime_unit;
     s->scale_out = malloc(nn * sizeof *s->scale_out);
     s->runtime_s = malloc(nn * sizeof *s->runtime_s);
     s->src_row = malloc(nn * sizeof *s->src_row);
+    s->src_lines = malloc(2 * nn * sizeof *s->src_lines);
     s->context = malloc(nn * sizeof *s->context);
     s->props = calloc(ds->n_props ? ds->n_props : 1, sizeof *s->props);
     remap = malloc((ds->n_contexts ? ds->n_contexts : 1) * sizeof *remap);
-    if (!s->name || !s->scale_out || !s->runtime_s || !s->src_row || !s->context || !s->props || !remap)
+    if (!s->name || (ds->runtime_column && !s->runtime_column) || !s->scale_out || !s->runtime_s || !s->src_row ||
+        !s->src_lines || !s->context || !s->props || !remap)
         goto oom;
     s->n_props = ds->n_props;
     for (size_t p = 0; p < ds->n_props; p++) {
@@ -734,6 +780,8 @@ bl_status bl_dataset_subset(const bl_dataset *ds, const size_t *rows, size_t n, 
         s->scale_out[i] = ds->scale_out[r];
         s->runtime_s[i] = ds->runtime_s[r];
         s->src_row[i] = ds->src_row[r];
+        s->src_lines[2 * i] = ds->src_lines[2 * r];
+        s->src_lines[2 * i + 1] = ds->src_lines[2 * r + 1];
         uint32_t c = ds->context[r];
         if (remap[c] == UINT32_MAX) remap[c] = (uint32_t)nc++;
         s->context[i] = remap[c];

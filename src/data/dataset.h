@@ -7,7 +7,8 @@
  * (the scale-out and the runtime never count). Contexts and distinct values are numbered in order
  * of first appearance in the file, so a data set always loads to the same numbering.
  *
- * Errors name "FILE:LINE:COLUMN" (header = line 1) for every bad field: a missing number,
+ * Errors name "FILE:LINE:COLUMN" (header = line 1; the line the field is on, bl_reader_where) for
+ * every bad field: a missing number,
  * non-numeric text, NaN/infinity, a negative or non-integral number or one ≥ 2^39 in a number
  * property, a scale-out that is not a whole number in 1..BL_SCALE_OUT_MAX, runtime ≤ 0 or above
  * BL_RUNTIME_MAX_S seconds, plus everything the reader and schema parser reject. A missing column's
@@ -56,9 +57,14 @@ typedef struct bl_dataset {
     size_t             n_rows;
     double            *scale_out;     /* [n_rows] whole numbers in 1..BL_SCALE_OUT_MAX */
     double            *runtime_s;     /* [n_rows] seconds in (0, BL_RUNTIME_MAX_S] */
+    char              *runtime_column; /* the data file's runtime column, as the schema names it */
+    const char        *runtime_unit;  /* its unit as the schema writes it: "s", "ms", "min" or "h" (static) */
     uint32_t          *context;       /* [n_rows] index into contexts */
     size_t            *src_row;       /* [n_rows] 0-based data-row index in the file (header excluded,
                                          blank lines not counted) */
+    size_t            *src_lines;     /* [n_rows][2] the first and last line (1-based) of each row in the
+                                         file: more than one when a quoted field holds line breaks */
+    size_t             header_lines[2]; /* the same for the header */
     size_t             n_contexts;
     bl_context        *contexts;      /* [n_contexts] */
     size_t             n_props;
@@ -80,7 +86,8 @@ bl_status bl_dataset_load_schema(const char *data_path, const bl_schema *schema,
 /* The same, but with skip_invalid = 1 a row with an invalid field (a number that is not one, a
  * blank runtime, a scale-out that is no number of machines, a ragged row, invalid UTF-8) is left out
  * and named in ds->skipped instead of failing the load; with every row invalid it still fails.
- * Errors of the file itself (header, missing columns, reading) fail as always. */
+ * Errors of the file itself (header, missing columns, reading) fail as always. Without it, a blank,
+ * non-numeric or non-positive runtime's message names both fixes: the row, or skip_invalid. */
 bl_status bl_dataset_load_skip(const char *data_path, const char *schema_path, char delim,
                                const bl_encode_settings *settings, int skip_invalid, bl_dataset **out, bl_error *err);
 bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *schema, char delim,
@@ -90,6 +97,9 @@ bl_status bl_dataset_load_schema_skip(const char *data_path, const bl_schema *sc
 bl_status bl_dataset_load_mem(const char *name, const void *data, size_t len, char delim,
                               const bl_schema *schema, const bl_encode_settings *settings,
                               bl_dataset **out, bl_error *err);
+bl_status bl_dataset_load_mem_skip(const char *name, const void *data, size_t len, char delim,
+                                   const bl_schema *schema, const bl_encode_settings *settings, int skip_invalid,
+                                   bl_dataset **out, bl_error *err);
 
 /* A copy of ds (every row) whose number properties are encoded with `numbers` (a BL_ENC_NUMBERS_*
  * value; RANGE without bounds is LOG, BOTH is BINARY) and whose settings say so. */

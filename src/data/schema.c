@@ -35,6 +35,16 @@ const char *bl_schema_known_list(void) {
            "memory, slots, or x_<anything>";
 }
 
+/* The runtime units a schema may name; runtimes are kept in seconds. */
+static const struct runtime_unit {
+    const char *name, *words;
+    double      to_s;
+} runtime_units[] = {
+    { "s", "seconds", 1.0 }, { "ms", "milliseconds", 1e-3 }, { "min", "minutes", 60.0 }, { "h", "hours", 3600.0 },
+};
+
+#define UNITS_LIST "s, ms, min or h (seconds, milliseconds, minutes, hours)"
+
 #define MAX_TOK 256
 
 typedef struct tok {
@@ -250,11 +260,15 @@ static bl_status parse_line(parser *ps, bl_schema *s, char *line, int *seen_scal
     }
     if (strcmp(d, "runtime") == 0) {
         if (*seen_runtime) return err_at(ps, &t[0], 0, "runtime given twice", NULL);
-        if (n < 3) return err_at(ps, NULL, eol_col, "runtime takes a column name and a unit (s or ms)", NULL);
+        if (n < 3) return err_at(ps, NULL, eol_col, "runtime takes a column name and a unit: " UNITS_LIST, NULL);
         if (n > 3) return err_at(ps, &t[3], 0, "runtime: extra token", t[3].s);
-        if (strcmp(t[2].s, "s") == 0) s->runtime_to_s = 1.0;
-        else if (strcmp(t[2].s, "ms") == 0) s->runtime_to_s = 1e-3;
-        else return err_at(ps, &t[2], 0, "runtime unit must be s or ms, found", t[2].s);
+        const struct runtime_unit *u = NULL;
+        for (size_t i = 0; i < sizeof runtime_units / sizeof runtime_units[0] && !u; i++)
+            if (strcmp(t[2].s, runtime_units[i].name) == 0) u = &runtime_units[i];
+        if (!u) return err_at(ps, &t[2], 0, "runtime unit must be " UNITS_LIST ", found", t[2].s);
+        s->runtime_to_s = u->to_s;
+        s->runtime_unit = u->name;
+        s->runtime_unit_words = u->words;
         *seen_runtime = 1;
         return ref_set(ps, &s->runtime, &t[1]);
     }

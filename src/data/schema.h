@@ -4,7 +4,7 @@
  *   # comment (to the end of the line, outside quotes)
  *   bellamy-schema 1                          optional; the format version
  *   scale_out      COLUMN
- *   runtime        COLUMN s|ms
+ *   runtime        COLUMN s|ms|min|h          seconds, milliseconds, minutes or hours
  *   property NAME  essential|optional  number|text  SOURCE
  *   cluster_totals COLUMN...                  columns that are cluster totals (any number of lines)
  *
@@ -67,7 +67,9 @@ typedef struct bl_schema {
     char           *name;         /* file name or label, for messages */
     bl_schema_ref   scale_out;
     bl_schema_ref   runtime;
-    double          runtime_to_s; /* 1 for s, 0.001 for ms */
+    double          runtime_to_s; /* 1 for s, 0.001 for ms, 60 for min, 3600 for h */
+    const char     *runtime_unit; /* the unit as written: "s", "ms", "min" or "h" (static) */
+    const char     *runtime_unit_words; /* the same for messages: "seconds", ... (static) */
     size_t          n_props;
     bl_schema_prop *props;        /* [n_props] in file order */
     size_t          n_totals;
