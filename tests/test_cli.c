@@ -920,6 +920,12 @@ START_TEST(test_runtime_units_cli) {
                "the row", "%s --model user.h5 --history h0.csv --schema h.schema --scale-out 4..12", g_predict);
     EXPECT_ERR(1, "hours.schema:4:21: runtime unit must be s, ms, min or h (seconds, milliseconds, minutes, hours), "
                "found 'hours'", "%s evaluate --model user.h5 --data h.csv --schema hours.schema", g_train);
+    /* info says the unit of the data a model was trained on (its predictions are in seconds) */
+    EXPECT(0, "%s pretrain --data h.csv --schema h.schema --out h.h5 --trials 1 --epochs 5 --grace 5 --members 1 "
+              "--threads 1 --quiet --calibrate off && %s info --model h.h5", g_train, g_train);
+    ck_assert_msg(strstr(g_out, ", runtimes 2700..5400 s (read from column 'wall_time_h' in h); "), "%s", g_out);
+    EXPECT(0, "%s info --model h.h5 --json", g_train);
+    ck_assert_msg(strstr(g_out, "\"runtime_column\":\"wall_time_h\",\"runtime_unit\":\"h\""), "%s", g_out);
 }
 END_TEST
 

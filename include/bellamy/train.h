@@ -250,6 +250,10 @@ typedef struct bl_training_info {
     const char *target_scale;     /* "seconds", "mean" or "log" */
     double target_scale_s;        /* runtime = network output × this */
     int finetune_recorded;        /* 1: the last fine-tuning's runs and context are recorded (0.5 and later) */
+    const char *runtime_column;   /* the runtime's column in the data it was trained on (stored schema;
+                                     "" when it stores none) (0.7) */
+    const char *runtime_unit;     /* that column's unit: "s", "ms", "min" or "h" ("" likewise); predictions
+                                     are in seconds whatever it is (0.7) */
 } bl_training_info;
 
 BL_API bl_status bl_predictor_training(const bl_predictor *p, bl_training_info *out);

@@ -546,6 +546,8 @@ bl_status bl_predictor_training(const bl_predictor *p, bl_training_info *out) {
     out->target_scale = target_name(m->target_scaling);
     out->target_scale_s = m->target_scale;
     out->finetune_recorded = m->tuned.known;
+    out->runtime_column = p->schema && p->schema->runtime.name ? p->schema->runtime.name : "";
+    out->runtime_unit = p->schema && p->schema->runtime_unit ? p->schema->runtime_unit : "";
     return BL_OK;
 }
 

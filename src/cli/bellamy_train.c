@@ -1485,6 +1485,10 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         printf("],\"pretraining\":{\"pretrained\":%s,\"rows\":%lld,\"contexts\":%lld,\"data_hash\":\"%016llx\","
                "\"created\":", mi.pretrained ? "true" : "false", mi.rows, mi.contexts, ti.data_hash);
         bl_cli_json_str(mi.created);
+        printf(",\"runtime_column\":");
+        bl_cli_json_str(ti.runtime_column);
+        printf(",\"runtime_unit\":");
+        bl_cli_json_str(ti.runtime_unit);
         printf(",\"epochs\":%lld,\"val_rows\":%lld,\"best_val_loss\":", mi.epochs, ti.val_rows);
         bl_cli_json_num(mi.best_val_loss);
         printf(",\"scale_out_min\":");
@@ -1668,6 +1672,8 @@ static int cmd_info(const char *prog, int argc, char **argv) {
         printf("pre-training: %s; %lld rows, %lld contexts, scale-outs %.10g..%.10g", mi.pretrained ? "yes" : "no (trained from scratch)",
                mi.rows, mi.contexts, rg.scale_out_min, rg.scale_out_max);
         if (isfinite(rg.runtime_min_s)) printf(", runtimes %.6g..%.6g s", rg.runtime_min_s, rg.runtime_max_s);
+        if (ti.runtime_column[0]) /* the data's own unit, which predictions never use (always seconds) */
+            printf(" (read from column '%s' in %s)", ti.runtime_column, ti.runtime_unit);
         /* a fine-tuning before 0.6 rewrote `created`: then it is the last save's, not the pre-training's */
         printf("; data xxh64:%016llx; %s %s\n", ti.data_hash,
                mi.finetune_runs > 0 && !(mi.finetune_created && mi.finetune_created[0]) ? "last saved" : "pre-trained",
