@@ -92,15 +92,19 @@ START_TEST(write_rows_and_a_schema_that_loads) {
     ck_assert(c.added == 4 && c.kept == 0 && c.already == 0 && c.schema_written == 1);
     const char *text = read_all(data);
     ck_assert_msg(strncmp(text, "app_id\tattempt\tengine\tname\tversion\tmaster\tdeploy_mode\tstart_time\truntime_s\thosts\t"
-                                "executors\tdynamic_allocation\texecutor_cores\texecutor_memory_mb\tinput_mb\tinput_bytes\t"
+                                "executors\tdynamic_allocation\texecutor_cores\texecutor_memory_mb\ttotal_cores\ttotal_memory_mb\tinput_mb\t"
+                                "input_bytes\t"
                                 "shuffle_read_bytes\tshuffle_write_bytes\tstate\targs\tmachine_type\n", 200) == 0, "%s", text);
     ck_assert_msg(strstr(text, "\napplication_1_0001\t1\tspark\tgrep\t3.5.1\tyarn\t\t2023-11-14T22:13:20.000Z\t120.500\t4\t"
-                               "8\t\t4\t4096\t2000\t2000000000\t\t\tcomplete\t--pattern foo bar\tc5.xlarge\n"), "%s", text);
+                               "8\t\t4\t4096\t32\t32768\t2000\t2000000000\t\t\tcomplete\t--pattern foo bar\tc5.xlarge\n"), "%s", text);
     const char *sch = read_all(schema);
     ck_assert_msg(strstr(sch, "\nscale_out hosts") && strstr(sch, "\nruntime runtime_s s\n") &&
                   strstr(sch, "\nproperty job_type essential text column name\n") &&
                   strstr(sch, "\nproperty data_size_MB essential number column input_mb\n") &&
                   strstr(sch, "\nproperty machine_type essential text column machine_type") &&
+                  strstr(sch, "\nproperty slots optional number column total_cores\n") &&
+                  strstr(sch, "\nproperty memory optional number column total_memory_mb\n") &&
+                  strstr(sch, "\ncluster_totals total_cores total_memory_mb\n") &&
                   strstr(sch, "\nproperty x_site essential text const \"our \\\"yarn\\\"\"\n"), "%s", sch);
     /* the data reader takes the pair: 4 runs in 2 contexts (the machine type differs) */
     bl_data *d = NULL;
@@ -108,6 +112,9 @@ START_TEST(write_rows_and_a_schema_that_loads) {
     bl_data_summary sum;
     bl_data_summarize(d, &sum);
     ck_assert_uint_eq(sum.rows, 4);
+    long slots = bl_data_find_property(d, "slots");
+    bl_data_prop pr;
+    ck_assert(slots >= 0 && bl_data_property(d, (size_t)slots, &pr) == BL_OK && pr.cluster_total);
     ck_assert_double_eq(sum.scale_out_min, 2);
     ck_assert_double_eq(sum.runtime_max_s, 230);
     bl_data_free(d);

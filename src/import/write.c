@@ -21,11 +21,12 @@
 /* The fixed columns, in file order. */
 static const char *const COLS[] = {"app_id", "attempt", "engine", "name", "version", "master", "deploy_mode",
                                    "start_time", "runtime_s", "hosts", "executors", "dynamic_allocation",
-                                   "executor_cores", "executor_memory_mb", "input_mb", "input_bytes",
+                                   "executor_cores", "executor_memory_mb", "total_cores", "total_memory_mb",
+                                   "input_mb", "input_bytes",
                                    "shuffle_read_bytes", "shuffle_write_bytes", "state", "args"};
 enum { N_COLS = sizeof COLS / sizeof COLS[0] };
 enum { C_APP, C_ATTEMPT, C_ENGINE, C_NAME, C_VERSION, C_MASTER, C_DEPLOY, C_START, C_RUNTIME, C_HOSTS, C_EXECUTORS,
-       C_DYNAMIC, C_CORES, C_MEMORY, C_INPUT_MB, C_INPUT, C_SHUFFLE_R, C_SHUFFLE_W, C_STATE, C_ARGS };
+       C_DYNAMIC, C_CORES, C_MEMORY, C_TOTAL_CORES, C_TOTAL_MEMORY, C_INPUT_MB, C_INPUT, C_SHUFFLE_R, C_SHUFFLE_W, C_STATE, C_ARGS };
 
 const char *const *bl_import_columns(size_t *n) {
     *n = N_COLS;
@@ -130,6 +131,10 @@ static int fill_row(row *r, const bl_run_record *rec, const bl_import_plan *p) {
     r->f[C_DYNAMIC] = bl_strdup(rec->dynamic_allocation < 0 ? "" : rec->dynamic_allocation ? "true" : "false");
     r->f[C_CORES] = field_long(rec->executor_cores);
     r->f[C_MEMORY] = field_num(rec->executor_memory_mb, 1);
+    /* what the cluster had at the peak: cluster totals, as C3O's slots and memory (per machine × machines) */
+    const double n = rec->executors >= 1 ? (double)rec->executors : NAN;
+    r->f[C_TOTAL_CORES] = field_num(rec->executor_cores >= 1 ? n * (double)rec->executor_cores : NAN, 1);
+    r->f[C_TOTAL_MEMORY] = field_num(n * rec->executor_memory_mb, 1);
     r->f[C_INPUT_MB] = field_num(rec->input_bytes / 1e6, 1);
     r->f[C_INPUT] = field_num(rec->input_bytes, 1);
     r->f[C_SHUFFLE_R] = field_num(rec->shuffle_read_bytes, 1);
@@ -247,15 +252,15 @@ static bl_status write_schema(const char *path, const table *t, const bl_import_
         else fprintf(f, "# data_size_MB: left out, some runs report no input bytes (column input_mb)\n");
     }
     if (!user_names(p, "environment")) fprintf(f, "property environment essential text column master\n");
-    if (!user_names(p, "x_executor_cores")) {
-        if (known_in_all(t, C_CORES)) fprintf(f, "property x_executor_cores optional number column executor_cores\n");
-        else fprintf(f, "# x_executor_cores: left out, unknown for some runs (column executor_cores)\n");
-    }
-    if (!user_names(p, "x_executor_memory_mb")) {
-        if (known_in_all(t, C_MEMORY))
-            fprintf(f, "property x_executor_memory_mb optional number column executor_memory_mb\n");
-        else fprintf(f, "# x_executor_memory_mb: left out, unknown for some runs (column executor_memory_mb)\n");
-    }
+    /* the cluster's cores and memory as totals (the schema's cluster_totals: the model reads them per
+     * machine as it reads the scale-out), as C3O's slots and memory */
+    const int slots = !user_names(p, "slots") && known_in_all(t, C_TOTAL_CORES);
+    const int memory = !user_names(p, "memory") && known_in_all(t, C_TOTAL_MEMORY);
+    if (slots) fprintf(f, "property slots optional number column total_cores\n");
+    else if (!user_names(p, "slots")) fprintf(f, "# slots: left out, the executors' cores are unknown for some runs\n");
+    if (memory) fprintf(f, "property memory optional number column total_memory_mb\n");
+    else if (!user_names(p, "memory")) fprintf(f, "# memory: left out, the executors' memory is unknown for some runs\n");
+
     for (size_t k = 0; k < p->n_props; k++)
         fprintf(f, "property %s essential text column %s  # from %s\n", p->prop_name[k], p->prop_name[k],
                 p->prop_key[k]);
@@ -267,6 +272,8 @@ static bl_status write_schema(const char *path, const table *t, const bl_import_
         }
         fprintf(f, "\"\n");
     }
+    if (slots || memory)
+        fprintf(f, "cluster_totals%s%s\n", slots ? " total_cores" : "", memory ? " total_memory_mb" : "");
     return bl_file_out_commit(o, err);
 }
 
