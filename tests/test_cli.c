@@ -495,7 +495,7 @@ START_TEST(test_runs_schema_checked) {
                   strstr(g_out, "\n# mean relative error over 48 contexts x scale-outs: "), "%s", g_out);
     EXPECT(0, "%s evaluate --model model.h5 --data synth.tsv --json", g_train);
     ck_assert_msg(strstr(g_out, "\"contexts\":8,\"context_labels\":[\"machine_type=") &&
-                  strstr(g_out, "{\"context\":7,\"scale_out\":12,\"runs\":3,"), "%s", g_out);
+                  strstr(g_out, "{\"context\":8,\"scale_out\":12,\"runs\":3,"), "%s", g_out);
     /* runs of another job through the model's stored schema (issue 24): the model named with what it was
      * pre-trained for, and both ways out, not an invitation to rename a column */
     EXPECT(0, "printf 'nodes,instance,runtime\\n4,m5,100\\n8,m5,60\\n' > other-job.csv");
@@ -508,6 +508,11 @@ START_TEST(test_runs_schema_checked) {
     EXPECT_ERR(1, other, "%s --model model.h5 %s --scale-out 2..4 --history other-job.csv", g_predict, g_sets);
     EXPECT_ERR(1, other, "%s evaluate --model model.h5 --data other-job.csv", g_train);
     /* one column of seven renamed: named with its place in the stored schema and the closest names */
+    /* the scale-out's column renamed (the issue's own case): a rename, with its did-you-mean, not another job */
+    EXPECT(0, "sed '1s/instance_count/instance/' runs.tsv > renamed-x.tsv");
+    EXPECT_ERR(1, "renamed-x.tsv:1:1: missing column 'instance_count', which model 'synth' reads (schema stored in the "
+               "model:", "%s --model model.h5 %s --scale-out 2..4 --history renamed-x.tsv", g_predict, g_sets);
+    ck_assert_msg(strstr(g_err, "did you mean 'instance'?") && !strstr(g_err, "another job's:"), "%s", g_err);
     EXPECT(0, "sed '1s/iterations/iteration/' runs.tsv > renamed.tsv");
     EXPECT_ERR(1, "renamed.tsv:1:1: missing column 'iterations', which model 'synth' reads (schema stored in the model:",
                "%s finetune --model model.h5 --data renamed.tsv --out x.h5", g_train);
@@ -822,7 +827,7 @@ START_TEST(test_info_and_json) {
     EXPECT(0, "%s evaluate --model info-tuned.h5 --name tuned --data user-runs.csv --json > eval.json && cat eval.json",
            g_train);
     ck_assert_msg(strstr(g_out, "\"runs\":3,\"skipped_rows\":0,\"contexts\":1,\"context_labels\":[\"machine_type=m5.2xlarge; "
-                                "job_args=q3; data_size_MB=200; environment=private yarn\"],\"scale_outs\":[{\"context\":0,"
+                                "job_args=q3; data_size_MB=200; environment=private yarn\"],\"scale_outs\":[{\"context\":1,"
                                 "\"scale_out\":4,\"runs\":1,\"measured_mean_s\":") &&
                   strstr(g_out, "\"mean_relative_error\":"), "%s", g_out);
     assert_shortest_numbers(g_out);
@@ -865,8 +870,8 @@ END_TEST
  * why it was skipped, without the advice. */
 START_TEST(test_invalid_runtime_fix) {
     const char *msg = "nan-runs.csv:5:39: column 'wall_time_s' (runtime): 'NaN' is not a positive number of seconds; "
-                      "fix or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
-                      "bellamy-predict)\n";
+                      "fix or remove the row, or skip such rows with skip_invalid (--skip-invalid of bellamy-train "
+                      "pretrain, finetune, evaluate and inspect, and of bellamy-predict)\n";
     EXPECT(0, "cp user-runs.csv nan-runs.csv && printf 'r9003,2024-04-03,q3,m5.2xlarge,16,200,NaN\\n' >> nan-runs.csv");
     EXPECT_ERR(1, msg, "%s finetune --model user.h5 --data nan-runs.csv --out s.h5", g_train);
     EXPECT_ERR(1, msg, "%s evaluate --model user.h5 --data nan-runs.csv", g_train);
@@ -887,8 +892,8 @@ START_TEST(test_invalid_runtime_fix) {
     EXPECT_ERR(1, "neg-runs.csv:5:39: column 'wall_time_s' (runtime): '-3.5' is not a positive number of seconds; fix "
                "or remove the row, or skip such rows", "%s finetune --model user.h5 --data neg-runs.csv --out s.h5", g_train);
     EXPECT_ERR(1, "blank-runs.csv:5:39: column 'wall_time_s' (runtime) is empty, not a positive number of seconds; fix "
-               "or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train and "
-               "bellamy-predict)", "%s --model user.h5 --history blank-runs.csv --scale-out 4..12", g_predict);
+               "or remove the row, or skip such rows with skip_invalid (--skip-invalid of bellamy-train pretrain, "
+               "finetune, evaluate and inspect, and of bellamy-predict)", "%s --model user.h5 --history blank-runs.csv --scale-out 4..12", g_predict);
 }
 END_TEST
 
@@ -1365,6 +1370,9 @@ START_TEST(test_sim_options) {
                "/proc/g.png", g_sim);
     EXPECT_ERR(1, "--save-workload /proc/w.tsv: cannot create a temporary file", "%s --workload paper --policy rr "
                "--save-workload /proc/w.tsv", g_sim);
+    EXPECT_ERR(2, "--gantt draws a box for every run segment of every job: 20001 jobs are more than a chart can show",
+               "%s --workload poisson:20001 --policy rr --gantt big.svg --save-workload big.tsv", g_sim);
+    EXPECT(0, "test ! -e big.svg && test ! -e big.tsv");
     EXPECT(0, "mkdir -p paper && %s --workload paper --policy rr > /dev/null && rmdir paper", g_sim);
     EXPECT_ERR(2, "unknown option '--version2'", "%s --workload hybrid --policy fifo-gpu --version2", g_sim);
     EXPECT_ERR(2, "--json takes no value", "%s --workload hybrid --policy fifo-gpu --json=1", g_sim);

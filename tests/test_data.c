@@ -584,8 +584,8 @@ END_TEST
  * both ways out: fix or remove the row, or skip such rows (skip_invalid; --skip-invalid in the
  * programs). Loaded with skip_invalid the row is skipped, and its note does not repeat the advice. */
 START_TEST(test_invalid_runtime_says_the_fix) {
-    const char *fix = "; fix or remove the row, or skip such rows with skip_invalid (--skip-invalid in bellamy-train "
-                      "and bellamy-predict)";
+    const char *fix = "; fix or remove the row, or skip such rows with skip_invalid (--skip-invalid of bellamy-train "
+                      "pretrain, finetune, evaluate and inspect, and of bellamy-predict)";
     static const struct { const char *t, *msg; } cases[] = {
         { "NaN", "bad.tsv:3:3: column 't' (runtime): 'NaN' is not a positive number of seconds" },
         { "0", "bad.tsv:3:3: column 't' (runtime): '0' is not a positive number of seconds" },

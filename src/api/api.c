@@ -1109,8 +1109,12 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     if (confident) snprintf(conf, sizeof conf, " at confidence %g", o->confidence);
     const char *what = confident ? "whose upper bound meets" : "meeting";
     if (out->fallback) {
-        snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target%s; the fastest "
-                 "of %zu instead", target, conf, n_ok);
+        if (n_ok == 1)
+            snprintf(out->reason, sizeof out->reason, "the only candidate is not predicted to meet the %g s target%s",
+                     target, conf);
+        else
+            snprintf(out->reason, sizeof out->reason, "no candidate is predicted to meet the %g s target%s; the fastest "
+                     "of %zu instead", target, conf, n_ok);
     } else if (o->goal == BL_GOAL_FASTEST) { /* one candidate is not "the fastest of 1" */
         char of[64] = "the only candidate";
         if (n_ok != 1) snprintf(of, sizeof of, "fastest of %zu candidates", n_ok);
@@ -1118,11 +1122,17 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
                  target > 0 ? (confident ? " (its upper bound meets the runtime target)" : " (meets the runtime target)")
                             : "");
     } else if (o->goal == BL_GOAL_SMALLEST && !confident) {
-        snprintf(out->reason, sizeof out->reason, "smallest scale-out predicted to finish within %g s (%zu of %zu do)",
-                 target, n_met, n_ok);
+        if (n_ok == 1)
+            snprintf(out->reason, sizeof out->reason, "the only candidate, predicted to finish within %g s", target);
+        else
+            snprintf(out->reason, sizeof out->reason, "smallest scale-out predicted to finish within %g s (%zu of %zu "
+                     "do)", target, n_met, n_ok);
     } else if (o->goal == BL_GOAL_SMALLEST) {
-        snprintf(out->reason, sizeof out->reason, "smallest scale-out %s %g s%s (%zu of %zu candidate%s do)", what,
-                 target, conf, n_met, n_ok, n_ok == 1 ? "" : "s");
+        if (n_ok == 1)
+            snprintf(out->reason, sizeof out->reason, "the only candidate, %s %g s%s", what, target, conf);
+        else
+            snprintf(out->reason, sizeof out->reason, "smallest scale-out %s %g s%s (%zu of %zu candidates do)", what,
+                     target, conf, n_met, n_ok);
     } else if (target > 0) {
         snprintf(out->reason, sizeof out->reason, "cheapest (%.4g at %g per machine-hour) of the %zu candidate%s %s "
                  "%g s%s", out->cost, price, n_met, n_met == 1 ? "" : "s", what, target, conf);
@@ -1469,7 +1479,7 @@ bl_status bl_model_check_runs_columns(const bl_model *m, const bl_schema *sc, co
         model_job(m, sc, job, sizeof job);
         bl_reader_header_hint(r, hint, sizeof hint);
         const size_t nc = bl_reader_ncols(r);
-        if (missing * 2 >= wanted || bl_reader_find(r, sc->scale_out.name) < 0 || bl_reader_find(r, sc->runtime.name) < 0) {
+        if (missing * 2 >= wanted) { /* most of them: another job's runs (one renamed column is a rename) */
             st = bl_seterr(err, BL_EFORMAT, "%s:1:1: these runs lack %zu of the %zu columns model '%.60s' reads (%s): they "
                            "look like another job's than the one '%.60s' was pre-trained for (%s); use a model pre-trained "
                            "for their job, or give their own schema (--schema) if only the column names differ%s%s",

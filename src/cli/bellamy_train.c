@@ -813,7 +813,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             bl_eval_row r;
             bl_evaluation_row(ev, i, &r);
             if (json) {
-                printf("%s{\"context\":%zu,\"scale_out\":%s,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", r.context,
+                printf("%s{\"context\":%zu,\"scale_out\":%s,\"runs\":%zu,\"measured_mean_s\":", i ? "," : "", r.context + 1,
                        bl_cli_num(r.scale_out), r.runs);
                 bl_cli_json_num(r.measured_mean_s);
                 printf(",\"predicted_s\":");
@@ -840,7 +840,7 @@ static int cmd_evaluate(const char *prog, int argc, char **argv) {
             printf("# mean relative error over %zu contexts x scale-outs: %.2f%%\n", n_x,
                    100 * bl_evaluation_mean_relative_error(ev));
         } else {
-            printf("# mean relative error over %zu scale-outs: %.2f%%\n", n_x,
+            printf("# mean relative error over %zu scale-out%s: %.2f%%\n", n_x, n_x == 1 ? "" : "s",
                    100 * bl_evaluation_mean_relative_error(ev));
         }
     }

@@ -167,12 +167,14 @@ int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, doub
         }
         memcpy(item, b, (size_t)(e - b));
         item[e - b] = '\0';
+        const int one = strchr(spec, ',') == NULL; /* the list is this item: said once, not twice */
         /* N, or A..B, or A..B:STEP */
         const char *dots = strstr(item, ".."), *colon = dots ? strchr(dots, ':') : NULL;
         double a, bnd, step = 1;
         if (!dots) {
             if (strchr(item, ':')) {
-                bl_cli_error(prog, "--%s '%s': '%s': a step belongs to a range (A..B:STEP)", flag, shown, item);
+                bl_cli_error(prog, "--%s '%s': %s%s%sa step belongs to a range (A..B:STEP)", flag, shown, one ? "" : "'",
+                             one ? "" : item, one ? "" : "': ");
                 goto usage;
             }
             if (scale_out_number(prog, flag, shown, item, max_value, &a)) goto usage;
@@ -182,8 +184,8 @@ int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, doub
             snprintf(num[1], sizeof num[1], "%.*s", (int)((colon ? colon : item + strlen(item)) - dots - 2), dots + 2);
             snprintf(num[2], sizeof num[2], "%s", colon ? colon + 1 : "1");
             if (strstr(dots + 2, "..")) {
-                bl_cli_error(prog, "--%s '%s': '%s': a range is A..B or A..B:STEP, e.g. 2..12 or 4..60:4", flag, shown,
-                             item);
+                bl_cli_error(prog, "--%s '%s': %s%s%sa range is A..B or A..B:STEP, e.g. 2..12 or 4..60:4", flag, shown,
+                             one ? "" : "'", one ? "" : item, one ? "" : "': ");
                 goto usage;
             }
             if (scale_out_number(prog, flag, shown, num[0], max_value, &a) ||
@@ -191,7 +193,8 @@ int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, doub
                 goto usage;
             if (bl_cli_number(num[2], &step) != 0 || !(step >= 1) || step != floor(step) ||
                 strspn(num[2], "0123456789") != strlen(num[2])) {
-                bl_cli_error(prog, "--%s '%s': '%s': the step '%s' is not a whole number >= 1", flag, shown, item, num[2]);
+                bl_cli_error(prog, "--%s '%s': %s%s%sthe step '%s' is not a whole number >= 1", flag, shown, one ? "" : "'",
+                             one ? "" : item, one ? "" : "': ", num[2]);
                 goto usage;
             }
             if (bnd < a) {

@@ -37,6 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define GANTT_JOBS_MAX 20000 /* jobs a Gantt chart draws (a box per run segment); --plot has no limit */
+
 #define MAXPOL 16
 
 static void usage(FILE *f) {
@@ -545,8 +547,15 @@ int main(int argc, char **argv) {
         if (bad_value) rc = 2;
         goto done;
     }
-    if (save && bl_sched_workload_save(w, save, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
     size_t n = bl_sched_workload_njobs(w);
+    if (gantt && n > GANTT_JOBS_MAX) { /* a box per run segment: 200000 jobs drew a 258 MB picture */
+        fprintf(stderr, "dbmlsched-sim: --gantt draws a box for every run segment of every job: %zu jobs are more than "
+                "a chart can show (at most %d); use --plot for the jobs in the system over time, or a smaller "
+                "workload\n", n, GANTT_JOBS_MAX);
+        rc = 2;
+        goto done;
+    }
+    if (save && bl_sched_workload_save(w, save, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); goto done; }
     int with_jobs = jobs >= 0 ? jobs : n <= 200;
     for (int p = 0; p < np; p++) {
         bl_sched_config cfg;

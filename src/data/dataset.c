@@ -255,7 +255,8 @@ static bl_status runtime_field(const bl_reader *r, size_t j, const char *text, c
     char at[1200];
     const char *unit = sc->runtime_unit_words;
     const char *fix = skip_invalid ? "" : "; fix or remove the row, or skip such rows with skip_invalid "
-                                          "(--skip-invalid in bellamy-train and bellamy-predict)";
+                                          "(--skip-invalid of bellamy-train pretrain, finetune, evaluate and inspect, "
+                                          "and of bellamy-predict)";
     if (text[0] == '\0')
         return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime) is empty, not a positive number of %s%s",
                          WHERE(r, j, at), bl_reader_colname(r, j), unit, fix);
