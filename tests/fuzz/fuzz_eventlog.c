@@ -39,6 +39,20 @@ static void put(const char *path, const uint8_t *p, size_t n) {
     fclose(f);
 }
 
+static const char *const names[] = {"app-plain", "app.zstd", "app.lz4", "app.snappy", "app.lz4.inprogress",
+                                    "eventlog_v2_app/events_1_app.zstd", "eventlog_v2_app/appstatus_app.inprogress",
+                                    "eventlog_v2_app"};
+
+/* At exit: the files of the last input and the folder (libFuzzer ends by exit()). */
+static void clean(void) {
+    char p[4200];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        remove(p);
+    }
+    remove(dir);
+}
+
 static void read_log(const char *path) {
     bl_import_sink sink = {NULL, on_record, on_note};
     bl_error err;
@@ -52,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *t = getenv("TMPDIR");
         snprintf(dir, sizeof dir, "%s/fuzz-eventlog-XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(dir)) abort();
+        atexit(clean);
         char p[4200];
         snprintf(p, sizeof p, "%s/eventlog_v2_app", dir);
         mkdir(p, 0700);
@@ -59,14 +74,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         put(p, NULL, 0);
     }
     char path[4200];
-    snprintf(path, sizeof path, "%s/app-plain", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, names[0]);
     put(path, data, size);
     read_log(path);
     if (size == 0) return 0;
-    static const char *const names[] = {"app.zstd", "app.lz4", "app.snappy", "app.lz4.inprogress",
-                                        "eventlog_v2_app/events_1_app.zstd"};
     const unsigned pick = data[0] % 5u;
-    snprintf(path, sizeof path, "%s/%s", dir, names[pick]);
+    snprintf(path, sizeof path, "%s/%s", dir, names[1 + pick]);
     put(path, data + 1, size - 1);
     if (pick == 4) snprintf(path, sizeof path, "%s/eventlog_v2_app", dir);
     read_log(path);
