@@ -84,7 +84,8 @@ typedef struct bl_import_sink {
  * one record per application attempt found (a record's state says whether it ended and succeeded).
  * BL_EIO naming the file when it cannot be read; BL_EFORMAT "FILE:LINE: ..." when it is no event log
  * at all (its first event is no JSON object with "Event") or a compressed stream is cut or damaged
- * (what was read up to there is not used: never half a record). */
+ * (what was read up to there is not used: never half a record); BL_EUNSUPPORTED for Spark's LZF codec
+ * (".lzf"), saying what to do instead. */
 bl_status bl_spark_read_log(const char *path, const bl_import_sink *sink, bl_error *err);
 
 /* 1 when path looks like a Spark event log (by its name: a codec extension, "eventlog_v2_" folder, or
