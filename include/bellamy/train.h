@@ -1,6 +1,7 @@
 /* train.h — the training face of libbellamy: data files read through a schema, pre-training, a fresh
  * untrained predictor, fine-tuning on data read that way, evaluation on a data file, what a model
- * records about its training, model-file checks, and the synthetic corpus.
+ * records about its training, model-file checks, the synthetic corpus, and run histories imported from
+ * Spark event logs and Flink job archives.
  *
  * The conventions of bellamy.h hold: every function returns a bl_status (BL_OK is 0) and fills the
  * optional bl_error* (may be NULL) with a one-line message naming the file, line, field or option and
@@ -364,6 +365,69 @@ BL_API int bl_corpus_shape(const char *name);
  * replaced whole or not at all; *rows and *contexts (may be NULL) receive the counts written. */
 BL_API bl_status bl_corpus_write(const bl_corpus_opts *o, const char *dir, const char *stem, size_t *rows,
                                  size_t *contexts, bl_error *err);
+
+/* ==== run histories (0.7) =========================================================================
+ *
+ * Spark event logs and Flink job archives, as clusters keep them, imported as a data file of runs and
+ * a schema to edit (bellamy-train import; the columns: datasets/README.md). Each Spark application
+ * attempt or Flink job is one run: its runtime (end − start), its scale-out (executor hosts, or
+ * executors), what it read and how it was configured. Runs still being written or that never ended
+ * are left out, and failed ones unless asked for; every run or file left out is named, with why, in
+ * the result's notes. Logs: plain or compressed with Spark's codecs (zstd, lz4, snappy), single files
+ * or rolling logs' folders; folders are searched recursively. */
+
+enum { BL_IMPORT_HOSTS = 0, BL_IMPORT_EXECUTORS = 1 };
+
+typedef struct bl_import_opts {
+    size_t size;                     /* sizeof(bl_import_opts), set by bl_import_opts_init */
+    int    scale_out;                /* BL_IMPORT_HOSTS (default): distinct executor hosts when the most
+                                        executors ran; BL_IMPORT_EXECUTORS: that number of executors */
+    int    include_failed;           /* 1: runs with a failed job too (their state column says so) */
+    int    redact;                   /* 1: the job's arguments left out (the args column empty) */
+    const char *const *properties;   /* "NAME=KEY": a property NAME (a schema's name: machine_type, ...,
+                                        or x_<anything>) from the configuration value KEY (a Spark
+                                        property, e.g. spark.yarn.instanceType), a column of its own */
+    size_t n_properties;
+    const char *const *consts;       /* "NAME=VALUE": a constant property of the schema */
+    size_t n_consts;
+    int    group_by_name;            /* 1: the output is a folder holding NAME.tsv and NAME.schema per
+                                        application name (the unit a model is pre-trained for) */
+} bl_import_opts;
+
+BL_API void bl_import_opts_init(bl_import_opts *o);
+
+typedef struct bl_import_result bl_import_result;
+
+typedef struct bl_import_summary {
+    size_t logs;            /* logs read (files, or rolling logs' folders) */
+    size_t logs_failed;     /* of them, unreadable or damaged (named in the notes, skipped) */
+    size_t runs_found;      /* application attempts / jobs in them */
+    size_t skipped;         /* runs left out (named in the notes) */
+    size_t added;           /* rows added to the data file(s) */
+    size_t kept;            /* rows the data file(s) held already, all kept */
+    size_t already;         /* runs the data file(s) held already (not added again) */
+    size_t unknown_events;  /* events of kinds the reader does not know (ignored) */
+    size_t notes;           /* notes (bl_import_note; at most 10000 are kept) */
+    size_t outputs;         /* data files written (bl_import_output) */
+} bl_import_summary;
+
+/* Imports the logs under inputs[0..n) (files or folders) into the data file out (TSV; an existing one
+ * of an earlier import keeps all its rows, and a run it holds is not added again) and the schema
+ * schema_out (NULL: out with the extension .schema), written only where no schema is — yours to edit;
+ * with o->group_by_name, out is an existing folder (and schema_out NULL). Files are replaced whole or
+ * not at all. *res (may be set on error too: its notes say what was read) is freed with
+ * bl_import_result_free. BL_EINVAL when no run can be imported (nothing is written) or for a bad
+ * option (naming it); BL_EIO for an input that cannot be opened or an output that cannot be written;
+ * BL_EFORMAT when out holds another file than an import with these --property columns. */
+BL_API bl_status bl_import_histories(const char *const *inputs, size_t n, const char *out, const char *schema_out,
+                                     const bl_import_opts *o, bl_import_result **res, bl_error *err);
+BL_API void bl_import_result_free(bl_import_result *r);
+BL_API void bl_import_summarize(const bl_import_result *r, bl_import_summary *s);
+/* Note i ("FILE[:LINE]: what, and what was done"), or NULL. */
+BL_API const char *bl_import_note(const bl_import_result *r, size_t i);
+/* Data file i written: its path, its schema's path and the rows added to it. BL_ERANGE past the end. */
+BL_API bl_status bl_import_output(const bl_import_result *r, size_t i, const char **data, const char **schema,
+                                  size_t *added);
 
 #ifdef __cplusplus
 }

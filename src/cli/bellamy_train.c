@@ -16,6 +16,7 @@
  * Not here: library logic (src/), option parsing machinery (cli_util.c).
  */
 #include "cli/cli_util.h"
+#include "cli/train_cmds.h"
 #include "bellamy/bellamy.h"
 #include "bellamy/train.h"
 #include "common/file.h"
@@ -1805,6 +1806,8 @@ static const struct command {
     { "split", "hold one context of a data file out: write its rows and the other rows to two files",
       cmd_split },
     { "synth", "write the synthetic corpus (known runtime curves) and its schema", cmd_synth },
+    { "import", "Spark event logs and Flink job archives into a data file of runs and a schema to edit",
+      bl_train_cmd_import },
 };
 
 static void usage(FILE *f) {
