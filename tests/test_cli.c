@@ -155,9 +155,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_msg(strncmp(g_out, "bellamy-train 0.6.0\nkernels: ", strlen("bellamy-train 0.6.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-train 0.7.0\nkernels: ", strlen("bellamy-train 0.7.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.6.0\nkernels: ", strlen("bellamy-predict 0.6.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.7.0\nkernels: ", strlen("bellamy-predict 0.7.0\nkernels: ")) == 0, "%s", g_out);
     /* the kernel copy in use, capped by BELLAMY_CPU; a value the library cannot read is an error */
     EXPECT(0, "BELLAMY_CPU=generic %s --version", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "kernels: generic ("));
@@ -1343,7 +1343,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.6.0\nkernels: ", strlen("dbmlsched-sim 0.6.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.7.0\nkernels: ", strlen("dbmlsched-sim 0.7.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);
@@ -1386,6 +1386,86 @@ START_TEST(test_sim_options) {
 }
 END_TEST
 
+/* bellamy-train import (issue 25): event logs written for the synthetic corpus's runs by gen-eventlogs
+ * (one per run, every other one zstd) become a data file whose runs read back the same as the corpus
+ * through the schema a user writes; importing again adds nothing; the real logs of ../shared are
+ * imported with every one left out named; bad options and inputs are clear errors, nothing written. */
+START_TEST(test_import_histories) {
+    EXPECT(0, "rm -rf hist && mkdir hist && '%s/tests/gen-eventlogs' --data synth.tsv --schema synth.schema --out-dir hist "
+              "--codec mixed", getenv("BELLAMY_BUILD_ROOT"));
+    ck_assert_msg(strstr(g_out, "144 event logs written"), "%s", g_out);
+    EXPECT(0, "rm -f imp.tsv imp.schema && %s import --out imp.tsv --property machine_type=spark.kubernetes.node.selector."
+              "node.kubernetes.io/instance-type --property environment=spark.bellamy.environment hist", g_train);
+    ck_assert_msg(strstr(g_out, "read 144 logs (0 unreadable, skipped): 144 runs, 0 left out\n") &&
+                  strstr(g_out, "imp.tsv: 144 runs added; schema imp.schema\n"), "%s", g_out);
+    ck_assert_str_eq(g_err, "");
+    EXPECT(0, "cat imp.schema");
+    ck_assert_msg(strstr(g_out, "\nscale_out hosts") && strstr(g_out, "\nproperty job_type essential text column name\n") &&
+                  strstr(g_out, "\nproperty data_size_MB essential number column input_mb\n") &&
+                  strstr(g_out, "\nproperty machine_type essential text column machine_type  # from spark.kubernetes.") &&
+                  strstr(g_out, "\ncluster_totals total_cores total_memory_mb\n"), "%s", g_out);
+    /* the runs as the corpus has them: scale-outs, runtimes (to the millisecond) and sizes */
+    EXPECT(0, "%s inspect --data imp.tsv --schema imp.schema", g_train);
+    ck_assert_msg(strstr(g_out, "\nrows: 144\n") && strstr(g_out, "\nscale-out: 2 .. 12\n"), "%s", g_out);
+    EXPECT(0, "%s inspect --data synth.tsv --schema synth.schema | grep '^runtime' && %s inspect --data imp.tsv --schema "
+              "imp.schema | grep '^runtime'", g_train, g_train);
+    char *second = strchr(g_out, '\n');
+    ck_assert_ptr_nonnull(second);
+    ck_assert_msg(strncmp(g_out, second + 1, strcspn(g_out, "(")) == 0, "runtimes differ: %s", g_out);
+    /* again: nothing added, every row kept, the schema as it was */
+    EXPECT(0, "echo '# mine' >> imp.schema && %s import --out imp.tsv --property machine_type=spark.kubernetes.node.selector."
+              "node.kubernetes.io/instance-type --property environment=spark.bellamy.environment hist --json", g_train);
+    ck_assert_msg(strstr(g_out, "\"logs\":144,\"logs_failed\":0,\"runs_found\":144,\"skipped\":0,\"added\":0,\"kept\":144,"
+                                "\"already\":144"), "%s", g_out);
+    EXPECT(0, "tail -n 1 imp.schema && wc -l < imp.tsv");
+    ck_assert_str_eq(g_out, "# mine\n145\n");
+    /* one data set per application name */
+    EXPECT(0, "rm -rf byname && mkdir byname && %s import --out byname --group-by name --redact hist && ls byname", g_train);
+    ck_assert_msg(strstr(g_out, "synth-spark.schema\nsynth-spark.tsv\n"), "%s", g_out);
+    EXPECT(0, "grep -c -- '--redact' byname/synth-spark.schema; grep -c 'job_args: left out' byname/synth-spark.schema");
+    /* bad input: named, nothing written */
+    EXPECT_ERR(2, "no logs given", "%s import --out x.tsv", g_train);
+    EXPECT_ERR(1, "--property 'machine_type': write NAME=CONFIGURATION_KEY", "%s import --out x.tsv --property "
+               "machine_type hist", g_train);
+    EXPECT_ERR(1, "'colour' is no property name a schema takes", "%s import --out x.tsv --property colour=spark.x hist",
+               g_train);
+    EXPECT_ERR(1, "property 'environment' is given twice", "%s import --out x.tsv --property environment=k --const "
+               "environment=v hist", g_train);
+    EXPECT_ERR(1, "nothere: cannot open", "%s import --out x.tsv nothere", g_train);
+    EXPECT(0, "rm -rf empty && mkdir empty && : > empty/zero.log && printf 'a,b\\n1,2\\n' > empty/table.csv");
+    EXPECT(1, "%s import --out x.tsv empty", g_train);
+    ck_assert_msg(strstr(g_err, "empty/zero.log: neither a Spark event log nor a Flink job archive; skipped") &&
+                  strstr(g_err, "empty: a folder without Spark event logs or Flink job archives") &&
+                  strstr(g_err, "no run to import: 0 logs read") && strstr(g_err, "nothing written"), "%s", g_err);
+    EXPECT(0, "test ! -e x.tsv && test ! -e x.schema");
+    EXPECT_ERR(1, "its columns", "%s import --out synth.tsv hist", g_train); /* another file, kept as it was */
+    EXPECT(0, "head -c 60 synth.tsv");
+    ck_assert_msg(strncmp(g_out, "instance_count\t", 15) == 0, "%s", g_out);
+    /* a damaged log among good ones: named and skipped, the others imported */
+    EXPECT(0, "rm -rf mixed && mkdir mixed && cp hist/app-000000_1 hist/app-000001_1.zstd mixed/ && head -c 300 "
+              "hist/app-000003_1.zstd > mixed/app-cut_1.zstd");
+    EXPECT(0, "rm -f m.tsv m.schema && %s import --out m.tsv mixed", g_train);
+    ck_assert_msg(strstr(g_out, "read 3 logs (1 unreadable, skipped): 2 runs") && strstr(g_err, "app-cut_1.zstd") &&
+                  strstr(g_err, "skipped"), "%s\n%s", g_out, g_err);
+    /* the real logs: two attempts left out (one never ended, one failed), each named with why */
+    const char *real = bl_test_shared_path("datasets/spark-eventlogs");
+    if (!real) {
+        fprintf(stderr, "note: no ../shared/datasets/spark-eventlogs; the real logs are not imported\n");
+        return;
+    }
+    EXPECT(0, "rm -f real.tsv real.schema && %s import --out real.tsv '%s'", g_train, real);
+    ck_assert_msg(strstr(g_out, "read 6 logs (0 unreadable, skipped): 6 runs, 3 left out") &&
+                  strstr(g_err, "application_1713000000000_0001, attempt 1: the log ends before the application does; "
+                                "skipped") &&
+                  strstr(g_err, "attempt 2: job 4 failed: ") && strstr(g_err, "(--include-failed imports it); skipped"),
+                  "%s\n%s", g_out, g_err);
+    EXPECT(0, "%s import --out real.tsv --include-failed '%s'", g_train, real);
+    ck_assert_msg(strstr(g_out, "real.tsv: 1 run added"), "%s", g_out);
+    EXPECT(0, "grep -c failed real.tsv");
+    ck_assert_str_eq(g_out, "1\n");
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
@@ -1421,6 +1501,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_split_outputs_protected);
     tcase_add_test(tc, test_write_errors_reported);
     tcase_add_test(tc, test_sim_options);
+    tcase_add_test(tc, test_import_histories);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -262,14 +262,7 @@ static bl_status split_pair(const char *flag, const char *item, int check_name, 
     if (!bl_schema_known_property(*name))
         return bl_seterr(err, BL_EINVAL, "%s '%.100s': '%.60s' is no property name a schema takes: %s", flag, item, *name,
                          bl_schema_known_list());
-    if (check_name == 1) { /* a column of its own: no clash with the fixed ones */
-        size_t nc;
-        const char *const *cols = bl_import_columns(&nc);
-        for (size_t c = 0; c < nc; c++)
-            if (strcmp(cols[c], *name) == 0)
-                return bl_seterr(err, BL_EINVAL, "%s '%.100s': '%s' is one of the data file's own columns; choose "
-                                 "another name", flag, item, *name);
-    }
+    /* a property's name never clashes with a fixed column: none is a schema's property name */
     return BL_OK;
 }
 
