@@ -1397,7 +1397,7 @@ START_TEST(test_import_histories) {
     EXPECT(0, "rm -f imp.tsv imp.schema && %s import --out imp.tsv --property machine_type=spark.kubernetes.node.selector."
               "node.kubernetes.io/instance-type --property environment=spark.bellamy.environment hist", g_train);
     ck_assert_msg(strstr(g_out, "read 144 logs (0 unreadable, skipped): 144 runs, 0 left out\n") &&
-                  strstr(g_out, "imp.tsv: 144 runs added; schema imp.schema\n"), "%s", g_out);
+                  strstr(g_out, "imp.tsv: 144 runs added; schema imp.schema (written)\n"), "%s", g_out);
     ck_assert_str_eq(g_err, "");
     EXPECT(0, "cat imp.schema");
     ck_assert_msg(strstr(g_out, "\nscale_out hosts") && strstr(g_out, "\nproperty job_type essential text column name\n") &&
@@ -1447,6 +1447,31 @@ START_TEST(test_import_histories) {
     EXPECT(0, "rm -f m.tsv m.schema && %s import --out m.tsv mixed", g_train);
     ck_assert_msg(strstr(g_out, "read 3 logs (1 unreadable, skipped): 2 runs") && strstr(g_err, "app-cut_1.zstd") &&
                   strstr(g_err, "skipped"), "%s\n%s", g_out, g_err);
+    /* a tree users have: links back to a parent (searched once, never a hang), a dangling link and an
+     * unreadable part of a rolling log (named, the others read), a typo in a --property key (an error
+     * with the closest keys), names and keys a schema cannot hold, the schema on the data file's path */
+    EXPECT(0, "rm -rf tree && mkdir -p tree/a tree/eventlog_v2_spark-x && cp hist/app-000000_1 tree/a/ && "
+              "ln -s .. tree/a/up && ln -s ../a tree/a/again && ln -s nothere tree/a/dangling && "
+              "cp hist/app-000001_1.zstd tree/eventlog_v2_spark-x/events_1_spark-x.zstd && "
+              "ln -s /dev/zero tree/eventlog_v2_spark-x/events_2_spark-x");
+    EXPECT(0, "rm -f t.tsv t.schema && timeout 60 %s import --out t.tsv tree", g_train);
+    ck_assert_msg(strstr(g_out, "read 2 logs (1 unreadable, skipped): 2 runs, 0 left out") &&
+                  strstr(g_err, "a folder already searched (a link to it); not searched again") &&
+                  strstr(g_err, "tree/a/dangling: cannot open: No such file or directory; skipped") &&
+                  strstr(g_err, "\"events_2_spark-x\" is no regular file"), "%s\n%s", g_out, g_err);
+    EXPECT_ERR(1, "--property machine_type=spark.kubernetes.node.selector.node.kubernetes.io/instance_type: none of the "
+               "144 runs has that configuration key; did you mean 'spark.kubernetes.node.selector.node.kubernetes.io/"
+               "instance-type'?", "%s import --out x.tsv --property machine_type=spark.kubernetes.node.selector.node."
+               "kubernetes.io/instance_type hist", g_train);
+    EXPECT_ERR(1, "--property: 'x_a b' is no property name a schema takes", "%s import --out x.tsv --property 'x_a b=k' "
+               "hist", g_train);
+    EXPECT_ERR(1, "the key holds a control character", "%s import --out x.tsv --property \"$(printf 'x_a=k\\nproperty')\" "
+               "hist", g_train);
+    EXPECT_ERR(1, "the schema and the data file are one path (y.tsv)", "%s import --out y.tsv --schema-out y.tsv hist",
+               g_train);
+    EXPECT_ERR(1, "nowhere: with grouping by name the output is a folder, and it does not exist", "%s import --out nowhere "
+               "--group-by name hist", g_train);
+    EXPECT(0, "test ! -e x.tsv && test ! -e y.tsv");
     /* the real logs: two attempts left out (one never ended, one failed), each named with why */
     const char *real = bl_test_shared_path("datasets/spark-eventlogs");
     if (!real) {

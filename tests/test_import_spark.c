@@ -594,6 +594,41 @@ START_TEST(a_small_log_gives_every_field) {
 }
 END_TEST
 
+/* Input read by a failed, killed or lost task attempt is read again by another: only successful
+ * attempts count (retries must not change a job's data size); implausible byte counts are damage.
+ * The same sums whether a line goes the fast way (its metrics' numbers alone) or is parsed whole
+ * (a line with a mistyped metric is). */
+START_TEST(only_successful_task_attempts_count_and_both_paths_agree) {
+    elg_buf b = {0};
+    elg_logstart(&b, "3.5.0");
+    elg_appstart(&b, "t", "app-t", "1", 1000);
+    elg_task_end(&b, 0, 100, 10, 1, 5);
+    elg_printf(&b, "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task End Reason\":{\"Reason\":\"TaskKilled\","
+                   "\"Kill Reason\":\"another attempt succeeded\"},\"Task Info\":{\"Task ID\":1},\"Task Metrics\":"
+                   "{\"Input Metrics\":{\"Bytes Read\":1000000000},\"Shuffle Write Metrics\":{\"Shuffle Bytes Written\":7}}}\n");
+    elg_printf(&b, "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":0,\"Task End Reason\":{\"Reason\":\"ExceptionFailure\"},"
+                   "\"Task Metrics\":{\"Input Metrics\":{\"Bytes Read\":3}}}\n");
+    elg_printf(&b, "{\"Event\":\"SparkListenerTaskEnd\",\"Task End Reason\":{\"Reason\":\"Success\"},\"Task Metrics\":"
+                   "{\"Input Metrics\":{\"Bytes Read\":1e300},\"Shuffle Write Metrics\":{\"Shuffle Bytes Written\":2}}}\n");
+    elg_printf(&b, "{\"Event\":\"SparkListenerTaskEnd\",\"Task End Reason\":{\"Reason\":\"Success\"},\"Task Metrics\":"
+                   "{\"Input Metrics\":{\"Bytes Read\":-4},\"Shuffle Read Metrics\":{\"Remote Bytes Read\":20,"
+                   "\"Local Bytes Read\":\"two\"}}}\n");
+    /* the same success written with blanks and in another key order: parsed the fast way too */
+    elg_printf(&b, "{\"Event\":\"SparkListenerTaskEnd\", \"Task Metrics\" : { \"Shuffle Read Metrics\" : "
+                   "{ \"Local Bytes Read\" : 2, \"Remote Bytes Read\" : 3 }, \"Input Metrics\" : { \"Bytes Read\" : 50 } }, "
+                   "\"Task End Reason\" : { \"Reason\" : \"Success\" } }\n");
+    elg_append(&b, 9000);
+    got g = {0};
+    const bl_run_record *r = one_record("retries.log", &b, &g);
+    ck_assert_double_eq(r->input_bytes, 150);       /* 100 + 50: killed, failed and implausible left out */
+    ck_assert_double_eq(r->shuffle_read_bytes, 36); /* 11 + 20 + 5: a mistyped field alone is left out */
+    ck_assert_double_eq(r->shuffle_write_bytes, 7); /* 5 + 2 */
+    ck_assert_uint_eq(g.n_notes, 2);                /* the implausible input and the mistyped line */
+    got_clear(&g);
+    elg_free(&b);
+}
+END_TEST
+
 START_TEST(executors_are_the_most_alive_at_once_and_hosts_those_at_that_moment) {
     elg_buf b = {0};
     elg_logstart(&b, "3.4.0");
@@ -1400,6 +1435,7 @@ Suite *bl_test_suite(void) {
     suite_add_tcase(s, codec);
     TCase *ev = tcase_create("events");
     tcase_add_test(ev, a_small_log_gives_every_field);
+    tcase_add_test(ev, only_successful_task_attempts_count_and_both_paths_agree);
     tcase_add_test(ev, executors_are_the_most_alive_at_once_and_hosts_those_at_that_moment);
     tcase_add_test(ev, local_mode_is_one_executor_with_the_driver_cores_and_memory);
     tcase_add_test(ev, a_failed_job_makes_the_run_failed_with_its_message_cut_short);

@@ -425,9 +425,10 @@ BL_API void bl_import_result_free(bl_import_result *r);
 BL_API void bl_import_summarize(const bl_import_result *r, bl_import_summary *s);
 /* Note i ("FILE[:LINE]: what, and what was done"), or NULL. */
 BL_API const char *bl_import_note(const bl_import_result *r, size_t i);
-/* Data file i written: its path, its schema's path and the rows added to it. BL_ERANGE past the end. */
+/* Data file i written: its path, its schema's path, the rows added to it, and whether the schema was
+ * written now (1) or one was there and kept (0). Any out pointer may be NULL. BL_ERANGE past the end. */
 BL_API bl_status bl_import_output(const bl_import_result *r, size_t i, const char **data, const char **schema,
-                                  size_t *added);
+                                  size_t *added, int *schema_written);
 
 #ifdef __cplusplus
 }

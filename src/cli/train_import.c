@@ -94,12 +94,13 @@ int bl_train_cmd_import(const char *prog, int argc, char **argv) {
         for (size_t i = 0; i < s.outputs; i++) {
             const char *d, *sc;
             size_t added;
-            bl_import_output(res, i, &d, &sc, &added);
+            int fresh;
+            bl_import_output(res, i, &d, &sc, &added, &fresh);
             printf("%s{\"data\":", i ? "," : "");
             bl_cli_json_str(d);
             printf(",\"schema\":");
             bl_cli_json_str(sc);
-            printf(",\"added\":%zu}", added);
+            printf(",\"schema_written\":%s,\"added\":%zu}", fresh ? "true" : "false", added);
         }
         printf("],\"notes\":[");
         for (size_t i = 0; bl_import_note(res, i); i++) {
@@ -115,14 +116,17 @@ int bl_train_cmd_import(const char *prog, int argc, char **argv) {
         for (size_t i = 0; i < s.outputs; i++) {
             const char *d, *sc;
             size_t added;
-            bl_import_output(res, i, &d, &sc, &added);
+            int fresh;
+            bl_import_output(res, i, &d, &sc, &added, &fresh);
             printf("%s: %zu run%s added", d, added, added == 1 ? "" : "s");
             if (i == 0 && s.outputs == 1 && (s.kept || s.already))
                 printf(" (it held %zu; %zu of the runs read were in it already)", s.kept, s.already);
-            printf("; schema %s\n", sc);
+            printf("; schema %s (%s)\n", sc, fresh ? "written" : "yours, kept as it was");
         }
+        const char *d0 = NULL, *s0 = NULL;
+        bl_import_output(res, 0, &d0, &s0, NULL, NULL);
         printf("next: edit the schema (what describes a run's context), then bellamy-train pretrain --data %s "
-               "--schema %s --out MODEL.h5\n", s.outputs == 1 ? out : "NAME.tsv", s.outputs == 1 ? "SCHEMA" : "NAME.schema");
+               "--schema %s --out MODEL.h5\n", s.outputs == 1 ? d0 : "NAME.tsv", s.outputs == 1 ? s0 : "NAME.schema");
     }
     bl_import_result_free(res);
     if (st != BL_OK) return bl_cli_fail(prog, &err);

@@ -20,6 +20,8 @@
 
 #include "common/error.h"
 #include "common/str.h"
+#include "common/suggest.h"
+#include "common/utf8.h"
 #include "data/schema.h"
 
 #define NOTES_MAX 10000 /* notes kept (the count goes on) */
@@ -31,6 +33,7 @@ struct bl_import_result {
     size_t            n_out;
     char            **out_data, **out_schema;
     size_t           *out_added;
+    int              *out_schema_new; /* 1: the schema was written now; 0: one was there (kept) */
 };
 
 typedef struct state {
@@ -38,6 +41,9 @@ typedef struct state {
     bl_run_record   **runs;
     size_t            n, cap;
     bl_status         oom;
+    dev_t            *seen_dev;  /* the folders searched, by device and inode: links that lead back */
+    ino_t            *seen_ino;
+    size_t            n_seen;
 } state;
 
 static void note(bl_import_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -51,6 +57,11 @@ static void note(bl_import_result *res, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* text from logs (ids, names, messages) never reaches a terminal as control characters, nor the
+     * JSON as invalid UTF-8 */
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    bl_utf8_sanitize(buf, strlen(buf));
     char **n = realloc(res->notes, (res->n_notes + 1) * sizeof *n);
     char *c = n ? bl_strdup(buf) : NULL;
     if (n) res->notes = n;
@@ -117,23 +128,54 @@ static bl_status read_log(const char *path, int rolling, state *s, bl_error *err
  * name order, hidden ones and Hadoop's .crc checksums left alone). depth bounds symbolic-link loops. */
 static bl_status walk(const char *path, int depth, state *s, bl_error *err) {
     struct stat sb;
-    if (stat(path, &sb) != 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (stat(path, &sb) != 0) { /* a path the user gave is an error; one found in a folder, a note */
+        if (depth == 0) return bl_seterr(err, BL_EIO, "%s: cannot open: %s", path, strerror(errno));
+        note(s->res, "%s: cannot open: %s; skipped", path, strerror(errno));
+        s->res->sum.logs_failed++;
+        return BL_OK;
+    }
     if (!S_ISDIR(sb.st_mode)) {
         if (!S_ISREG(sb.st_mode)) {
             note(s->res, "%s: not a regular file (a device, a pipe or a socket); skipped", path);
             return BL_OK;
         }
+        FILE *probe = fopen(path, "rb"); /* unreadable: said as such, not as "no event log" */
+        if (!probe) {
+            note(s->res, "%s: cannot read: %s; skipped", path, strerror(errno));
+            s->res->sum.logs_failed++;
+            return BL_OK;
+        }
+        fclose(probe);
         return read_log(path, 0, s, err);
     }
+    for (size_t i = 0; i < s->n_seen; i++) /* a folder reached again (links to a parent): once */
+        if (s->seen_dev[i] == sb.st_dev && s->seen_ino[i] == sb.st_ino) {
+            if (depth > 0) note(s->res, "%s: a folder already searched (a link to it); not searched again", path);
+            return BL_OK;
+        }
+    if (s->n_seen % 64 == 0) {
+        dev_t *nd = realloc(s->seen_dev, (s->n_seen + 64) * sizeof *nd);
+        if (nd) s->seen_dev = nd;
+        ino_t *ni = nd ? realloc(s->seen_ino, (s->n_seen + 64) * sizeof *ni) : NULL;
+        if (!ni) return bl_seterr(err, BL_ENOMEM, "out of memory");
+        s->seen_ino = ni;
+    }
+    s->seen_dev[s->n_seen] = sb.st_dev;
+    s->seen_ino[s->n_seen++] = sb.st_ino;
     const char *base = strrchr(path, '/');
     base = base && base[1] ? base + 1 : path;
     if (strncmp(base, "eventlog_v2_", 12) == 0) return read_log(path, 1, s, err);
     if (depth > 32) {
-        note(s->res, "%s: folders nested more than 32 deep (a link loop?); not searched", path);
+        note(s->res, "%s: folders nested more than 32 deep; not searched", path);
         return BL_OK;
     }
     DIR *d = opendir(path);
-    if (!d) return bl_seterr(err, BL_EIO, "%s: cannot open the folder: %s", path, strerror(errno));
+    if (!d) {
+        if (depth == 0) return bl_seterr(err, BL_EIO, "%s: cannot open the folder: %s", path, strerror(errno));
+        note(s->res, "%s: cannot open the folder: %s; skipped", path, strerror(errno));
+        s->res->sum.logs_failed++;
+        return BL_OK;
+    }
     char **names = NULL;
     size_t n = 0, cap = 0;
     bl_status st = BL_OK;
@@ -168,76 +210,122 @@ static bl_status walk(const char *path, int depth, state *s, bl_error *err) {
     return st;
 }
 
-/* Keeps the runs that can be rows; names each one left out and why. */
-static void filter(state *s, const bl_import_opts *o) {
+/* A run and the order it was read in, for finding copies of one run by sorting. */
+typedef struct ranked {
+    const bl_run_record *r;
+    size_t at;
+} ranked;
+
+/* By identity (engine, application, attempt), then by reading order. */
+static int cmp_ranked(const void *x, const void *y) {
+    const ranked *a = x, *b = y;
+    int c = strcmp(a->r->engine, b->r->engine);
+    if (!c) c = strcmp(a->r->app_id, b->r->app_id);
+    if (!c) c = strcmp(a->r->attempt, b->r->attempt);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+/* Why run r cannot be a row (NULL: it can), into buf. */
+static const char *unusable(const bl_run_record *r, const bl_import_opts *o, char *buf, size_t cap) {
+    const double secs = (r->end_ms - r->start_ms) / 1000.0;
+    const long scale = o->scale_out == BL_IMPORT_EXECUTORS ? r->executors : r->hosts;
+    if (r->state == BL_RUN_INCOMPLETE) snprintf(buf, cap, "%s", r->why[0] ? r->why : "it never ended");
+    else if (r->state == BL_RUN_FAILED && !o->include_failed)
+        snprintf(buf, cap, "%s (--include-failed imports it)", r->why[0] ? r->why : "it failed");
+    else if (!isfinite(r->start_ms) || !isfinite(r->end_ms)) snprintf(buf, cap, "its start or end time is missing");
+    else if (!(secs > 0))
+        snprintf(buf, cap, "it ends %.3f s %s it starts (a clock that ran backwards?)", fabs(secs),
+                 secs < 0 ? "before" : "when");
+    else if (secs > 1e12) snprintf(buf, cap, "it ran %.3g s by its time stamps, more than 1e12 s (damaged time stamps?)", secs);
+    else if (scale < 1)
+        snprintf(buf, cap, "no %s to count as its scale-out%s", o->scale_out == BL_IMPORT_EXECUTORS ? "executor" :
+                 "executor host", o->scale_out == BL_IMPORT_EXECUTORS ? "" : " (--scale-out executors counts executors)");
+    else return NULL;
+    return buf;
+}
+
+static void skip_note(state *s, const bl_run_record *r, const char *why) {
+    note(s->res, "%s: %s%s%s%s: %s; skipped", r->source, r->engine[0] == 'f' ? "job " : "application ",
+         r->app_id[0] ? r->app_id : "(no id)", r->attempt[0] ? ", attempt " : "", r->attempt, why);
+    s->res->sum.skipped++;
+}
+
+/* Keeps the runs that can be rows; names each one left out and why. Copies of one run (a log in two
+ * folders) are found among the usable ones by sorting: the first read is kept. */
+static bl_status filter(state *s, const bl_import_opts *o, bl_error *err) {
+    ranked *rk = malloc((s->n ? s->n : 1) * sizeof *rk);
+    unsigned char *keep = malloc(s->n ? s->n : 1);
+    if (!rk || !keep) {
+        free(rk);
+        free(keep);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
+    size_t nr = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        char buf[512];
+        const char *why = unusable(s->runs[i], o, buf, sizeof buf);
+        if (why) skip_note(s, s->runs[i], why);
+        else rk[nr++] = (ranked){s->runs[i], i};
+        keep[i] = why == NULL;
+    }
+    qsort(rk, nr, sizeof *rk, cmp_ranked);
+    for (size_t i = 1, head = 0; i < nr; i++) {
+        const bl_run_record *a = rk[head].r, *b = rk[i].r;
+        if (strcmp(a->engine, b->engine) || strcmp(a->app_id, b->app_id) || strcmp(a->attempt, b->attempt)) {
+            head = i;
+            continue;
+        }
+        char buf[1024]; /* a copy of rk[head], which was read first */
+        snprintf(buf, sizeof buf, "the same run as in %s", a->source);
+        if (fabs((a->end_ms - a->start_ms) - (b->end_ms - b->start_ms)) > 1)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " (though the two give other runtimes: copies of "
+                     "different ages, or two applications under one id?)");
+        skip_note(s, b, buf);
+        keep[rk[i].at] = 0;
+    }
+    free(rk);
+    /* the kept in reading order; the left out freed (only now: a copy's note names the first's log) */
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
-        bl_run_record *r = s->runs[i];
-        const char *id = r->app_id[0] ? r->app_id : "(no id)";
-        char what[160];
-        snprintf(what, sizeof what, "%s%s%s%s", r->engine[0] == 'f' ? "job " : "application ", id,
-                 r->attempt[0] ? ", attempt " : "", r->attempt);
-        const char *why = NULL;
-        char buf[512];
-        const double secs = (r->end_ms - r->start_ms) / 1000.0;
-        const long scale = o->scale_out == BL_IMPORT_EXECUTORS ? r->executors : r->hosts;
-        if (r->state == BL_RUN_INCOMPLETE) {
-            snprintf(buf, sizeof buf, "%s", r->why[0] ? r->why : "it never ended");
-            why = buf;
-        } else if (r->state == BL_RUN_FAILED && !o->include_failed) {
-            snprintf(buf, sizeof buf, "%s (--include-failed imports it)", r->why[0] ? r->why : "it failed");
-            why = buf;
-        } else if (!isfinite(r->start_ms) || !isfinite(r->end_ms)) {
-            why = "its start or end time is missing";
-        } else if (!(secs > 0)) {
-            snprintf(buf, sizeof buf, "it ends %.3f s %s it starts (a clock that ran backwards?)", fabs(secs),
-                     secs < 0 ? "before" : "when");
-            why = buf;
-        } else if (scale < 1) {
-            snprintf(buf, sizeof buf, "no %s to count as its scale-out%s",
-                     o->scale_out == BL_IMPORT_EXECUTORS ? "executor" : "executor host",
-                     o->scale_out == BL_IMPORT_EXECUTORS ? "" : " (--scale-out executors counts executors)");
-            why = buf;
-        } else {
-            for (size_t j = 0; j < k && !why; j++) /* the same run from two copies of a log */
-                if (strcmp(s->runs[j]->engine, r->engine) == 0 && strcmp(s->runs[j]->app_id, r->app_id) == 0 &&
-                    strcmp(s->runs[j]->attempt, r->attempt) == 0) {
-                    snprintf(buf, sizeof buf, "the same run as in %s", s->runs[j]->source);
-                    why = buf;
-                }
-        }
-        if (why) {
-            note(s->res, "%s: %s: %s; skipped", r->source, what, why);
-            s->res->sum.skipped++;
-            bl_run_record_free(r);
-        } else {
-            s->runs[k++] = r;
-        }
+        if (keep[i]) s->runs[k++] = s->runs[i];
+        else bl_run_record_free(s->runs[i]);
     }
     s->n = k;
+    free(keep);
+    return BL_OK;
 }
 
 /* A file name for application name: letters, digits, '-', '_' and '.' kept, others '_'; empty or
  * taken by another name: a hash of the name added. */
 static void name_file(const char *name, char *buf, size_t cap) {
     size_t n = 0;
-    for (const char *c = name; *c && n + 1 < cap && n < 80; c++) {
+    int changed = 0;
+    for (const char *c = name; *c && n + 10 < cap; c++) {
         const int keep = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
                          *c == '_' || (*c == '.' && n > 0);
         buf[n++] = keep ? *c : '_';
+        changed |= !keep || n == 80;
+        if (n == 80) break;
     }
     buf[n] = '\0';
+    /* a name written otherwise than it is ("a b" and "a/b" both a_b) gets its own hash: the same file
+     * for the same name in every import, never one for two names */
     if (n == 0) snprintf(buf, cap, "unnamed-%08x", (unsigned)XXH32(name, strlen(name), 0));
+    else if (changed || strlen(name) > n) snprintf(buf + n, cap - n, "-%08x", (unsigned)XXH32(name, strlen(name), 0));
 }
 
-static bl_status add_output(bl_import_result *res, const char *data, const char *schema, size_t added, bl_error *err) {
+static bl_status add_output(bl_import_result *res, const char *data, const char *schema, size_t added, int schema_new,
+                            bl_error *err) {
     char **d = realloc(res->out_data, (res->n_out + 1) * sizeof *d);
     if (d) res->out_data = d;
     char **sc = d ? realloc(res->out_schema, (res->n_out + 1) * sizeof *sc) : NULL;
     if (sc) res->out_schema = sc;
     size_t *a = sc ? realloc(res->out_added, (res->n_out + 1) * sizeof *a) : NULL;
     if (a) res->out_added = a;
-    char *dc = a ? bl_strdup(data) : NULL, *scc = dc ? bl_strdup(schema) : NULL;
+    int *sn = a ? realloc(res->out_schema_new, (res->n_out + 1) * sizeof *sn) : NULL;
+    if (sn) res->out_schema_new = sn;
+    if (sn) sn[res->n_out] = schema_new;
+    char *dc = sn ? bl_strdup(data) : NULL, *scc = dc ? bl_strdup(schema) : NULL;
     if (!scc) {
         free(dc);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
@@ -259,9 +347,16 @@ static bl_status split_pair(const char *flag, const char *item, int check_name, 
     *name = bl_strndup(item, (size_t)(eq - item));
     *rest = bl_strdup(eq + 1);
     if (!*name || !*rest) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    if (!bl_schema_known_property(*name))
-        return bl_seterr(err, BL_EINVAL, "%s '%.100s': '%.60s' is no property name a schema takes: %s", flag, item, *name,
-                         bl_schema_known_list());
+    int plain = 1; /* a schema's token and a data file's column: letters, digits and '_' */
+    for (const char *c = *name; *c; c++)
+        plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (!plain || !bl_schema_known_property(*name))
+        return bl_seterr(err, BL_EINVAL, "%s: '%.60s' is no property name a schema takes: %s (letters, digits and _)",
+                         flag, *name, bl_schema_known_list());
+    for (const char *c = *rest; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return bl_seterr(err, BL_EINVAL, "%s %.60s=...: the %s holds a control character (a tab or a line break)",
+                             flag, *name, check_name == 1 ? "key" : "value");
     /* a property's name never clashes with a fixed column: none is a schema's property name */
     return BL_OK;
 }
@@ -306,6 +401,40 @@ static bl_status make_plan(const bl_import_opts *o, bl_import_plan *p, bl_error 
     return st;
 }
 
+/* Each --property key: no run that has it is a typo (an error, with the closest keys the runs have);
+ * some runs without it get an empty value, said once. */
+static bl_status check_keys(state *s, const bl_import_plan *p, bl_error *err) {
+    for (size_t k = 0; k < p->n_props; k++) {
+        size_t have = 0;
+        for (size_t i = 0; i < s->n; i++) have += bl_run_record_get(s->runs[i], p->prop_key[k]) != NULL;
+        if (have == s->n || s->n == 0) continue;
+        if (have > 0) {
+            note(s->res, "--property %s=%s: %zu of the %zu runs have no such configuration key: their %s is empty",
+                 p->prop_name[k], p->prop_key[k], s->n - have, s->n, p->prop_name[k]);
+            continue;
+        }
+        /* the keys of the first runs, for a did-you-mean */
+        size_t nc = 0, cap = 0;
+        const char **cands = NULL;
+        for (size_t i = 0; i < s->n && i < 20; i++)
+            for (size_t c = 0; c < s->runs[i]->n_conf; c++) {
+                if (nc == cap) {
+                    cap = cap ? 2 * cap : 256;
+                    const char **n = realloc(cands, cap * sizeof *n);
+                    if (!n) break;
+                    cands = n;
+                }
+                if (nc < cap) cands[nc++] = s->runs[i]->conf_key[c];
+            }
+        char mean[300] = "";
+        if (cands) bl_suggest(p->prop_key[k], cands, nc, "", mean, sizeof mean);
+        free(cands);
+        return bl_seterr(err, BL_EINVAL, "--property %s=%.200s: none of the %zu runs has that configuration key%s; "
+                         "nothing written", p->prop_name[k], p->prop_key[k], s->n, mean);
+    }
+    return BL_OK;
+}
+
 void bl_import_opts_init(bl_import_opts *o) {
     if (!o) return;
     memset(o, 0, sizeof *o);
@@ -335,19 +464,27 @@ bl_status bl_import_histories(const char *const *inputs, size_t n_inputs, const 
     BL_CHECK_ARG(!(o.group_by_name && schema_out), err, "bl_import_histories: with group_by_name each data file gets its "
                  "own schema beside it (give no schema path)");
     for (size_t i = 0; i < n_inputs; i++) BL_CHECK_ARG(inputs[i] && *inputs[i], err, "input %zu: an empty path", i + 1);
+    if (schema_out && strcmp(schema_out, out) == 0)
+        return bl_seterr(err, BL_EINVAL, "the schema and the data file are one path (%.200s): give the schema another",
+                         out);
+    struct stat osb;
+    if (o.group_by_name && (stat(out, &osb) != 0 || !S_ISDIR(osb.st_mode))) /* said before any log is read */
+        return bl_seterr(err, BL_EIO, "%s: with grouping by name the output is a folder, and it %s", out,
+                         stat(out, &osb) != 0 ? "does not exist (create it first)" : "is no folder");
     bl_import_plan plan;
     bl_status st = make_plan(&o, &plan, err);
     if (st != BL_OK) {
         plan_free(&plan);
         return st;
     }
-    state s = {calloc(1, sizeof *s.res), NULL, 0, 0, BL_OK};
+    state s = {calloc(1, sizeof *s.res), NULL, 0, 0, BL_OK, NULL, NULL, 0};
     if (!s.res) {
         plan_free(&plan);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
     for (size_t i = 0; st == BL_OK && i < n_inputs; i++) st = walk(inputs[i], 0, &s, err);
-    if (st == BL_OK) filter(&s, &o);
+    if (st == BL_OK) st = filter(&s, &o, err);
+    if (st == BL_OK) st = check_keys(&s, &plan, err);
     if (st == BL_OK && s.n == 0)
         st = bl_seterr(err, BL_EINVAL, "no run to import: %zu log%s read, %zu run%s found, %zu skipped (the notes say "
                        "why); nothing written", s.res->sum.logs, s.res->sum.logs == 1 ? "" : "s", s.res->sum.runs_found,
@@ -366,26 +503,16 @@ bl_status bl_import_histories(const char *const *inputs, size_t n_inputs, const 
             s.res->sum.added = c.added;
             s.res->sum.kept = c.kept;
             s.res->sum.already = c.already;
-            st = add_output(s.res, out, schema_out ? schema_out : sch, c.added, err);
+            st = add_output(s.res, out, schema_out ? schema_out : sch, c.added, c.schema_written, err);
         }
         free(sch);
     } else if (st == BL_OK) { /* one data set per application name: the unit a model is pre-trained for */
-        struct stat sb;
-        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            st = bl_seterr(err, BL_EIO, "%s: with grouping by name the output is a folder, and it %s", out,
-                           stat(out, &sb) != 0 ? "does not exist (create it first)" : "is no folder");
         char **files = calloc(s.n ? s.n : 1, sizeof *files);
         if (st == BL_OK && !files) st = bl_seterr(err, BL_ENOMEM, "out of memory");
         for (size_t i = 0; st == BL_OK && i < s.n; i++) {
             if (files[i]) continue;
             char base[128];
             name_file(s.runs[i]->name, base, sizeof base);
-            for (size_t j = 0; j < i; j++) /* another name that makes the same file name */
-                if (files[j] && strcmp(s.runs[j]->name, s.runs[i]->name) != 0 && strcmp(files[j], base) == 0) {
-                    const size_t l = strlen(base);
-                    snprintf(base + l, sizeof base - l, "-%08x", (unsigned)XXH32(s.runs[i]->name, strlen(s.runs[i]->name), 0));
-                    break;
-                }
             bl_run_record **grp = malloc(s.n * sizeof *grp);
             char *data = malloc(strlen(out) + strlen(base) + 16), *sch = malloc(strlen(out) + strlen(base) + 16);
             if (!grp || !data || !sch) st = bl_seterr(err, BL_ENOMEM, "out of memory");
@@ -404,7 +531,7 @@ bl_status bl_import_histories(const char *const *inputs, size_t n_inputs, const 
                     s.res->sum.added += c.added;
                     s.res->sum.kept += c.kept;
                     s.res->sum.already += c.already;
-                    st = add_output(s.res, data, sch, c.added, err);
+                    st = add_output(s.res, data, sch, c.added, c.schema_written, err);
                 }
             }
             free(grp);
@@ -416,6 +543,8 @@ bl_status bl_import_histories(const char *const *inputs, size_t n_inputs, const 
     }
     for (size_t i = 0; i < s.n; i++) bl_run_record_free(s.runs[i]);
     free(s.runs);
+    free(s.seen_dev);
+    free(s.seen_ino);
     plan_free(&plan);
     if (st != BL_OK && s.res->n_out) /* say what was written before the failure */
         bl_prefixerr(err, "after writing %s%s", s.res->out_data[0], s.res->n_out > 1 ? " and more" : "");
@@ -434,6 +563,7 @@ void bl_import_result_free(bl_import_result *r) {
     free(r->out_data);
     free(r->out_schema);
     free(r->out_added);
+    free(r->out_schema_new);
     free(r);
 }
 
@@ -450,11 +580,13 @@ void bl_import_summarize(const bl_import_result *r, bl_import_summary *s) {
 
 const char *bl_import_note(const bl_import_result *r, size_t i) { return r && i < r->n_notes ? r->notes[i] : NULL; }
 
-bl_status bl_import_output(const bl_import_result *r, size_t i, const char **data, const char **schema, size_t *added) {
+bl_status bl_import_output(const bl_import_result *r, size_t i, const char **data, const char **schema, size_t *added,
+                           int *schema_written) {
     if (!r) return BL_EINVAL;
     if (i >= r->n_out) return BL_ERANGE;
     if (data) *data = r->out_data[i];
     if (schema) *schema = r->out_schema[i];
     if (added) *added = r->out_added[i];
+    if (schema_written) *schema_written = r->out_schema_new[i];
     return BL_OK;
 }

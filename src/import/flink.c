@@ -255,7 +255,9 @@ static bl_status read_vertices(rd *r, const json_t *job, const char *pre, bl_run
     json_decref(sources);
     if (st) return st;
     rec->executors = most;
-    rec->input_bytes = have_in ? in : NAN;
+    /* Flink's read-bytes counts what a task receives over the network, so a source reading files shows
+     * 0: a sum of 0 says nothing of the job's input, and is left unknown */
+    rec->input_bytes = have_in && in > 0 ? in : NAN;
     return BL_OK;
 }
 

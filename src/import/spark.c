@@ -496,6 +496,9 @@ static char *job_message(const char *m) {
 /* task_end's answer for a damaged line: parse it whole instead (not a status any caller sees). */
 #define BL_EAGAIN_WHOLE ((bl_status)1000)
 
+/* A byte count is a number from 0 to 1e18 (an exabyte for one task): others are damage. */
+#define BYTES_OK(v) ((v) >= 0 && (v) <= 1e18)
+
 /* The task metrics the import sums, inside "Task Metrics". */
 static const char *const METRICS[3] = {"Input Metrics", "Shuffle Read Metrics", "Shuffle Write Metrics"};
 
@@ -503,21 +506,34 @@ static const char *const METRICS[3] = {"Input Metrics", "Shuffle Read Metrics", 
 static int add_metrics(attempt *a, const json_t *in, const json_t *sr, const json_t *sw) {
     double b = 0, b2 = 0;
     int bad = 0, g, g2;
+
     if (in) {
-        if ((g = get_num(in, "Bytes Read", &b)) == 1) a->in += b, a->has_in = 1;
-        else bad |= g < 0;
+        if ((g = get_num(in, "Bytes Read", &b)) == 1 && BYTES_OK(b)) a->in += b, a->has_in = 1;
+        else bad |= g != 0;
     }
     if (sr) {
         g = get_num(sr, "Remote Bytes Read", &b);
         g2 = get_num(sr, "Local Bytes Read", &b2);
+        if (g == 1 && !BYTES_OK(b)) g = -1;
+        if (g2 == 1 && !BYTES_OK(b2)) g2 = -1;
         if (g == 1 || g2 == 1) a->sr += (g == 1 ? b : 0) + (g2 == 1 ? b2 : 0), a->has_sr = 1;
         bad |= g < 0 || g2 < 0;
     }
     if (sw) {
-        if ((g = get_num(sw, "Shuffle Bytes Written", &b)) == 1) a->sw += b, a->has_sw = 1;
-        else bad |= g < 0;
+        if ((g = get_num(sw, "Shuffle Bytes Written", &b)) == 1 && BYTES_OK(b)) a->sw += b, a->has_sw = 1;
+        else bad |= g != 0;
     }
     return bad;
+}
+
+/* 1 when a task's end says it succeeded ("Task End Reason": {"Reason": "Success"}) or says nothing of it;
+ * 0 for a failed, killed or lost attempt, whose input another attempt reads again (counting both would
+ * make one job's data size depend on its retries). */
+static int task_succeeded(const json_t *j) {
+    const json_t *r = NULL;
+    const char *s = NULL;
+    if (get_obj(j, "Task End Reason", &r) != 1 || get_str(r, "Reason", &s) != 1) return 1;
+    return strcmp(s, "Success") == 0;
 }
 
 static bl_status on_event(reader *rd, enum kind k, const char *name, json_t *j, bl_error *err) {
@@ -608,6 +624,7 @@ static bl_status on_event(reader *rd, enum kind k, const char *name, json_t *j, 
             if (g < 0) note(rd, rd->line, "%s with a mistyped \"Task Metrics\": skipped", name);
             return BL_OK;
         }
+        if (!task_succeeded(j)) return BL_OK; /* another attempt reads its input again */
         int bad = 0;
         for (int q = 0; q < 3; q++)
             if ((g = get_obj(tm, METRICS[q], &m[q])) < 0) bad = 1;
@@ -709,7 +726,7 @@ static int number_in(const char *o, size_t n, const char *key, double *v) {
         json_t *x = json_loadb(o + i, j - i, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &je);
         int r = -1;
         if (x && json_is_null(x)) r = 0;
-        else if (x && json_is_number(x) && isfinite(json_number_value(x))) {
+        else if (x && json_is_number(x) && BYTES_OK(json_number_value(x))) {
             *v = json_number_value(x);
             r = 1;
         }
@@ -740,6 +757,21 @@ static bl_status task_end(reader *rd, const char *line, size_t len, const char *
     else if (start > 0) f = find_object(line, len, "Task Metrics", &tb, &te);
     if (f == 0) return BL_OK; /* a failed task may have none */
     if (f < 0) return BL_EAGAIN_WHOLE;
+    size_t rb, re; /* the task's end reason, near the line's start: a failed attempt's input is not counted */
+    const int fr = find_object(line, tb, "Task End Reason", &rb, &re);
+    if (fr < 0) return BL_EAGAIN_WHOLE;
+    if (fr == 1) {
+        json_error_t je;
+        json_t *reason = json_loadb(line + rb, re - rb, 0, &je), *wrap = reason ? json_object() : NULL;
+        if (!wrap || json_object_set_new(wrap, "Task End Reason", reason) != 0) {
+            if (wrap) json_decref(wrap);
+            else json_decref(reason);
+            return BL_EAGAIN_WHOLE;
+        }
+        const int ok = task_succeeded(wrap);
+        json_decref(wrap);
+        if (!ok) return BL_OK;
+    }
     /* each metric object: its numbers' texts found by their keys and each parsed alone by Jansson
      * (feeding Jansson a whole object costs it ~5 ns a byte through its character-by-character
      * reader: most of a big log's time); an object whose numbers are not plain is parsed whole */
@@ -871,8 +903,8 @@ static double memory_mb(const char *s) {
     static const struct { const char *s; double mib; } units[] = {
         {"", 1}, {"b", 1.0 / 1048576}, {"k", 1.0 / 1024}, {"kb", 1.0 / 1024}, {"m", 1}, {"mb", 1},
         {"g", 1024}, {"gb", 1024}, {"t", 1048576}, {"tb", 1048576}, {"p", 1073741824.0}, {"pb", 1073741824.0}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strcmp(suf, units[i].s) == 0) return floor(v * units[i].mib);
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) /* above a petabyte: no executor's */
+        if (strcmp(suf, units[i].s) == 0) return v * units[i].mib <= 1e9 ? floor(v * units[i].mib) : -1;
     return -1;
 }
 
@@ -1111,6 +1143,15 @@ static bl_status read_folder(reader *rd, const char *dir, bl_error *err) {
             note(rd, 0, "\"%.200s\" is no events_<n>_<app> part: skipped", nm);
             continue;
         }
+        char *full = join_path(dir, nm);
+        struct stat psb;
+        if (!full) { st = oom(err); break; }
+        if (stat(full, &psb) != 0 || !S_ISREG(psb.st_mode)) { /* a device or a pipe would never end */
+            note(rd, 0, "\"%.200s\" is no regular file (a link to a device or a pipe, or gone): skipped", nm);
+            free(full);
+            continue;
+        }
+        free(full);
         part *q = realloc(parts, (np + 1) * sizeof *q);
         if (!q) { st = oom(err); break; }
         parts = q;

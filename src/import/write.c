@@ -132,7 +132,9 @@ static int fill_row(row *r, const bl_run_record *rec, const bl_import_plan *p) {
     r->f[C_CORES] = field_long(rec->executor_cores);
     r->f[C_MEMORY] = field_num(rec->executor_memory_mb, 1);
     /* what the cluster had at the peak: cluster totals, as C3O's slots and memory (per machine × machines) */
-    const double n = rec->executors >= 1 ? (double)rec->executors : NAN;
+    /* Spark: cores and memory are per executor; Flink: per task manager (its slots and process size) */
+    const long units = strcmp(rec->engine, "flink") == 0 ? rec->hosts : rec->executors;
+    const double n = units >= 1 ? (double)units : NAN;
     r->f[C_TOTAL_CORES] = field_num(rec->executor_cores >= 1 ? n * (double)rec->executor_cores : NAN, 1);
     r->f[C_TOTAL_MEMORY] = field_num(n * rec->executor_memory_mb, 1);
     r->f[C_INPUT_MB] = field_num(rec->input_bytes / 1e6, 1);
