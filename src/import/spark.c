@@ -760,7 +760,8 @@ static bl_status task_end(reader *rd, const char *line, size_t len, const char *
     size_t rb, re; /* the task's end reason, near the line's start: a failed attempt's input is not counted */
     const int fr = find_object(line, tb, "Task End Reason", &rb, &re);
     if (fr < 0) return BL_EAGAIN_WHOLE;
-    if (fr == 1) {
+    static const char success[] = "{\"Reason\":\"Success\"}"; /* as Spark writes it: no parse needed */
+    if (fr == 1 && !(re - rb == sizeof success - 1 && memcmp(line + rb, success, sizeof success - 1) == 0)) {
         json_error_t je;
         json_t *reason = json_loadb(line + rb, re - rb, 0, &je), *wrap = reason ? json_object() : NULL;
         if (!wrap || json_object_set_new(wrap, "Task End Reason", reason) != 0) {
