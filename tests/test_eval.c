@@ -1,4 +1,4 @@
-/* test_eval.c — the evaluation harness (bench/eval/): a tiny run on the synthetic corpus writes
+/* test_eval.c — the evaluation harness (src/eval/): a tiny run on the synthetic corpus writes
  * well-formed splits/predictions/summary files with finite predictions; reading its splits.tsv back
  * (on another thread count) reproduces the predictions exactly; bad split files fail with FILE:LINE
  * messages; bad command lines, and every option out of its bounds, are usage errors before any work;
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/eval/eval.h"
+#include "eval/eval.h"
 #include "common/error.h"
 #include "data/synth.h"
 #include "model/model.h"

@@ -2,7 +2,8 @@
 # test_package.sh — what this build would ship, checked from outside (run by meson test; the PKG_*
 # variables come from tests/meson.build).
 #   test_package.sh linkage   libbellamy.so and the programs link no CUDA library (readelf -d NEEDED,
-#                             ldd); the generated bellamy.pc names no toolkit, build-tree or other
+#                             ldd); the programs of src/cli link libbellamy.so, not the internal archive;
+#                             the generated bellamy.pc names no toolkit, build-tree or other
 #                             absolute path; the CUDA module, when built, links the CUDA runtime and
 #                             exports its entry point alone
 #   test_package.sh install   meson install --destdir into a temporary staging root holds the programs,
@@ -64,8 +65,17 @@ linkage() {
     [ -f "$lib" ] || { fail "$lib: not built"; return; }
     echo "libbellamy.so NEEDED: $(needed "$lib" | tr '\n' ' ')"
     no_cuda "$lib"
-    for p in bellamy-train bellamy-predict dbmlsched-sim bellamy-model-reader bench/bellamy-eval; do
+    for p in bellamy-train bellamy-predict dbmlsched-sim bellamy-model-reader bellamy-eval; do
         [ -f "$PKG_BUILD_ROOT/$p" ] && no_cuda "$PKG_BUILD_ROOT/$p"
+    done
+    # The programs of src/cli are built on the shared library's public calls (and their support library),
+    # so the linker refuses an internal one: they need libbellamy.so and none of its own dependencies.
+    for p in bellamy-train bellamy-predict dbmlsched-sim; do
+        [ -f "$PKG_BUILD_ROOT/$p" ] || { fail "$p: not built"; continue; }
+        local n
+        n=$(needed "$PKG_BUILD_ROOT/$p")
+        grep -q '^libbellamy\.so\.' <<<"$n" || fail "$p does not link libbellamy.so (NEEDED: $(echo $n))"
+        grep -qE '^lib(hdf5|xxhash|openblas)' <<<"$n" && fail "$p links the library's dependencies (NEEDED: $(echo $n)): the internal archive?"
     done
     clean_pc "$PKG_PC"
     echo "bellamy.pc: $(grep -E '^(Libs|Requires)' "$PKG_PC" | tr '\n' ' ')"

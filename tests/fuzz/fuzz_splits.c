@@ -2,7 +2,7 @@
  * arbitrary bytes read as a split file against a small synthetic data set (bl_eval_read_splits_mem),
  * then the fit groups it forms checked for consistency. The only acceptable outcomes are BL_OK or an
  * error naming the file. Not here: fitting the splits (bl_eval_fit trains models). */
-#include "bench/eval/eval.h"
+#include "eval/eval.h"
 #include "data/synth.h"
 
 #include <stddef.h>

@@ -11,8 +11,8 @@
  *
  * Not here: option parsing (eval_cli.c), the model itself (src/model), the baselines (src/baselines).
  */
-#ifndef BL_BENCH_EVAL_H
-#define BL_BENCH_EVAL_H
+#ifndef BL_EVAL_EVAL_H
+#define BL_EVAL_EVAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -212,4 +212,4 @@ bl_status bl_eval_report(const bl_eval *ev, const char *out_dir, FILE *table, bl
 /* The command line (argv[0] is the program name); returns the exit code. */
 int bl_eval_main(int argc, char **argv);
 
-#endif /* BL_BENCH_EVAL_H */
+#endif /* BL_EVAL_EVAL_H */
