@@ -3,6 +3,7 @@
 # variables come from tests/meson.build).
 #   test_package.sh linkage   libbellamy.so and the programs link no CUDA library (readelf -d NEEDED,
 #                             ldd); the programs of src/cli link libbellamy.so, not the internal archive;
+#                             without BLAS (-Dblas=disabled) neither libbellamy.so nor bellamy.pc names it;
 #                             the generated bellamy.pc names no toolkit, build-tree or other
 #                             absolute path; the CUDA module, when built, links the CUDA runtime and
 #                             exports its entry point alone
@@ -77,6 +78,11 @@ linkage() {
         grep -q '^libbellamy\.so\.' <<<"$n" || fail "$p does not link libbellamy.so (NEEDED: $(echo $n))"
         grep -qE '^lib(hdf5|xxhash|openblas)' <<<"$n" && fail "$p links the library's dependencies (NEEDED: $(echo $n)): the internal archive?"
     done
+    # Without BLAS (-Dblas=disabled) neither the library nor its .pc names OpenBLAS.
+    if [ "${PKG_HAVE_BLAS:-1}" = 0 ]; then
+        needed "$lib" | grep -q '^libopenblas' && fail "libbellamy.so needs OpenBLAS in a build without BLAS"
+        grep -qi openblas "$PKG_PC" && fail "bellamy.pc names OpenBLAS in a build without BLAS: $(grep -i openblas "$PKG_PC")"
+    fi
     clean_pc "$PKG_PC"
     echo "bellamy.pc: $(grep -E '^(Libs|Requires)' "$PKG_PC" | tr '\n' ' ')"
     local mod=$PKG_CUDA_MODULE

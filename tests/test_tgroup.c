@@ -15,9 +15,11 @@
  */
 #include "testutil.h"
 
-#include <cblas.h>
-
 #include "bl_config.h"
+#if BL_HAVE_BLAS
+#include <cblas.h>
+#endif
+#include "nn/gemm.h"
 #include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/tgroup_kern.h"
@@ -67,6 +69,18 @@ static emu_rec *rec_push(int op, const bl_tg_state *s, const bl_tg_view *v) {
     return r;
 }
 
+/* A column-major dgemm, as cuBLAS computes it: OpenBLAS's where the build has it, else the portable GEMM
+ * on the transposed problem (column-major C = op(A)·op(B) is row-major Cᵀ = op(B)ᵀ·op(A)ᵀ). */
+static void colmajor_dgemm(int ta, int tb, int m, int n, int k, double alpha, const double *A, int lda,
+                           const double *B, int ldb, double beta, double *C, int ldc) {
+#if BL_HAVE_BLAS
+    cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, A, lda,
+                B, ldb, beta, C, ldc);
+#else
+    bl_gemm_ref(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
+#endif
+}
+
 static void emu_gemm(void *ctx, int ta, int tb, int M, int N, int K, double alpha, const double *A, long lda,
                      long sA, const double *B, long ldb, long sB, double beta, double *C, long ldc, long sC,
                      int batch) {
@@ -88,9 +102,8 @@ static void emu_gemm(void *ctx, int ta, int tb, int M, int N, int K, double alph
     /* cuBLAS's constraints on the column-major call (it answers CUBLAS_STATUS_INVALID_VALUE) */
     ck_assert(g.lda >= (g.ta ? g.k : g.m) && g.ldb >= (g.tb ? g.n : g.k) && ldc >= g.m);
     for (int s = 0; s < batch; s++)
-        cblas_dgemm(CblasColMajor, g.ta ? CblasTrans : CblasNoTrans, g.tb ? CblasTrans : CblasNoTrans, g.m, g.n, g.k,
-                    alpha, g.A + (size_t)s * (size_t)g.sA, (int)g.lda, g.B + (size_t)s * (size_t)g.sB, (int)g.ldb, beta,
-                    C + (size_t)s * (size_t)sC, (int)ldc);
+        colmajor_dgemm(g.ta, g.tb, g.m, g.n, g.k, alpha, g.A + (size_t)s * (size_t)g.sA, (int)g.lda,
+                       g.B + (size_t)s * (size_t)g.sB, (int)g.ldb, beta, C + (size_t)s * (size_t)sC, (int)ldc);
 }
 static void emu_gather(void *ctx, const bl_tg_state *s, const bl_tg_view *v, int use_order, long i0, int B) {
     (void)ctx;

@@ -1,9 +1,14 @@
-/* gemm.c — the GEMMs declared in gemm.h: the portable reference and the OpenBLAS wrapper.
+/* gemm.c — the GEMMs declared in gemm.h: the portable reference and the OpenBLAS wrapper (the
+ * reference itself in a build without BLAS, -Dblas=disabled).
  * Not here: argument validation (callers check their shapes). */
 #include "nn/gemm.h"
 
-#include <cblas.h>
+#include "bl_config.h"
+
 #include <stddef.h>
+#if BL_HAVE_BLAS
+#include <cblas.h>
+#endif
 
 /* Element (i, j) of op(X) for a row-major X with leading dimension ld. */
 #define OPX(X, t, ld, i, j) ((t) ? (X)[(size_t)(j) * (ld) + (i)] : (X)[(size_t)(i) * (ld) + (j)])
@@ -21,6 +26,7 @@ void bl_gemm_ref(int transA, int transB, int M, int N, int K, double alpha,
     }
 }
 
+#if BL_HAVE_BLAS
 /* C = beta·C, honouring the "beta == 0 writes, never reads" rule. */
 static void scale_c(int M, int N, double beta, double *C, int ldc) {
     if (beta == 1.0) return;
@@ -48,3 +54,12 @@ void bl_gemm_blas(int transA, int transB, int M, int N, int K, double alpha,
 void bl_blas_set_threads(int n) {
     if (n >= 1) openblas_set_num_threads(n);
 }
+#else
+void bl_gemm_blas(int transA, int transB, int M, int N, int K, double alpha,
+                  const double *A, int lda, const double *B, int ldb,
+                  double beta, double *C, int ldc) {
+    bl_gemm_ref(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void bl_blas_set_threads(int n) { (void)n; }
+#endif

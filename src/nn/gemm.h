@@ -7,6 +7,8 @@
  * beta == 0 means C is written without being read (NaNs already in C do not propagate).
  *   bl_gemm_ref   portable triple loop, compiled in every build; the reference tests hold OpenBLAS to.
  *   bl_gemm_blas  OpenBLAS cblas_dgemm with CblasRowMajor: the trial group's CPU ops (tgroup_cpu.c).
+ *                 In a build without BLAS (BL_HAVE_BLAS 0, -Dblas=disabled) it is bl_gemm_ref: the
+ *                 batched CPU group is a test reference, slower than the per-trial kernels either way.
  * The per-trial pass does not use GEMMs: its layers are 4 to 40 wide, where a BLAS call costs more
  * than the arithmetic (kern/pass.c).
  * Not here: threading policy (the caller sets OpenBLAS's thread count), device memory.
@@ -25,7 +27,7 @@ void bl_gemm_blas(int transA, int transB, int M, int N, int K, double alpha,
                   const double *A, int lda, const double *B, int ldb,
                   double beta, double *C, int ldc);
 
-/* Sets OpenBLAS's thread count (1 for reproducible single-thread figures); no-op when n < 1. */
+/* Sets OpenBLAS's thread count (1 for reproducible single-thread figures); no-op when n < 1 or without BLAS. */
 void bl_blas_set_threads(int n);
 
 #endif /* BL_NN_GEMM_H */
