@@ -704,6 +704,17 @@ START_TEST(pretrain_on_trial_group_matches_cpu_search) {
     o.device = 7;
     ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &grp[0], &e), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.message, "device"));
+    /* the library's own callers meet the public bounds (include/bellamy/train.h), in the same words */
+    o.device = BL_DEVICE_CPU;
+    o.threads = BL_TRAIN_THREADS_MAX + 1;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &grp[0], &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.threads 1025: must be 1..1024"), "%s", e.message);
+    ck_assert_int_eq(bl_pretrain_top(ds, NULL, &o, 1, grp, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.threads 1025"), "%s", e.message);
+    o.threads = 2;
+    o.val_fraction = 0; /* none held out is the extension's no_validation, not a fraction of 0 */
+    ck_assert_int_eq(bl_pretrain_top(ds, NULL, &o, 1, grp, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.val_fraction 0"), "%s", e.message);
     for (int k = 0; k < 2; k++) bl_model_free(cpu[k]);
     bl_dataset_free(ds);
 }
@@ -2102,7 +2113,7 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
         }
     }
     /* no share: everything trains */
-    o.val_fraction = 0;
+    o.no_validation = 1; /* the calibration's fold models: every row trains */
     bl_rng r3;
     bl_rng_seed(&r3, 1);
     size_t ntr = 0, nva = 0;
@@ -2110,12 +2121,12 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
     ck_assert_uint_eq(nva, 0);
     ck_assert_uint_eq(ntr, n);
     /* an unknown split is an error naming it; a pre-training with groups runs */
-    o.val_fraction = 0.2;
+    o.no_validation = 0;
     o.val_split = 7;
     o.members = 1;
     bl_model *m = NULL;
     ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.message, "validation split 7"));
+    ck_assert_ptr_nonnull(strstr(e.message, "bl_train_opts.val_split 7"));
     o.val_split = BL_VAL_GROUPS;
     o.trials = 2;
     o.epochs = 20;
