@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,10 @@ START_TEST(train_defaults) {
     o.members = 1; /* one network reads bits */
     bl_data_opts_for_training(&d, &o);
     ck_assert_int_eq(d.numbers, BL_NUMBERS_BINARY);
+    o.size = offsetof(bl_train_opts, members); /* a caller's struct that ends before members: its default */
+    bl_data_opts_for_training(&d, &o);
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BOTH);
+    o.size = sizeof o;
 
     /* bl_pretrain_file without data options: that default, recorded in the model */
     small_opts(&o);
