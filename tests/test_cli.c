@@ -300,6 +300,19 @@ START_TEST(test_pretrain_progress_and_errors) {
     EXPECT_ERR(1, "no CUDA support", "%s pretrain --data rest.tsv --schema synth.schema --out c.h5 --device cuda", g_train);
     EXPECT_ERR(2, "--data is required", "%s pretrain --schema synth.schema --out x.h5", g_train);
     EXPECT_ERR(2, "--trials 0", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --trials 0", g_train);
+    /* the library's check of bl_train_opts, in the options' words: every bound, one statement of it */
+    EXPECT_ERR(2, "bellamy-train pretrain: --threads 5000: must be 1..1024",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --threads 5000", g_train);
+    EXPECT_ERR(2, "--trials 28: must be 1..27", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --trials 28",
+               g_train);
+    EXPECT_ERR(2, "--val-fraction 1: must be strictly between 0 and 1",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --val-fraction 1", g_train);
+    EXPECT_ERR(2, "--members 17: must be 1..16", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --members 17",
+               g_train);
+    EXPECT_ERR(2, "--grace 1000001: must be 1..1000000",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --grace 1000001", g_train);
+    EXPECT_ERR(2, "--threads 99999999999: out of range",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --threads 99999999999", g_train);
     EXPECT_ERR(2, "--epochs", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --epochs many", g_train);
     EXPECT_ERR(2, "--device", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device tpu", g_train);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out g.h5 --trials 1 --epochs 5 --grace 5 --val-split groups "

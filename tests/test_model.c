@@ -662,6 +662,52 @@ START_TEST(pretrain_top_ranks_the_trials) {
 }
 END_TEST
 
+/* Successive halving by its rule (pretrain.c's halving_keep, next_rung): 5 trials, grace 1, epochs 8,
+ * reduction 2 run rungs 1, 2, 4, 8 with ceil(alive / 2) going on, 5 → 3 → 2 → 1 trials, so the trials'
+ * epoch counts are {1, 1, 2, 4, 8} and the plan the progress reports 5·1 + 3·1 + 2·2 + 1·4 = 16 epochs;
+ * the same on the threaded CPU search and on a trial group (CPU, batched). */
+static int record_plan(void *ctx, const bl_progress *p) {
+    *(long *)ctx = p->epochs_planned_all;
+    return 0;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+START_TEST(pretrain_halves_by_the_rule) {
+    bl_dataset *ds = synth_ds(13);
+    for (int dev = 0; dev < 2; dev++) {
+        bl_pretrain_opts o;
+        bl_pretrain_opts_default(&o);
+        o.calibrate = 0;
+        o.members = 1;
+        o.trials = 5;
+        o.grace = 1;
+        o.epochs = 8;
+        o.device = dev ? BL_DEVICE_CPU_BATCHED : BL_DEVICE_CPU;
+        long plan = 0;
+        o.progress = record_plan;
+        o.progress_ctx = &plan;
+        bl_model *top[5];
+        bl_error e;
+        ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 5, top, &e) == BL_OK, "%s", e.message);
+        long ep[5];
+        for (int i = 0; i < 5; i++) ep[i] = (long)top[i]->epochs;
+        ck_assert_int_eq(ep[0], 8); /* the winner is the one trial that reached the last rung */
+        qsort(ep, 5, sizeof ep[0], cmp_long);
+        const long want[5] = {1, 1, 2, 4, 8};
+        for (int i = 0; i < 5; i++)
+            ck_assert_msg(ep[i] == want[i], "device %d: trial epochs %ld %ld %ld %ld %ld, want 1 1 2 4 8", dev, ep[0],
+                          ep[1], ep[2], ep[3], ep[4]);
+        ck_assert_int_eq(plan, 16);
+        for (int i = 0; i < 5; i++) bl_model_free(top[i]);
+    }
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The search on a trial group (every trial at once, the GPU's algorithm) against the threaded CPU
  * search: the same halving decisions, winner and weights to rounding; CUDA without a GPU is a clear
  * error (with a GPU, the same comparison). */
@@ -704,6 +750,17 @@ START_TEST(pretrain_on_trial_group_matches_cpu_search) {
     o.device = 7;
     ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &grp[0], &e), BL_EINVAL);
     ck_assert_ptr_nonnull(strstr(e.message, "device"));
+    /* the library's own callers meet the public bounds (include/bellamy/train.h), in the same words */
+    o.device = BL_DEVICE_CPU;
+    o.threads = BL_TRAIN_THREADS_MAX + 1;
+    ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &grp[0], &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.threads 1025: must be 1..1024"), "%s", e.message);
+    ck_assert_int_eq(bl_pretrain_top(ds, NULL, &o, 1, grp, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.threads 1025"), "%s", e.message);
+    o.threads = 2;
+    o.val_fraction = 0; /* none held out is the extension's no_validation, not a fraction of 0 */
+    ck_assert_int_eq(bl_pretrain_top(ds, NULL, &o, 1, grp, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "bl_train_opts.val_fraction 0"), "%s", e.message);
     for (int k = 0; k < 2; k++) bl_model_free(cpu[k]);
     bl_dataset_free(ds);
 }
@@ -2102,7 +2159,7 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
         }
     }
     /* no share: everything trains */
-    o.val_fraction = 0;
+    o.no_validation = 1; /* the calibration's fold models: every row trains */
     bl_rng r3;
     bl_rng_seed(&r3, 1);
     size_t ntr = 0, nva = 0;
@@ -2110,12 +2167,12 @@ START_TEST(validation_split_by_contexts_and_by_groups) {
     ck_assert_uint_eq(nva, 0);
     ck_assert_uint_eq(ntr, n);
     /* an unknown split is an error naming it; a pre-training with groups runs */
-    o.val_fraction = 0.2;
+    o.no_validation = 0;
     o.val_split = 7;
     o.members = 1;
     bl_model *m = NULL;
     ck_assert_int_eq(bl_pretrain(ds, NULL, &o, &m, &e), BL_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.message, "validation split 7"));
+    ck_assert_ptr_nonnull(strstr(e.message, "bl_train_opts.val_split 7"));
     o.val_split = BL_VAL_GROUPS;
     o.trials = 2;
     o.epochs = 20;
@@ -2355,6 +2412,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, refit_trains_the_winner_on_every_row);
     tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
+    tcase_add_test(tm, pretrain_halves_by_the_rule);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, tuned_context_keeps_only_shared_values);
     tcase_add_test(tm, ensemble_members_predict_their_median);

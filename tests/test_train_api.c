@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,145 @@ START_TEST(train_opts_errors) {
 }
 END_TEST
 
+/* Every bound of include/bellamy/train.h at its edges: the value on the edge passes, the one past it is
+ * BL_EINVAL from bl_train_opts_check naming the field, the value and the range (the one check: the
+ * same bounds hold inside the library, so nothing out of range gets as far as an internal message). */
+static void bound_edge(const char *field, void (*set)(bl_train_opts *, double), double ok, double bad,
+                       const char *range) {
+    bl_train_opts o;
+    bl_train_opts_init(&o);
+    set(&o, ok);
+    bl_error e = { 0 };
+    ck_assert_msg(bl_train_opts_check(&o, &e) == BL_OK, "%s = %g: %s", field, ok, e.message);
+    bl_train_opts_init(&o);
+    set(&o, bad);
+    bl_status st = bl_train_opts_check(&o, &e);
+    char want[96];
+    snprintf(want, sizeof want, "bl_train_opts.%s ", field);
+    ck_assert_msg(st == BL_EINVAL && strstr(e.message, want) && strstr(e.message, range),
+                  "%s = %g: status %d, message '%s' (want '%s' and '%s')", field, bad, st, e.message, want, range);
+}
+static void set_trials(bl_train_opts *o, double v) { o->trials = (int)v; }
+static void set_epochs(bl_train_opts *o, double v) { o->epochs = (long)v; }
+static void set_grace(bl_train_opts *o, double v) { o->grace = (long)v; }
+static void set_threads(bl_train_opts *o, double v) { o->threads = (int)v; }
+static void set_val_fraction(bl_train_opts *o, double v) { o->val_fraction = v; }
+static void set_members(bl_train_opts *o, double v) { o->members = (int)v; }
+static void set_val_split(bl_train_opts *o, double v) { o->val_split = (int)v; }
+static void set_target_scale(bl_train_opts *o, double v) { o->target_scale = (int)v; }
+static void set_device(bl_train_opts *o, double v) { o->device = (int)v; }
+static void set_dropout_masks(bl_train_opts *o, double v) { o->dropout_masks = (int)v; }
+static void set_calibrate(bl_train_opts *o, double v) { o->calibrate = (int)v; }
+
+START_TEST(train_opts_bounds) {
+    const double EMAX = (double)BL_TRAIN_EPOCHS_MAX;
+    bound_edge("trials", set_trials, 1, 0, "1..27");
+    bound_edge("trials", set_trials, BL_TRAIN_TRIALS_MAX, BL_TRAIN_TRIALS_MAX + 1, "1..27");
+    bound_edge("epochs", set_epochs, 1, 0, "1..1000000");
+    bound_edge("epochs", set_epochs, EMAX, EMAX + 1, "1..1000000");
+    bound_edge("grace", set_grace, 1, 0, "1..1000000");
+    bound_edge("grace", set_grace, EMAX, EMAX + 1, "1..1000000");
+    bound_edge("threads", set_threads, 1, 0, "1..1024");
+    bound_edge("threads", set_threads, BL_TRAIN_THREADS_MAX, BL_TRAIN_THREADS_MAX + 1, "1..1024");
+    bound_edge("threads", set_threads, 2, 5000, "1..1024"); /* the public check once let this through */
+    bound_edge("val_fraction", set_val_fraction, nextafter(0.0, 1.0), 0, "strictly between 0 and 1");
+    bound_edge("val_fraction", set_val_fraction, nextafter(1.0, 0.0), 1, "strictly between 0 and 1");
+    bound_edge("val_fraction", set_val_fraction, 0.5, NAN, "strictly between 0 and 1");
+    bound_edge("members", set_members, 1, 0, "1..16");
+    bound_edge("members", set_members, BL_TRAIN_MEMBERS_MAX, BL_TRAIN_MEMBERS_MAX + 1, "1..16");
+    bound_edge("val_split", set_val_split, BL_SPLIT_GROUPS, 2, "BL_SPLIT_CONTEXTS or BL_SPLIT_GROUPS");
+    bound_edge("val_split", set_val_split, BL_SPLIT_CONTEXTS, -1, "BL_SPLIT_CONTEXTS or BL_SPLIT_GROUPS");
+    bound_edge("target_scale", set_target_scale, BL_SCALE_LOG, BL_SCALE_LOG + 1, "BL_SCALE_SECONDS");
+    bound_edge("target_scale", set_target_scale, BL_SCALE_SECONDS, -1, "BL_SCALE_SECONDS");
+    bound_edge("device", set_device, BL_ON_CPU, 2, "BL_ON_CPU or BL_ON_CUDA"); /* 2: the library's own */
+    bound_edge("device", set_device, BL_ON_CPU, -1, "BL_ON_CPU or BL_ON_CUDA");
+    bound_edge("dropout_masks", set_dropout_masks, BL_MASKS_HYBRID, BL_MASKS_HYBRID + 1, "BL_MASKS_VALUE");
+    bound_edge("dropout_masks", set_dropout_masks, BL_MASKS_VALUE, -1, "BL_MASKS_VALUE");
+    bound_edge("calibrate", set_calibrate, 0, 2, "0 or 1");
+    bound_edge("calibrate", set_calibrate, 1, -1, "0 or 1");
+
+    /* the pre-training calls run the same check first: threads 5000 is refused before the data file is
+     * opened (it does not exist), with the check's message, not one from inside the search */
+    bl_train_opts o;
+    small_opts(&o);
+    o.threads = 5000;
+    EXPECT_ERR(bl_pretrain_file(at("no-such.tsv"), g_schema, NULL, &o, NULL, at("never.h5"), NULL, err), BL_EINVAL,
+               "bl_train_opts.threads 5000: must be 1..1024");
+    bl_data *d = NULL;
+    bl_error e = { 0 };
+    ck_assert_msg(bl_data_load(g_tsv, g_schema, NULL, &d, &e) == BL_OK, "%s", e.message);
+    bl_predictor *p = NULL;
+    EXPECT_ERR(bl_pretrain_data(d, &o, NULL, &p, err), BL_EINVAL, "bl_train_opts.threads 5000: must be 1..1024");
+    ck_assert_ptr_null(p);
+    o.threads = BL_TRAIN_THREADS_MAX; /* the edge trains (on as many threads as there are trials) */
+    ck_assert_msg(bl_pretrain_data(d, &o, NULL, &p, &e) == BL_OK, "%s", e.message);
+    bl_predictor_free(p);
+    bl_data_free(d);
+}
+END_TEST
+
+/* One default: the defaults bl_train_opts_init sets are the header's, and data to pre-train on reads
+ * numbers both ways exactly when the ensemble has 2 or more members (bellamy-train's default, the one
+ * bl_pretrain_file uses with NULL data options). */
+START_TEST(train_defaults) {
+    bl_train_opts o;
+    bl_train_opts_init(&o);
+    ck_assert_uint_eq(o.size, sizeof o);
+    ck_assert_int_eq(o.trials, BL_TRAIN_TRIALS_DEFAULT);
+    ck_assert_int_eq(o.epochs, BL_TRAIN_EPOCHS_DEFAULT);
+    ck_assert_int_eq(o.grace, BL_TRAIN_GRACE_DEFAULT);
+    ck_assert_int_eq(o.threads, BL_TRAIN_THREADS_DEFAULT);
+    ck_assert(o.seed == BL_TRAIN_SEED_DEFAULT);
+    ck_assert(o.val_fraction == BL_TRAIN_VAL_FRACTION_DEFAULT);
+    ck_assert_int_eq(o.members, BL_TRAIN_MEMBERS_DEFAULT);
+    ck_assert_int_eq(o.val_split, BL_SPLIT_CONTEXTS);
+    ck_assert_int_eq(o.target_scale, BL_SCALE_SECONDS);
+    ck_assert_int_eq(o.device, BL_ON_CPU);
+    ck_assert_int_eq(o.dropout_masks, BL_MASKS_ROW);
+    ck_assert_int_eq(o.calibrate, 1);
+    ck_assert(o.progress == NULL && o.progress_ctx == NULL);
+
+    bl_data_opts d, plain;
+    bl_data_opts_init(&plain);
+    ck_assert_int_eq(plain.numbers, BL_NUMBERS_BINARY);
+    bl_data_opts_for_training(&d, NULL); /* the default ensemble: both */
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BOTH);
+    ck_assert_uint_eq(d.size, sizeof d);
+    ck_assert_int_eq(d.delimiter, plain.delimiter);
+    ck_assert_int_eq(d.skip_invalid, plain.skip_invalid);
+    ck_assert_int_eq(d.totals_per_machine, plain.totals_per_machine);
+    bl_data_opts_for_training(&d, &o);
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BOTH);
+    o.members = 2;
+    bl_data_opts_for_training(&d, &o);
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BOTH);
+    o.members = 1; /* one network reads bits */
+    bl_data_opts_for_training(&d, &o);
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BINARY);
+    o.size = offsetof(bl_train_opts, members); /* a caller's struct that ends before members: its default */
+    bl_data_opts_for_training(&d, &o);
+    ck_assert_int_eq(d.numbers, BL_NUMBERS_BOTH);
+    o.size = sizeof o;
+
+    /* bl_pretrain_file without data options: that default, recorded in the model */
+    small_opts(&o);
+    o.members = 2;
+    o.calibrate = 0;
+    bl_predictor *p = NULL;
+    bl_error e = { 0 };
+    ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, NULL, &p, &e) == BL_OK, "%s", e.message);
+    bl_training_info ti;
+    ck_assert_int_eq(bl_predictor_training(p, &ti), BL_OK);
+    ck_assert_str_eq(ti.numbers, "both");
+    bl_predictor_free(p);
+    o.members = 1;
+    ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, NULL, &p, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_predictor_training(p, &ti), BL_OK);
+    ck_assert_str_eq(ti.numbers, "binary");
+    bl_predictor_free(p);
+}
+END_TEST
+
 START_TEST(pretrain_finetune_evaluate) {
     bl_error err = { 0 };
     bl_train_opts o;
@@ -516,6 +656,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, data_load_and_queries);
     tcase_add_test(tc, data_load_errors);
     tcase_add_test(tc, train_opts_errors);
+    tcase_add_test(tc, train_opts_bounds);
+    tcase_add_test(tc, train_defaults);
     tcase_add_test(tc, pretrain_finetune_evaluate);
     tcase_add_test(tc, pretrain_progress);
     suite_add_tcase(s, tc);

@@ -51,6 +51,11 @@ typedef struct bl_data_opts {
 } bl_data_opts;
 
 BL_API void bl_data_opts_init(bl_data_opts *o);
+/* The defaults for data to pre-train on with t (NULL: bl_train_opts_init's): bl_data_opts_init's, but
+ * numbers BL_NUMBERS_BOTH when t->members >= 2 (measured better; one network reads bits). The defaults
+ * bl_pretrain_file uses when dopts is NULL, and bellamy-train pretrain's. (0.8) */
+typedef struct bl_train_opts bl_train_opts;
+BL_API void bl_data_opts_for_training(bl_data_opts *o, const bl_train_opts *t);
 
 /* Reads data_path through the schema file schema_path (whose text a pre-training stores in the model).
  * Errors name "FILE:LINE:COLUMN" for a bad field, the schema line for a bad schema; BL_EINVAL for
@@ -165,34 +170,46 @@ enum { BL_SCALE_SECONDS = 0, BL_SCALE_MEAN = 1, BL_SCALE_LOG = 2 };   /* bl_trai
 enum { BL_ON_CPU = 0, BL_ON_CUDA = 1 };                              /* bl_train_opts.device */
 enum { BL_MASKS_VALUE = 0, BL_MASKS_ROW = 1, BL_MASKS_HYBRID = 2 };   /* bl_train_opts.dropout_masks */
 
-#define BL_TRAIN_TRIALS_MAX  27
-#define BL_TRAIN_MEMBERS_MAX 16
-#define BL_TRAIN_EPOCHS_MAX  1000000L
+/* The bounds bl_train_opts_check holds every field to, and the defaults bl_train_opts_init sets: the one
+ * statement of each (the library's internals and bellamy-train use these). */
+#define BL_TRAIN_TRIALS_MAX      27        /* the grid: 3 dropouts x 3 learning rates x 3 weight decays */
+#define BL_TRAIN_MEMBERS_MAX     16
+#define BL_TRAIN_EPOCHS_MAX      1000000L  /* epochs and grace */
+#define BL_TRAIN_THREADS_MAX     1024
+#define BL_TRAIN_TRIALS_DEFAULT  12
+#define BL_TRAIN_EPOCHS_DEFAULT  2500L
+#define BL_TRAIN_GRACE_DEFAULT   1000L
+#define BL_TRAIN_THREADS_DEFAULT 1
+#define BL_TRAIN_SEED_DEFAULT    1ULL
+#define BL_TRAIN_VAL_FRACTION_DEFAULT 0.2
+#define BL_TRAIN_MEMBERS_DEFAULT 6         /* measured better than 1 or 3, with numbers in both encodings */
 
-typedef struct bl_train_opts {
+struct bl_train_opts {
     size_t size;              /* sizeof(bl_train_opts), set by bl_train_opts_init */
     int    trials;            /* hyper-parameter configurations to try, 1..27 (default 12) */
     long   epochs;            /* most epochs per trial, 1..1000000 (default 2500) */
     long   grace;             /* successive-halving grace period, 1..1000000 (default 1000) */
-    int    threads;           /* trials trained in parallel, ≥ 1 (default 1; the result does not depend on it) */
+    int    threads;           /* trials trained in parallel, 1..1024 (default 1; the result does not depend on it) */
     unsigned long long seed;  /* configurations, splits, initial weights (default 1) */
     double val_fraction;      /* share held out for validation, strictly between 0 and 1 (default 0.2) */
     int    val_split;         /* BL_SPLIT_CONTEXTS (whole contexts; default) or BL_SPLIT_GROUPS (a share of
                                  every (context, scale-out) group's rows) */
     int    target_scale;      /* network target: BL_SCALE_SECONDS (default), _MEAN (÷ mean runtime), _LOG */
     int    device;            /* BL_ON_CPU (default) or BL_ON_CUDA (every trial at once on a GPU) */
-    int    members;           /* ensemble searches whose winners' median predicts, 1..16 (default 6) */
+    int    members;           /* ensemble searches whose winners' median predicts, 1..16 (default 6); read
+                                 numbers in both encodings by default when 2 or more (bl_data_opts_for_training) */
     int    dropout_masks;     /* AlphaDropout masks: BL_MASKS_ROW (default), _VALUE (faster), _HYBRID */
     bl_train_progress_fn progress;   /* NULL: none */
     void  *progress_ctx;
     int    calibrate;         /* 1 (default): calibrate prediction intervals on held-out contexts after the
                                  searches (bl_predict_interval; a few per cent more time: +2.5 % measured on C3O grep); 0: none (0.6) */
-} bl_train_opts;
+};
 
 BL_API void bl_train_opts_init(bl_train_opts *o);
 
-/* Checks o as bl_pretrain_data would, before any data is read: BL_EINVAL naming the field and its
- * range; BL_EUNSUPPORTED for device BL_ON_CUDA where bl_cuda_check fails. */
+/* The one check of pre-training options (bl_pretrain_data and bl_pretrain_file run it; so does
+ * bellamy-train): BL_EINVAL with "bl_train_opts.FIELD VALUE: must be RANGE" for the first field out of
+ * its range (the bounds above); BL_EUNSUPPORTED for device BL_ON_CUDA where bl_cuda_check fails. */
 BL_API bl_status bl_train_opts_check(const bl_train_opts *o, bl_error *err);
 
 /* BL_OK when pre-training can run on a CUDA GPU here; otherwise BL_EUNSUPPORTED saying what is missing
@@ -207,7 +224,7 @@ BL_API bl_status bl_cuda_check(bl_error *err);
 BL_API bl_status bl_pretrain_data(const bl_data *d, const bl_train_opts *o, const char *name, bl_predictor **out,
                                   bl_error *err);
 
-/* bl_data_load (dopts: NULL for the defaults), bl_pretrain_data, then, when out_path is given,
+/* bl_data_load (dopts: NULL for bl_data_opts_for_training(o)), bl_pretrain_data, then, when out_path is given,
  * bl_predictor_save into it. *out receives the predictor; out may be NULL when out_path is given
  * (BL_EINVAL when both are NULL). Options are checked before the file is read. */
 BL_API bl_status bl_pretrain_file(const char *data_path, const char *schema_path, const bl_data_opts *dopts,

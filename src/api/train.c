@@ -32,11 +32,6 @@
 _Static_assert((int)BL_NUMBERS_BINARY == (int)BL_ENC_NUMBERS_BINARY && (int)BL_NUMBERS_LOG == (int)BL_ENC_NUMBERS_LOG &&
                (int)BL_NUMBERS_RANGE == (int)BL_ENC_NUMBERS_RANGE && (int)BL_NUMBERS_BOTH == (int)BL_ENC_NUMBERS_BOTH, "numbers");
 _Static_assert(BL_SCALE_OUT_FEATURES == BL_SCALEOUT_NFEAT, "scale-out features");
-_Static_assert((int)BL_SPLIT_CONTEXTS == (int)BL_VAL_CONTEXTS && (int)BL_SPLIT_GROUPS == (int)BL_VAL_GROUPS, "splits");
-_Static_assert((int)BL_SCALE_SECONDS == (int)BL_TARGET_SECONDS && (int)BL_SCALE_MEAN == (int)BL_TARGET_MEAN &&
-               (int)BL_SCALE_LOG == (int)BL_TARGET_LOG, "target scaling");
-_Static_assert((int)BL_ON_CPU == (int)BL_DEVICE_CPU && (int)BL_ON_CUDA == (int)BL_DEVICE_CUDA, "devices");
-_Static_assert(BL_TRAIN_MEMBERS_MAX == BL_MODEL_MEMBERS_MAX, "members");
 _Static_assert(BL_CORPUS_CONTEXTS_MAX == BL_SYNTH_MAX_CONTEXTS && BL_CORPUS_SCALE_OUTS_MAX == BL_SYNTH_MAX_SCALEOUTS,
                "corpus bounds");
 _Static_assert(BL_CORPUS_ENVIRONMENT_MAX + 1 == sizeof(((bl_synth_config *)0)->environment), "environment");
@@ -314,54 +309,25 @@ size_t bl_data_context_diff(const bl_data *d, size_t c, const bl_prop_value *ctx
 /* ---- pre-training ------------------------------------------------------------------------------- */
 
 void bl_train_opts_init(bl_train_opts *o) {
-    if (!o) return;
-    bl_pretrain_opts po;
-    bl_pretrain_opts_default(&po);
-    memset(o, 0, sizeof *o);
-    o->size = sizeof *o;
-    o->trials = po.trials;
-    o->epochs = po.epochs;
-    o->grace = po.grace;
-    o->threads = po.threads;
-    o->seed = (unsigned long long)po.seed;
-    o->val_fraction = po.val_fraction;
-    o->val_split = po.val_split;
-    o->target_scale = po.target_scaling;
-    o->device = po.device;
-    o->members = po.members;
-    o->dropout_masks = po.per_row_dropout;
-    o->calibrate = po.calibrate;
+    if (o) bl_train_opts_default(o);
 }
 
+void bl_data_opts_for_training(bl_data_opts *o, const bl_train_opts *t) {
+    if (!o) return;
+    bl_data_opts_init(o);
+    bl_train_opts d;
+    bl_train_opts_default(&d);
+    /* a caller's older struct holds members (an original field) */
+    const int members = t && t->size > offsetof(bl_train_opts, members) ? t->members : d.members;
+    if (members >= 2) o->numbers = BL_NUMBERS_BOTH; /* measured best; members alternate bits and log */
+}
+
+/* The one check: a caller's struct over the defaults, then every bound of include/bellamy/train.h. */
 static bl_status train_opts(const bl_train_opts *in, bl_train_opts *o, bl_error *err) {
     bl_train_opts_init(o);
     bl_status st = opts_copy(o, sizeof *o, in, "bl_train_opts", err);
     if (st != BL_OK) return st;
-    if (o->trials < 1 || o->trials > BL_TRAIN_TRIALS_MAX)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.trials: %d must be 1..%d", o->trials, BL_TRAIN_TRIALS_MAX);
-    if (o->epochs < 1 || o->epochs > BL_TRAIN_EPOCHS_MAX)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.epochs: %ld must be 1..%ld", o->epochs, BL_TRAIN_EPOCHS_MAX);
-    if (o->grace < 1 || o->grace > BL_TRAIN_EPOCHS_MAX)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.grace: %ld must be 1..%ld", o->grace, BL_TRAIN_EPOCHS_MAX);
-    if (o->threads < 1) return bl_seterr(err, BL_EINVAL, "bl_train_opts.threads: %d must be >= 1", o->threads);
-    if (!(o->val_fraction > 0 && o->val_fraction < 1))
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.val_fraction: %g must be between 0 and 1", o->val_fraction);
-    if (o->val_split != BL_SPLIT_CONTEXTS && o->val_split != BL_SPLIT_GROUPS)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.val_split: %d must be BL_SPLIT_CONTEXTS or BL_SPLIT_GROUPS",
-                         o->val_split);
-    if (o->target_scale < BL_SCALE_SECONDS || o->target_scale > BL_SCALE_LOG)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.target_scale: %d must be BL_SCALE_SECONDS, _MEAN or _LOG",
-                         o->target_scale);
-    if (o->device != BL_ON_CPU && o->device != BL_ON_CUDA)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.device: %d must be BL_ON_CPU or BL_ON_CUDA", o->device);
-    if (o->members < 1 || o->members > BL_TRAIN_MEMBERS_MAX)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.members: %d must be 1..%d", o->members, BL_TRAIN_MEMBERS_MAX);
-    if (o->dropout_masks < BL_MASKS_VALUE || o->dropout_masks > BL_MASKS_HYBRID)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.dropout_masks: %d must be BL_MASKS_VALUE, _ROW or _HYBRID",
-                         o->dropout_masks);
-    if (o->calibrate != 0 && o->calibrate != 1)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.calibrate: %d must be 0 or 1", o->calibrate);
-    return BL_OK;
+    return bl_train_opts_bounds(o, err);
 }
 
 bl_status bl_train_opts_check(const bl_train_opts *in, bl_error *err) {
@@ -372,20 +338,6 @@ bl_status bl_train_opts_check(const bl_train_opts *in, bl_error *err) {
 }
 
 bl_status bl_cuda_check(bl_error *err) { return bl_cuda_available(err); }
-
-/* The caller's progress callback behind the internal one. */
-typedef struct progress_bridge {
-    bl_train_progress_fn fn;
-    void                *ctx;
-} progress_bridge;
-
-static int on_progress(void *ctx, const bl_progress *p) {
-    const progress_bridge *b = ctx;
-    bl_train_progress q = { p->search, p->searches_total, p->trial, p->trials_alive, p->trials_total, p->epoch,
-                            p->epochs_total, p->epochs_done_all, p->epochs_planned_all, p->train_loss,
-                            p->val_loss, p->best_val_loss, p->has_val };
-    return b->fn(b->ctx, &q);
-}
 
 /* "grep" from "../shared/datasets/c3o/grep.tsv". */
 static char *file_stem(const char *path) {
@@ -420,24 +372,7 @@ bl_status bl_pretrain_data(const bl_data *d, const bl_train_opts *in, const char
     char *nm = name ? bl_strdup(name) : file_stem(d->ds->name);
     if (!nm) return bl_seterr(err, BL_ENOMEM, "out of memory");
     bl_pretrain_opts po;
-    bl_pretrain_opts_default(&po);
-    po.trials = o.trials;
-    po.epochs = o.epochs;
-    po.grace = o.grace;
-    po.threads = o.threads;
-    po.seed = (uint64_t)o.seed;
-    po.val_fraction = o.val_fraction;
-    po.val_split = o.val_split;
-    po.target_scaling = o.target_scale;
-    po.device = o.device;
-    po.members = o.members;
-    po.per_row_dropout = o.dropout_masks;
-    po.calibrate = o.calibrate;
-    progress_bridge bridge = { o.progress, o.progress_ctx };
-    if (o.progress) {
-        po.progress = on_progress;
-        po.progress_ctx = &bridge;
-    }
+    bl_pretrain_opts_from(&po, &o);
     bl_model *m = NULL;
     st = bl_pretrain(d->ds, d->schema_text, &po, &m, err);
     if (st != BL_OK) {
@@ -456,9 +391,11 @@ bl_status bl_pretrain_file(const char *data_path, const char *schema_path, const
     BL_CHECK_ARG(out || out_path, err, "bl_pretrain_file: neither out nor out_path");
     bl_status st = train_opts(o, &(bl_train_opts){ 0 }, err); /* bad options before the file is read */
     if (st != BL_OK) return st;
+    bl_data_opts dt;
+    if (!dopts) bl_data_opts_for_training(&dt, o);
     bl_data *d = NULL;
     bl_predictor *p = NULL;
-    st = bl_data_load(data_path, schema_path, dopts, &d, err);
+    st = bl_data_load(data_path, schema_path, dopts ? dopts : &dt, &d, err);
     if (st == BL_OK) st = bl_pretrain_data(d, o, name, &p, err);
     if (st == BL_OK && out_path) st = bl_predictor_save(p, out_path, NULL, err);
     bl_data_free(d);

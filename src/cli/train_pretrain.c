@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,17 +117,56 @@ static long default_threads(void) {
 
 #define VAL_SPLIT_DEFAULT "contexts" /* bl_train_opts_init's val_split */
 
+/* The library names the field of bl_train_opts that is out of range ("bl_train_opts.val_fraction 1:
+ * must be ..."); the user gave it as an option ("--val-fraction 1: must be ..."). */
+static int opts_fail(const char *prog, const bl_error *err) {
+    static const char pre[] = "bl_train_opts.";
+    const char *m = err->message;
+    if (strncmp(m, pre, sizeof pre - 1) != 0) {
+        bl_cli_error(prog, "%s", m);
+        return BL_EXIT_USAGE;
+    }
+    m += sizeof pre - 1;
+    char opt[64];
+    size_t n = 0;
+    for (; m[n] && m[n] != ' ' && m[n] != ':' && n + 1 < sizeof opt; n++) opt[n] = m[n] == '_' ? '-' : m[n];
+    opt[n] = '\0';
+    bl_cli_error(prog, "--%s%s", opt, m + n);
+    return BL_EXIT_USAGE;
+}
 
+/* An option's value where the library keeps an int. */
+static int int_option(const char *prog, const char *name, long v, int *out) {
+    if (v < INT_MIN || v > INT_MAX) {
+        bl_cli_error(prog, "--%s %ld: out of range", name, v);
+        return BL_EXIT_USAGE;
+    }
+    *out = (int)v;
+    return 0;
+}
 
 int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
+    bl_train_opts po; /* the defaults are the library's */
+    bl_train_opts_init(&po);
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
     const char *device = "cpu", *tscale = "seconds";
-    long trials = 12, epochs = 2500, grace = 1000, threads = 0, seed = 1, members = 6;
-    double val_fraction = 0.2;
+    long trials = po.trials, epochs = po.epochs, grace = po.grace, threads = 0, seed = (long)po.seed,
+         members = po.members;
+    double val_fraction = po.val_fraction;
     int quiet = 0, skip_invalid = 0;
     const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL, *calib = "on";
-    char thr_def[48];
+    char thr_def[48], tr_help[64], tr_def[24], ep_help[64], ep_def[24], gr_help[80], gr_def[24], vf_def[24],
+        seed_def[24], mem_def[24];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
+    snprintf(tr_help, sizeof tr_help, "hyper-parameter configurations to try (1..%d)", BL_TRAIN_TRIALS_MAX);
+    snprintf(ep_help, sizeof ep_help, "most epochs per trial (1..%ld)", BL_TRAIN_EPOCHS_MAX);
+    snprintf(gr_help, sizeof gr_help, "successive-halving grace period (epochs, 1..%ld)", BL_TRAIN_EPOCHS_MAX);
+    snprintf(tr_def, sizeof tr_def, "%ld", trials);
+    snprintf(ep_def, sizeof ep_def, "%ld", epochs);
+    snprintf(gr_def, sizeof gr_def, "%ld", grace);
+    snprintf(vf_def, sizeof vf_def, "%g", val_fraction);
+    snprintf(seed_def, sizeof seed_def, "%ld", seed);
+    snprintf(mem_def, sizeof mem_def, "%ld", members);
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "FILE", "training data (.tsv or .csv with a header line)", NULL, 1, NULL, 0 },
         { "schema", BL_OPT_STRING, &schema, "FILE", "schema of the data (format: datasets/README.md); stored in the model",
@@ -134,21 +174,21 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
         { "out", BL_OPT_STRING, &out, "MODEL.h5", "model file to write (the model is added to or replaced in it)", NULL, 1,
           NULL, 0 },
         { "name", BL_OPT_STRING, &name, "NAME", "name of the model inside the file", "the data file's stem", 0, NULL, 0 },
-        { "trials", BL_OPT_INT, &trials, "N", "hyper-parameter configurations to try (1..27)", "12", 0, NULL, 0 },
-        { "epochs", BL_OPT_INT, &epochs, "N", "most epochs per trial (1..1000000)", "2500", 0, NULL, 0 },
-        { "grace", BL_OPT_INT, &grace, "N", "successive-halving grace period (epochs, 1..1000000)", "1000", 0, NULL, 0 },
+        { "trials", BL_OPT_INT, &trials, "N", tr_help, tr_def, 0, NULL, 0 },
+        { "epochs", BL_OPT_INT, &epochs, "N", ep_help, ep_def, 0, NULL, 0 },
+        { "grace", BL_OPT_INT, &grace, "N", gr_help, gr_def, 0, NULL, 0 },
         { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F",
-          "share held out for validation: of the contexts, or of every (context, scale-out) group's rows", "0.2", 0,
+          "share held out for validation: of the contexts, or of every (context, scale-out) group's rows", vf_def, 0,
           NULL, 0 },
         { "val-split", BL_OPT_CHOICE, &vsplit, NULL,
           "validation rows: whole contexts (transfer to unseen contexts), or a share of every group (the prototype's "
           "stratified split; every context trains)", VAL_SPLIT_DEFAULT, 0, "contexts|groups", 0 },
         { "threads", BL_OPT_INT, &threads, "N", "trials trained in parallel (the result does not depend on it)", thr_def,
           0, NULL, 0 },
-        { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", "1", 0, NULL, 0 },
+        { "seed", BL_OPT_INT, &seed, "S", "random seed (configurations, splits, initial weights)", seed_def, 0, NULL, 0 },
         { "members", BL_OPT_INT, &members, "N",
           "ensemble: N searches whose winners' median is the prediction (seeds S, S+1, ...; with --numbers both "
-          "S, S, S+1, S+1, ...); 1 = one network", "6", 0, NULL, 0 },
+          "S, S, S+1, S+1, ...); 1 = one network", mem_def, 0, NULL, 0 },
         { "device", BL_OPT_CHOICE, &device, NULL,
           "where the search runs: CPU threads (one trial each) or a CUDA GPU (all trials at once)", "cpu", 0, "cpu|cuda", 0 },
         { "target-scale", BL_OPT_CHOICE, &tscale, NULL,
@@ -184,38 +224,49 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
                           "         [--skip-invalid] [--quiet]",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
-    if (trials < 1 || trials > 27) { bl_cli_error(prog, "--trials %ld: must be 1..27", trials); return BL_EXIT_USAGE; }
-    if (epochs < 1 || epochs > BL_TR_EPOCHS_MAX) {
-        bl_cli_error(prog, "--epochs %ld: must be 1..%ld", epochs, BL_TR_EPOCHS_MAX);
-        return BL_EXIT_USAGE;
-    }
-    if (grace < 1 || grace > BL_TR_EPOCHS_MAX) { bl_cli_error(prog, "--grace %ld: must be 1..%ld", grace, BL_TR_EPOCHS_MAX); return BL_EXIT_USAGE; }
-    if (bl_tr_seen(opts, nopts, "threads") && threads < 1) { bl_cli_error(prog, "--threads %ld: must be >= 1", threads); return BL_EXIT_USAGE; }
-    if (!(val_fraction > 0 && val_fraction < 1)) {
-        bl_cli_error(prog, "--val-fraction %g: must be between 0 and 1", val_fraction);
-        return BL_EXIT_USAGE;
-    }
+    /* the values as given, checked by the library's one check (before the data is read) */
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
-    if (members < 1 || members > BL_TRAIN_MEMBERS_MAX) {
-        bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_TRAIN_MEMBERS_MAX);
-        return BL_EXIT_USAGE;
+    if (!bl_tr_seen(opts, nopts, "threads")) { /* as many as there are CPUs and trials */
+        threads = default_threads() < trials ? default_threads() : trials;
+        if (threads > BL_TRAIN_THREADS_MAX) threads = BL_TRAIN_THREADS_MAX;
+        if (threads < 1) threads = 1;
     }
-    if (!numbers) numbers = members >= 2 ? "both" : "binary"; /* measured best; one network reads bits */
-    if (strcmp(numbers, "both") == 0 && members < 2) {
+    if ((rc = int_option(prog, "trials", trials, &po.trials)) || (rc = int_option(prog, "threads", threads, &po.threads)) ||
+        (rc = int_option(prog, "members", members, &po.members)))
+        return rc;
+    po.epochs = epochs;
+    po.grace = grace;
+    po.seed = (unsigned long long)seed;
+    po.val_fraction = val_fraction;
+    if (vsplit) po.val_split = strcmp(vsplit, "groups") == 0 ? BL_SPLIT_GROUPS : BL_SPLIT_CONTEXTS;
+    po.target_scale = strcmp(tscale, "mean") == 0  ? BL_SCALE_MEAN
+                    : strcmp(tscale, "log") == 0 ? BL_SCALE_LOG
+                                                 : BL_SCALE_SECONDS;
+    po.device = strcmp(device, "cuda") == 0 ? BL_ON_CUDA : BL_ON_CPU;
+    po.calibrate = strcmp(calib, "off") != 0;
+    po.dropout_masks = strcmp(masks, "row") == 0 ? BL_MASKS_ROW : strcmp(masks, "hybrid") == 0 ? BL_MASKS_HYBRID
+                                                                                             : BL_MASKS_VALUE;
+    bl_error err = { 0 };
+    bl_status cst = bl_train_opts_check(&po, &err);
+    if (cst == BL_EUNSUPPORTED) { /* --device cuda where there is none: a clear error at once */
+        bl_cli_error(prog, "--device cuda: no CUDA support here: %s; use --device cpu", err.message);
+        return BL_EXIT_FAIL;
+    }
+    if (cst != BL_OK) return opts_fail(prog, &err);
+    if (po.threads > po.trials) po.threads = po.trials; /* the result does not depend on it */
+    bl_data_opts dopt;
+    bl_data_opts_for_training(&dopt, &po);
+    if (numbers)
+        dopt.numbers = strcmp(numbers, "log") == 0     ? BL_NUMBERS_LOG
+                     : strcmp(numbers, "range") == 0 ? BL_NUMBERS_RANGE
+                     : strcmp(numbers, "both") == 0  ? BL_NUMBERS_BOTH
+                                                     : BL_NUMBERS_BINARY;
+    if (dopt.numbers == BL_NUMBERS_BOTH && po.members < 2) {
         bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "
                      "--members 2 or more");
         return BL_EXIT_USAGE;
     }
     if (name && (rc = bl_cli_check_model_name(prog, "name", name))) return rc;
-    if (strcmp(device, "cuda") == 0) { /* checked before the data is read: a clear error at once */
-        bl_error cerr = { 0 };
-        if (bl_cuda_check(&cerr) != BL_OK) {
-            bl_cli_error(prog, "--device cuda: no CUDA support here: %s; use --device cpu", cerr.message);
-            return BL_EXIT_FAIL;
-        }
-    }
-    if (!bl_tr_seen(opts, nopts, "threads")) threads = default_threads();
-    if (threads > trials) threads = trials;
     /* everything that can be checked before the (long) training is checked now */
     if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema)) ||
         (rc = bl_tr_check_model_out(prog, "out", out)))
@@ -228,39 +279,15 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
         return BL_EXIT_USAGE;
     }
 
-    bl_error err = { 0 };
     bl_data *ds = NULL;
     bl_predictor *m = NULL;
-    bl_data_opts dopt;
-    bl_data_opts_init(&dopt);
     dopt.delimiter = bl_cli_delim(delim);
     dopt.skip_invalid = skip_invalid;
     dopt.totals_per_machine = strcmp(totals, "per-machine") == 0;
-    dopt.numbers = strcmp(numbers, "log") == 0     ? BL_NUMBERS_LOG
-                 : strcmp(numbers, "range") == 0 ? BL_NUMBERS_RANGE
-                 : strcmp(numbers, "both") == 0  ? BL_NUMBERS_BOTH
-                                                 : BL_NUMBERS_BINARY;
     if (bl_data_load(data, schema, &dopt, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
     bl_cli_note_skipped(prog, "data", ds); /* even with --quiet: rows left out are never silent */
     bl_data_summary sum;
     bl_data_summarize(ds, &sum);
-    bl_train_opts po;
-    bl_train_opts_init(&po);
-    po.trials = (int)trials;
-    po.epochs = epochs;
-    po.grace = grace;
-    po.threads = (int)threads;
-    po.seed = (unsigned long long)seed;
-    po.val_fraction = val_fraction;
-    if (vsplit) po.val_split = strcmp(vsplit, "groups") == 0 ? BL_SPLIT_GROUPS : BL_SPLIT_CONTEXTS;
-    po.target_scale = strcmp(tscale, "mean") == 0  ? BL_SCALE_MEAN
-                    : strcmp(tscale, "log") == 0 ? BL_SCALE_LOG
-                                                 : BL_SCALE_SECONDS;
-    po.device = strcmp(device, "cuda") == 0 ? BL_ON_CUDA : BL_ON_CPU;
-    po.members = (int)members;
-    po.calibrate = strcmp(calib, "off") != 0;
-    po.dropout_masks = strcmp(masks, "row") == 0 ? BL_MASKS_ROW : strcmp(masks, "hybrid") == 0 ? BL_MASKS_HYBRID
-                                                                                             : BL_MASKS_VALUE;
     /* last = long ago: the first report prints at once */
     progress_state ps = { isatty(STDERR_FILENO), bl_tr_now_s(), -1e9, 0, 0, { 0 }, 0 };
     if (!quiet) {
@@ -271,7 +298,7 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
         if (trials > 1 && grace < epochs) snprintf(gr, sizeof gr, " (grace %ld)", grace);
         fprintf(stderr, "%s: %zu rows, %zu contexts; %ld search%s of %ld trial%s x up to %ld epochs%s on %ld "
                 "thread%s, seed %ld%s\n", prog, sum.rows, sum.contexts, members, members == 1 ? "" : "es", trials,
-                trials == 1 ? "" : "s", epochs, gr, threads, threads == 1 ? "" : "s", seed,
+                trials == 1 ? "" : "s", epochs, gr, (long)po.threads, po.threads == 1 ? "" : "s", seed,
                 members < 2 ? "" : dopt.numbers == BL_NUMBERS_BOTH
                                        ? " (an ensemble: the median of the searches' winners, which read numbers "
                                          "alternately as bits and as log magnitude)"

@@ -23,8 +23,8 @@
 #include "common/error.h"
 #include "common/str.h"
 
-/* The bounds bellamy-train uses (src/cli/bellamy_train.c): more epochs is a typo, not a plan. */
-#define EPOCHS_MAX 1000000L
+/* The library's bound (include/bellamy/train.h), for fine-tuning's epochs too: more is a typo, not a plan. */
+#define EPOCHS_MAX BL_TRAIN_EPOCHS_MAX
 /* Largest fine-tuning weight decay and peak learning rate: beyond, the schedule is meaningless. */
 #define FT_WD_MAX 1.0
 #define FT_LR_MAX 1.0
@@ -249,12 +249,15 @@ int bl_eval_main(int argc, char **argv) {
     if (SEEN("val-split")) o.pre.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
     /* Every option is checked here, before any data is read or any training starts, with the bounds
      * bellamy-train and the library use; a bad one is a usage error (exit 2) naming flag and value. */
-    if (ensemble < 1 || ensemble > 27) { bl_cli_error(prog, "--ensemble %ld: must be 1..27", ensemble); return BL_EXIT_USAGE; }
+    if (ensemble < 1 || ensemble > BL_TRAIN_TRIALS_MAX) {
+        bl_cli_error(prog, "--ensemble %ld: must be 1..%d", ensemble, BL_TRAIN_TRIALS_MAX);
+        return BL_EXIT_USAGE;
+    }
     o.ensemble = (int)ensemble;
     o.ensemble_seeds = ens_seeds;
     if (SEEN("members")) {
-        if (members < 1 || members > BL_MODEL_MEMBERS_MAX) {
-            bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_MODEL_MEMBERS_MAX);
+        if (members < 1 || members > BL_TRAIN_MEMBERS_MAX) {
+            bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_TRAIN_MEMBERS_MAX);
             return BL_EXIT_USAGE;
         }
         o.pre.members = (int)members;
@@ -308,7 +311,7 @@ int bl_eval_main(int argc, char **argv) {
     if (folds < 2 || folds > 1000) { bl_cli_error(prog, "--folds %ld: must be 2..1000", folds); return BL_EXIT_USAGE; }
     o.folds = (int)folds;
     struct { const char *name; long v, max; } bounded[] = {
-        { "epochs", epochs, EPOCHS_MAX },       { "trials", trials, 27 },
+        { "epochs", epochs, EPOCHS_MAX },       { "trials", trials, BL_TRAIN_TRIALS_MAX },
         { "grace", grace, EPOCHS_MAX },         { "ft-epochs", ft_epochs, EPOCHS_MAX },
         { "ft-patience", ft_patience, EPOCHS_MAX }, { "ft-cv-epochs", ft_cv_epochs, EPOCHS_MAX },
     };

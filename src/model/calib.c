@@ -605,7 +605,7 @@ static bl_status fold_model(const bl_model *m, const bl_dataset *ds, const bl_pr
         o1.members = 1;
         o1.calibrate = 0;
         o1.refit = 0;
-        o1.val_fraction = 0;
+        o1.no_validation = 1;
         o1.threads = 1;
         o1.device = BL_DEVICE_CPU;
         o1.progress = NULL;

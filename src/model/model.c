@@ -13,26 +13,106 @@
 #include "common/str.h"
 #include "model/seen.h"
 
-void bl_pretrain_opts_default(bl_pretrain_opts *o) {
+void bl_train_opts_default(bl_train_opts *t) {
+    memset(t, 0, sizeof *t);
+    t->size = sizeof *t;
+    t->trials = BL_TRAIN_TRIALS_DEFAULT;
+    t->epochs = BL_TRAIN_EPOCHS_DEFAULT;
+    t->grace = BL_TRAIN_GRACE_DEFAULT;
+    t->threads = BL_TRAIN_THREADS_DEFAULT;
+    t->seed = BL_TRAIN_SEED_DEFAULT;
+    t->val_fraction = BL_TRAIN_VAL_FRACTION_DEFAULT;
+    t->val_split = BL_SPLIT_CONTEXTS;
+    t->target_scale = BL_SCALE_SECONDS;
+    t->device = BL_ON_CPU;
+    t->members = BL_TRAIN_MEMBERS_DEFAULT;
+    t->dropout_masks = BL_MASKS_ROW; /* measured better than per-value masks (bench/README.md) */
+    t->calibrate = 1;
+}
+
+void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
     memset(o, 0, sizeof *o);
-    o->trials = 12;
-    o->epochs = 2500;
-    o->grace = 1000;
+    o->trials = t->trials;
+    o->epochs = t->epochs;
+    o->grace = t->grace;
     o->reduction = 2;
     o->batch = 64;
-    o->threads = 1;
-    o->seed = 1;
-    o->val_fraction = 0.2;
-    o->target_scaling = BL_TARGET_SECONDS;
-    o->per_row_dropout = 1; /* measured better than per-value masks (bench/README.md) */
-    o->calibrate = 1;
+    o->threads = t->threads;
+    o->seed = (uint64_t)t->seed;
+    o->val_fraction = t->val_fraction;
+    o->val_split = t->val_split;
+    o->target_scaling = t->target_scale;
+    o->per_row_dropout = t->dropout_masks;
+    o->device = t->device;
+    o->members = t->members;
+    o->calibrate = t->calibrate;
     o->calib_draws = BL_CALIB_DRAWS;
-    o->members = 6;         /* the median of six searches' winners: measured better than one or three
-                               (with numbers in both encodings, bench/README.md) */
+    o->progress = t->progress;
+    o->progress_ctx = t->progress_ctx;
     const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
     memcpy(o->dropouts, dr, sizeof dr);
     memcpy(o->lrs, lr, sizeof lr);
     memcpy(o->wds, wd, sizeof wd);
+}
+
+void bl_pretrain_opts_default(bl_pretrain_opts *o) {
+    bl_train_opts t;
+    bl_train_opts_default(&t);
+    bl_pretrain_opts_from(o, &t);
+}
+
+bl_status bl_train_opts_bounds(const bl_train_opts *o, bl_error *err) {
+    if (o->trials < 1 || o->trials > BL_TRAIN_TRIALS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.trials %d: must be 1..%d", o->trials, BL_TRAIN_TRIALS_MAX);
+    if (o->epochs < 1 || o->epochs > BL_TRAIN_EPOCHS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.epochs %ld: must be 1..%ld", o->epochs, BL_TRAIN_EPOCHS_MAX);
+    if (o->grace < 1 || o->grace > BL_TRAIN_EPOCHS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.grace %ld: must be 1..%ld", o->grace, BL_TRAIN_EPOCHS_MAX);
+    if (o->threads < 1 || o->threads > BL_TRAIN_THREADS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.threads %d: must be 1..%d", o->threads, BL_TRAIN_THREADS_MAX);
+    if (!(o->val_fraction > 0 && o->val_fraction < 1))
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.val_fraction %g: must be strictly between 0 and 1",
+                         o->val_fraction);
+    if (o->val_split != BL_SPLIT_CONTEXTS && o->val_split != BL_SPLIT_GROUPS)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.val_split %d: must be BL_SPLIT_CONTEXTS or BL_SPLIT_GROUPS",
+                         o->val_split);
+    if (o->target_scale < BL_SCALE_SECONDS || o->target_scale > BL_SCALE_LOG)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.target_scale %d: must be BL_SCALE_SECONDS, _MEAN or _LOG",
+                         o->target_scale);
+    if (o->device != BL_ON_CPU && o->device != BL_ON_CUDA)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.device %d: must be BL_ON_CPU or BL_ON_CUDA", o->device);
+    if (o->members < 1 || o->members > BL_TRAIN_MEMBERS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.members %d: must be 1..%d", o->members, BL_TRAIN_MEMBERS_MAX);
+    if (o->dropout_masks < BL_MASKS_VALUE || o->dropout_masks > BL_MASKS_HYBRID)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.dropout_masks %d: must be BL_MASKS_VALUE, _ROW or _HYBRID",
+                         o->dropout_masks);
+    if (o->calibrate != 0 && o->calibrate != 1)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.calibrate %d: must be 0 or 1", o->calibrate);
+    return BL_OK;
+}
+
+bl_status bl_pretrain_opts_check(const bl_pretrain_opts *o, bl_error *err) {
+    bl_train_opts t; /* the shared fields, under their public names */
+    bl_train_opts_default(&t);
+    t.trials = o->trials;
+    t.epochs = o->epochs;
+    t.grace = o->grace;
+    t.threads = o->threads;
+    t.seed = (unsigned long long)o->seed;
+    if (!o->no_validation) t.val_fraction = o->val_fraction;
+    t.val_split = o->val_split;
+    t.target_scale = o->target_scaling;
+    t.device = o->device == BL_DEVICE_CPU_BATCHED ? BL_ON_CPU : o->device;
+    t.members = o->members;
+    t.dropout_masks = o->per_row_dropout;
+    t.calibrate = o->calibrate;
+    bl_status st = bl_train_opts_bounds(&t, err);
+    if (st != BL_OK) return st;
+    if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d: must be at least 2", o->reduction);
+    if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d: must be 1..2^20", o->batch);
+    if (o->no_validation != 0 && o->no_validation != 1)
+        return bl_seterr(err, BL_EINVAL, "no_validation %d: must be 0 or 1", o->no_validation);
+    return BL_OK;
 }
 
 void bl_finetune_opts_default(bl_finetune_opts *o) {

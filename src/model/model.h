@@ -33,16 +33,18 @@
 #include <stdint.h>
 
 #include "bellamy/bellamy.h"
+#include "bellamy/train.h" /* bl_train_opts: the pre-training options, their bounds and defaults */
 #include "data/dataset.h"
 #include "encode/encode.h"
 #include "model/bnet.h"
 #include "model/guard.h" /* bl_guard: how far a fine-tuned model trusts its network */
 #include "model/calib.h" /* bl_model_calib: the errors on held-out contexts that size intervals */
 
+/* The public BL_SCALE_* under the names model/ reads them by. */
 typedef enum bl_target_scaling {
-    BL_TARGET_SECONDS = 0, /* the network predicts seconds (the paper) */
-    BL_TARGET_MEAN    = 1, /* seconds ÷ the pre-training rows' mean runtime */
-    BL_TARGET_LOG     = 2  /* ln(seconds ÷ the rows' geometric-mean runtime): errors become relative */
+    BL_TARGET_SECONDS = BL_SCALE_SECONDS, /* the network predicts seconds (the paper) */
+    BL_TARGET_MEAN    = BL_SCALE_MEAN,    /* seconds ÷ the pre-training rows' mean runtime */
+    BL_TARGET_LOG     = BL_SCALE_LOG      /* ln(seconds ÷ the rows' geometric-mean runtime): errors become relative */
 } bl_target_scaling;
 
 typedef struct bl_model_prop {
@@ -51,7 +53,7 @@ typedef struct bl_model_prop {
     bl_prop_kind kind;
 } bl_model_prop;
 
-#define BL_MODEL_MEMBERS_MAX 16
+#define BL_MODEL_MEMBERS_MAX BL_TRAIN_MEMBERS_MAX
 
 
 /* What the pre-training rows held, so that a request can be compared with it (model/seen.h; file
@@ -134,50 +136,49 @@ typedef struct bl_model {
     bl_model_calib calib;             /* the pre-training's calibration of intervals (known = 0: none) */
 } bl_model;
 
-/* Progress of a running pre-training, for a CLI to display. Called from worker threads, serialised
- * by the library (never two calls at once). Return non-zero to cancel (bl_pretrain → BL_EINTERNAL
- * with "cancelled"). */
-typedef struct bl_progress {
-    int    search, searches_total;    /* the ensemble member whose search this is (0-based), of how many */
-    int    trial, trials_alive, trials_total;
-    long   epoch, epochs_total;
-    long   epochs_done_all, epochs_planned_all; /* over every trial, for an ETA */
-    double train_loss, val_loss, best_val_loss;
-    int    has_val;               /* 0: no validation rows — val_loss and best_val_loss are training losses */
-} bl_progress;
-typedef int (*bl_progress_fn)(void *ctx, const bl_progress *p);
+/* Progress of a running pre-training: the public bl_train_progress, called from worker threads,
+ * serialised by the library (never two calls at once). Return non-zero to cancel (bl_pretrain →
+ * BL_EINTERNAL with "cancelled"). */
+typedef bl_train_progress bl_progress;
+typedef bl_train_progress_fn bl_progress_fn;
 
+/* Pre-training options: the public bl_train_opts (include/bellamy/train.h: its bounds and defaults,
+ * checked by bl_train_opts_check) under model/'s names, plus what only the library's own callers set
+ * (reduction, batch, the grid, refit, no_validation, the calibration's fine-tuning, the batched CPU
+ * device). bl_pretrain_opts_from is the one translation, bl_pretrain_opts_check the one check. */
 typedef struct bl_pretrain_opts {
-    int      trials;          /* configurations sampled from the grid (default 12, ≤ 27) */
-    long     epochs;          /* maximum epochs per trial (default 2500) */
-    long     grace;           /* successive-halving grace period (default 1000) */
-    int      reduction;       /* reduction factor (default 2) */
-    int      batch;           /* default 64 */
-    int      threads;         /* default 1 */
-    uint64_t seed;            /* default 1 */
-    double   val_fraction;    /* share held out for validation (default 0.2): of the contexts or of
-                                 each group's rows, by val_split */
-    int      val_split;       /* bl_val_split (default BL_VAL_CONTEXTS) */
-    int      target_scaling;  /* bl_target_scaling (default BL_TARGET_SECONDS) */
+    int      trials;          /* bl_train_opts.trials */
+    long     epochs;          /* bl_train_opts.epochs */
+    long     grace;           /* bl_train_opts.grace */
+    int      reduction;       /* reduction factor (default 2, >= 2) */
+    int      batch;           /* default 64, 1..2^20 */
+    int      threads;         /* bl_train_opts.threads */
+    uint64_t seed;            /* bl_train_opts.seed */
+    double   val_fraction;    /* bl_train_opts.val_fraction: of the contexts or of each group's rows, by
+                                 val_split */
+    int      val_split;       /* bl_train_opts.val_split (bl_val_split) */
+    int      target_scaling;  /* bl_train_opts.target_scale (bl_target_scaling) */
     double   dropouts[3], lrs[3], wds[3]; /* the grid (defaults from the paper) */
     int      refit;           /* 1: after the search, train the winning configuration again on every
                                  row (validation contexts included) for its best epoch count */
-    int      per_row_dropout; /* bl_bpass.per_row_dropout: 1 dropout masks per row, as a row-by-row
-                                 network draws them (default; measured more accurate); 0 per distinct
-                                 property value within a batch (faster); 2 encoder masks per row,
-                                 decoder per value on the undropped code */
-    int      device;          /* bl_pretrain_device: where the search runs (default BL_DEVICE_CPU) */
-    int      members;         /* searches (seeds seed, seed+1, ...; with numbers in both encodings seed,
-                                 seed, seed+1, seed+1, ...: members 2i and 2i+1 are the same search on
-                                 the data encoded two ways) whose winners form the model's ensemble
-                                 (default 6, measured better than 1 or 3; 1..16) */
-    int      calibrate;       /* 1 (default): after the searches, calibrate intervals on the contexts
-                                 the members' searches held out (model/calib.h); 0: none */
+    int      per_row_dropout; /* bl_train_opts.dropout_masks (BL_MASKS_*; bl_bpass.per_row_dropout): 1
+                                 dropout masks per row, as a row-by-row network draws them (default;
+                                 measured more accurate); 0 per distinct property value within a batch
+                                 (faster); 2 encoder masks per row, decoder per value on the undropped code */
+    int      device;          /* bl_train_opts.device, or BL_DEVICE_CPU_BATCHED (bl_pretrain_device) */
+    int      members;         /* bl_train_opts.members: searches (seeds seed, seed+1, ...; with numbers in
+                                 both encodings seed, seed, seed+1, seed+1, ...: members 2i and 2i+1 are
+                                 the same search on the data encoded two ways) whose winners form the
+                                 model's ensemble */
+    int      calibrate;       /* bl_train_opts.calibrate: after the searches, calibrate intervals on the
+                                 contexts the members' searches held out (model/calib.h) */
     int      calib_draws;     /* fine-tunings per calibrated context and run count (default 4, 1..64) */
     const struct bl_finetune_opts *calib_ft; /* how the calibration fine-tunes: as the evaluated or the
                                  user's fine-tuning will (NULL, default: bl_finetune_opts_default) */
-    bl_progress_fn progress;
+    bl_progress_fn progress;  /* bl_train_opts.progress */
     void          *progress_ctx;
+    int      no_validation;   /* 1: every row trains, none is held out (val_fraction is not read): the
+                                 calibration's fold models; default 0 */
 } bl_pretrain_opts;
 
 /* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once
@@ -188,9 +189,9 @@ typedef struct bl_pretrain_opts {
  * to unseen contexts; the winner never trains on them). GROUPS: val_fraction of the rows of every
  * (context, scale-out) group, as the prototype's stratified split does (every context trains; the
  * loss measures the fit to unseen repetitions). */
-enum bl_val_split { BL_VAL_CONTEXTS = 0, BL_VAL_GROUPS = 1 };
+enum bl_val_split { BL_VAL_CONTEXTS = BL_SPLIT_CONTEXTS, BL_VAL_GROUPS = BL_SPLIT_GROUPS };
 
-enum bl_pretrain_device { BL_DEVICE_CPU = 0, BL_DEVICE_CUDA = 1, BL_DEVICE_CPU_BATCHED = 2 };
+enum bl_pretrain_device { BL_DEVICE_CPU = BL_ON_CPU, BL_DEVICE_CUDA = BL_ON_CUDA, BL_DEVICE_CPU_BATCHED = 2 };
 
 typedef struct bl_finetune_opts {
     long   max_epochs;        /* default 2500 */
@@ -218,7 +219,18 @@ typedef struct bl_finetune_opts {
                                  (bl_guard, guard.c); 0: the network alone */
 } bl_finetune_opts;
 
+/* The public defaults (include/bellamy/train.h's BL_TRAIN_*_DEFAULT; bl_train_opts_init's). */
+void bl_train_opts_default(bl_train_opts *t);
+/* bl_pretrain_opts_from(o, &t) with t from bl_train_opts_default: the public defaults, the paper's grid. */
 void bl_pretrain_opts_default(bl_pretrain_opts *o);
+/* Options pre-training with the public t (already checked by bl_train_opts_check) runs with. */
+void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t);
+/* The bounds of include/bellamy/train.h on every field (o's full size: a caller's shorter struct is
+ * copied over the defaults first, api/train.c), without the CUDA probe: BL_EINVAL naming the field. */
+bl_status bl_train_opts_bounds(const bl_train_opts *o, bl_error *err);
+/* The same bounds on the fields o shares with bl_train_opts, and the extension's own: the check of
+ * bl_pretrain and bl_pretrain_top (the library's own callers: tests, bench, the calibration). */
+bl_status bl_pretrain_opts_check(const bl_pretrain_opts *o, bl_error *err);
 void bl_finetune_opts_default(bl_finetune_opts *o);
 /* A fingerprint of what decides a fine-tuning's outcome (not its seed): the calibration records the one
  * it fine-tuned with, a fine-tuned model its own, so that intervals can say when they were calibrated

@@ -44,8 +44,9 @@ void bl_model_stamp_now(bl_model *m);
 /* Fine-tuning learning rate at an epoch (ramp, then cosine restarts). */
 double bl_finetune_lr(const bl_finetune_opts *o, long epoch);
 
-/* The search's validation split of ds by o->val_split and o->val_fraction, drawn from rng: the row
- * indices of each side in ascending order (tr_rows and va_rows hold ds->n_rows each). */
+/* The search's validation split of ds by o->val_split and o->val_fraction (none with o->no_validation),
+ * drawn from rng: the row indices of each side in ascending order (tr_rows and va_rows hold ds->n_rows
+ * each). */
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err);
 

@@ -25,6 +25,22 @@
 #include "common/error.h"
 #include "model/tgroup.h"
 
+/* The grid dropout × learning rate × weight decay, 3 values each: the most trials a search can sample. */
+enum { GRID = 27 };
+_Static_assert(GRID == BL_TRAIN_TRIALS_MAX, "trials sample the grid");
+
+/* The generator seed of trial i of a search seeded `seed`: its initial weights, shuffles and masks,
+ * whichever device trains it (and a refit of it). */
+static uint64_t trial_seed(uint64_t seed, int i) { return seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1; }
+
+/* Successive halving: the first rung, the rung after `rung`, and how many of `alive` trials go on. */
+static long first_rung(const bl_pretrain_opts *o) { return o->grace < o->epochs ? o->grace : o->epochs; }
+static long next_rung(const bl_pretrain_opts *o, long rung) {
+    long next = rung * o->reduction;
+    return next < o->epochs ? next : o->epochs;
+}
+static int halving_keep(const bl_pretrain_opts *o, int alive) { return (alive + o->reduction - 1) / o->reduction; }
+
 typedef struct trial {
     int      id;
     double   dropout, lr, wd;
@@ -162,28 +178,43 @@ static int cmp_trial_ptr(const void *a, const void *b) {
 static long planned_epochs(const bl_pretrain_opts *o) {
     long total = 0, prev = 0;
     int alive = o->trials;
-    long rung = o->grace < o->epochs ? o->grace : o->epochs;
+    long rung = first_rung(o);
     for (;;) {
         total += (rung - prev) * alive;
         if (rung >= o->epochs) break;
         prev = rung;
-        alive = (alive + o->reduction - 1) / o->reduction;
-        long next = rung * o->reduction;
-        rung = next < o->epochs ? next : o->epochs;
+        alive = halving_keep(o, alive);
+        rung = next_rung(o, rung);
     }
     return total;
+}
+
+/* The end of a rung: the alive trials ranked by best validation loss (ties by id), the better
+ * halving_keep of them go on; the others are marked dead (in mask too when given). */
+static void halve(search *s, uint8_t *mask) {
+    trial *rank[GRID];
+    int na = 0;
+    for (int i = 0; i < s->n; i++)
+        if (s->t[i].alive) rank[na++] = &s->t[i];
+    qsort(rank, (size_t)na, sizeof rank[0], cmp_trial_ptr);
+    int keep = halving_keep(s->o, na);
+    for (int i = keep; i < na; i++) {
+        rank[i]->alive = 0;
+        if (mask) mask[rank[i]->id] = 0;
+    }
+    s->alive = keep;
 }
 
 /* The successive-halving rungs on a trial group (every alive trial of the search at once). Fills the
  * trials' bookkeeping and best parameters exactly as the threaded path does. */
 static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err) {
     const bl_pretrain_opts *o = s->o;
-    bl_tgroup_trial cfg[27];
+    bl_tgroup_trial cfg[GRID];
     for (int i = 0; i < s->n; i++) {
         cfg[i].lr = s->t[i].lr;
         cfg[i].wd = s->t[i].wd;
         cfg[i].dropout = s->t[i].dropout;
-        cfg[i].seed = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1;
+        cfg[i].seed = trial_seed(o->seed, i);
     }
     bl_tgroup_opts go;
     bl_tgroup_opts_default(&go);
@@ -195,9 +226,9 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
     bl_tgroup *g = NULL;
     bl_status st = bl_tgroup_new(d, &s->tr.v, s->has_val ? &s->va.v : NULL, s->n, cfg, &go, &g, err);
     if (st) return st;
-    uint8_t alive[27];
+    uint8_t alive[GRID];
     for (int i = 0; i < s->n; i++) alive[i] = 1;
-    long rung = o->grace < o->epochs ? o->grace : o->epochs, done = 0, reported = 0;
+    long rung = first_rung(o), done = 0, reported = 0;
     for (;;) {
         for (; done < rung; done++) {
             if ((st = bl_tgroup_epoch(g, alive, err))) goto out;
@@ -231,19 +262,8 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
             }
         }
         if (rung >= o->epochs) break;
-        trial *rank[27];
-        int na = 0;
-        for (int i = 0; i < s->n; i++)
-            if (s->t[i].alive) rank[na++] = &s->t[i];
-        qsort(rank, (size_t)na, sizeof rank[0], cmp_trial_ptr);
-        int keep = (na + o->reduction - 1) / o->reduction;
-        for (int i = keep; i < na; i++) {
-            rank[i]->alive = 0;
-            alive[rank[i]->id] = 0;
-        }
-        s->alive = keep;
-        long next = rung * o->reduction;
-        rung = next < o->epochs ? next : o->epochs;
+        halve(s, alive);
+        rung = next_rung(o, rung);
     }
     for (int i = 0; i < s->n && !st; i++) {
         trial *t = &s->t[i];
@@ -288,6 +308,7 @@ static int cmp_row_key(const void *a, const void *b) {
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err) {
     const size_t n = ds->n_rows;
+    const double vf = o->no_validation ? 0.0 : o->val_fraction;
     uint8_t *is_val = calloc(n ? n : 1, 1);
     if (!is_val) return bl_seterr(err, BL_ENOMEM, "out of memory");
     if (o->val_split == BL_VAL_CONTEXTS) {
@@ -297,8 +318,8 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
             free(is_val);
             return bl_seterr(err, BL_ENOMEM, "out of memory");
         }
-        if (nc >= 2 && o->val_fraction > 0) {
-            n_val_ctx = (size_t)llround(o->val_fraction * (double)nc);
+        if (nc >= 2 && vf > 0) {
+            n_val_ctx = (size_t)llround(vf * (double)nc);
             if (n_val_ctx < 1) n_val_ctx = 1;
             if (n_val_ctx > nc - 1) n_val_ctx = nc - 1;
         }
@@ -314,7 +335,7 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
         for (size_t r = 0; r < n; r++) is_val[r] = ctx_val[ds->context[r]];
         free(ctx_val);
         free(perm);
-    } else if (o->val_fraction > 0 && n >= 2) {
+    } else if (vf > 0 && n >= 2) {
         row_key *k = malloc(n * sizeof *k);
         size_t *start = malloc((n + 1) * sizeof *start), *order = malloc(n * sizeof *order);
         if (!k || !start || !order) {
@@ -337,7 +358,7 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
         size_t taken = 0;
         for (size_t i = 0; i < ng; i++) {
             size_t g = order[i], size = start[g + 1] - start[g];
-            share += o->val_fraction * (double)size;
+            share += vf * (double)size;
             size_t want = (size_t)floor(share) > taken ? (size_t)floor(share) - taken : 0;
             if (want > size - 1) want = size - 1;
             taken += want;
@@ -390,8 +411,8 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
         bl_pretrain_opts_default(&def);
         o = &def;
     }
-    if (o->members < 1 || o->members > BL_MODEL_MEMBERS_MAX)
-        return bl_seterr(err, BL_EINVAL, "ensemble members %d outside 1..%d", o->members, BL_MODEL_MEMBERS_MAX);
+    bl_status cst = bl_pretrain_opts_check(o, err);
+    if (cst != BL_OK) return cst;
     if (ds && ds->settings.numbers == BL_ENC_NUMBERS_BOTH && o->members < 2)
         return bl_seterr(err, BL_EINVAL, "numbers in both encodings need an ensemble of at least 2 members "
                          "(members alternate bits and log magnitude), not %d", o->members);
@@ -469,21 +490,8 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         bl_pretrain_opts_default(&def);
         o = &def;
     }
-    if (o->trials < 1 || o->trials > 27) return bl_seterr(err, BL_EINVAL, "trials %d outside 1..27", o->trials);
+    if ((cst = bl_pretrain_opts_check(o, err)) != BL_OK) return cst;
     if (k > o->trials) return bl_seterr(err, BL_EINVAL, "%d models asked for from %d trials", k, o->trials);
-    if (o->epochs < 1) return bl_seterr(err, BL_EINVAL, "epochs %ld must be positive", o->epochs);
-    if (o->grace < 1) return bl_seterr(err, BL_EINVAL, "grace period %ld must be positive", o->grace);
-    if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d must be at least 2", o->reduction);
-    if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d out of range", o->batch);
-    if (o->threads < 1 || o->threads > 1024) return bl_seterr(err, BL_EINVAL, "threads %d out of range", o->threads);
-    if (o->device < BL_DEVICE_CPU || o->device > BL_DEVICE_CPU_BATCHED)
-        return bl_seterr(err, BL_EINVAL, "device %d (0 cpu, 1 cuda, 2 cpu-batched)", o->device);
-    if (o->per_row_dropout < 0 || o->per_row_dropout > 2)
-        return bl_seterr(err, BL_EINVAL, "dropout-mask mode %d (0 per value, 1 per row, 2 hybrid)", o->per_row_dropout);
-    if (!(o->val_fraction >= 0 && o->val_fraction < 1))
-        return bl_seterr(err, BL_EINVAL, "validation share %g outside [0, 1)", o->val_fraction);
-    if (o->val_split != BL_VAL_CONTEXTS && o->val_split != BL_VAL_GROUPS)
-        return bl_seterr(err, BL_EINVAL, "validation split %d (0 contexts, 1 groups)", o->val_split);
     if (ds->n_rows < 2) return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds->name);
 
     bl_status st;
@@ -521,9 +529,9 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     }
 
     /* sample the configurations */
-    int grid[27];
-    for (int i = 0; i < 27; i++) grid[i] = i;
-    for (int i = 26; i > 0; i--) {
+    int grid[GRID];
+    for (int i = 0; i < GRID; i++) grid[i] = i;
+    for (int i = GRID - 1; i > 0; i--) {
         int j = (int)bl_rng_int(&rng, (uint64_t)i + 1);
         int tmp = grid[i];
         grid[i] = grid[j];
@@ -545,7 +553,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         t->wd = o->wds[grid[i] % 3];
         t->best_val = INFINITY;
         t->alive = 1;
-        bl_rng_seed(&t->rng, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i + 1);
+        bl_rng_seed(&t->rng, trial_seed(o->seed, i));
         if ((st = bl_bnet_init(&t->net, &m->net.d, &t->rng, err))) goto done;
         if ((st = bl_adam_init(&t->opt, t->lr, t->wd, err))) goto done;
         if ((st = bl_bwork_new(&t->net, &s.tr.v, B, &t->w, err))) goto done;
@@ -568,7 +576,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     s.alive = s.n;
 
     /* successive halving */
-    long rung = o->grace < o->epochs ? o->grace : o->epochs;
+    long rung = first_rung(o);
     if (o->device != BL_DEVICE_CPU) {
         if ((st = search_on_group(&s, &m->net.d, err))) goto done;
         rung = o->epochs; /* the rungs ran on the group */
@@ -580,7 +588,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         s.next = 0;
         s.target = rung;
         int nth = o->threads < s.n_todo ? o->threads : s.n_todo;
-        pthread_t th[1024];
+        pthread_t th[BL_TRAIN_THREADS_MAX];
         worker_arg wa = {&s, val_idx};
         int started = 0;
         for (int i = 1; i < nth; i++) {
@@ -600,17 +608,8 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
             goto done;
         }
         if (rung >= o->epochs) break;
-        /* keep the best ceil(alive / reduction) */
-        trial *rank[27];
-        int na = 0;
-        for (int i = 0; i < s.n; i++)
-            if (s.t[i].alive) rank[na++] = &s.t[i];
-        qsort(rank, (size_t)na, sizeof rank[0], cmp_trial_ptr);
-        int keep = (na + o->reduction - 1) / o->reduction;
-        for (int i = keep; i < na; i++) rank[i]->alive = 0;
-        s.alive = keep;
-        long next = rung * o->reduction;
-        rung = next < o->epochs ? next : o->epochs;
+        halve(&s, NULL);
+        rung = next_rung(o, rung);
     }
 
     /* the winner */
@@ -627,7 +626,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         bl_vbuf all;
         r.dropout = best->dropout;
         r.best_val = INFINITY;
-        bl_rng_seed(&r.rng, o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)best->id + 1);
+        bl_rng_seed(&r.rng, trial_seed(o->seed, best->id));
         st = bl_bnet_init(&r.net, &m->net.d, &r.rng, err);
         if (!st) st = bl_adam_init(&r.opt, best->lr, best->wd, err);
         if (!st) st = bl_vbuf_build(m, ds, NULL, ds->n_rows, &all, err);
@@ -665,7 +664,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     if ((st = bl_model_seen_record(m, ds, err))) goto done;
     if (k > 1) {
         /* the runners-up, best validation loss first (the winner is rank[0]) */
-        trial *rank[27];
+        trial *rank[GRID];
         for (int i = 0; i < s.n; i++) rank[i] = &s.t[i];
         qsort(rank, (size_t)s.n, sizeof rank[0], cmp_trial_ptr);
         for (int i = 1; i < k; i++) {
