@@ -7,7 +7,10 @@
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
  * machine and scaled by each scale-out, and the value filled in for each property a context may
- * leave out (the stored schema's constants, or the one value the pre-training rows had). Requests
+ * leave out (the stored schema's constants, or the one value the pre-training rows had). A request
+ * is resolved once (request_open, shared by predicting and reviewing): its scale-outs checked, its
+ * names matched, every value that does not vary with the scale-out encoded into its codes per member
+ * (model.h's bl_model_ctx); cluster totals stay numbers, re-encoded at each scale-out. Requests
  * are compared with the model's records (model/seen.h) into a caller's bl_warnings list. A predictor
  * is never modified after it is built, which is what makes concurrent predictions safe: every call
  * works on its own stack or heap buffers (or the caller's warnings list) and reads the model through
