@@ -12,7 +12,12 @@
  * other jobs' use of caches and memory). Predictions: the median of 1000 (R > 1: 2000) calls of
  * 1024 scale-outs each, for bl_model_predict (features, scaling, f, z), for the network alone
  * (bl_bnet_predict_scaled on scaled features), and for the default ensemble without and with f's
- * outputs kept per scale-out (bl_model_predict_cached, what bl_predict runs).
+ * outputs kept per scale-out (bl_model_predict_cached, what bl_predict runs on a context term it has).
+ * And the public call a scheduler makes, bl_predict, for the default ensemble on a fresh context every
+ * call (the data set's contexts in turn, given as name/value pairs with the cluster totals per machine
+ * as the schema says): the request resolved and encoded, then 1..200 (1024 scale-outs; "predict
+ * ctx/s", predictions per second) or one scale-out ("1 x/s", calls per second); the median of 400
+ * calls (R > 1: 800).
  * Prints figures; asserts nothing (speed targets are reported in bench/README.md, not tested).
  */
 #include <math.h>
@@ -22,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/api_internal.h"
 #include "bench/bench_args.h"
 #include "model/bnet.h"
 #include "model/model.h"
@@ -52,6 +58,45 @@ static int cmp_d(const void *a, const void *b) {
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_d);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The text of a file (NULL when it cannot be read); free with free(). */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    char chunk[4096];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *nb = realloc(buf, cap);
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        memcpy(buf + len, chunk, got);
+        len += got;
+    }
+    fclose(f);
+    if (buf) buf[len] = '\0';
+    return buf;
+}
+
+/* Context c of ds as a caller gives it: name/value pairs, cluster totals per machine (the total of
+ * its first row ÷ that row's scale-out); the values' text in text[][32] where computed. */
+static size_t context_pairs(const bl_dataset *ds, size_t c, bl_prop_value *pv, char (*text)[32]) {
+    const size_t r = ds->contexts[c].rows[0];
+    for (size_t p = 0; p < ds->n_props; p++) {
+        const bl_dataset_prop *pr = &ds->props[p];
+        const char *v = pr->values[pr->row_value[r]];
+        if (pr->cluster_total) {
+            snprintf(text[p], sizeof text[p], "%.0f", strtod(v, NULL) / ds->scale_out[r]);
+            v = text[p];
+        }
+        pv[p].name = pr->name;
+        pv[p].value = v;
+    }
+    return ds->n_props;
 }
 
 int main(int argc, char **argv) {
@@ -100,9 +145,9 @@ int main(int argc, char **argv) {
     char ens_col[32], ens_col2[40];
     snprintf(ens_col, sizeof ens_col, "%d members/s", pd.members);
     snprintf(ens_col2, sizeof ens_col2, "%d, f kept/s", pd.members);
-    printf("%-9s %6s %12s %12s %10s %10s %10s %10s %10s %12s %12s %14s %12s %12s %13s\n", "algorithm", "rows", "pretrain/ep",
-           "trial(2500)", "ft n=1", "ft n=2", "ft n=3", "ft n=4", "ft n=5", "ft/ep (max)", "cv step(max)",
-           "predictions/s", "f+z only/s", ens_col, ens_col2);
+    printf("%-9s %6s %12s %12s %10s %10s %10s %10s %10s %12s %12s %14s %12s %12s %13s %14s %10s\n", "algorithm", "rows",
+           "pretrain/ep", "trial(2500)", "ft n=1", "ft n=2", "ft n=3", "ft n=4", "ft n=5", "ft/ep (max)", "cv step(max)",
+           "predictions/s", "f+z only/s", ens_col, ens_col2, "predict ctx/s", "1 x/s");
     char list[256];
     snprintf(list, sizeof list, "%s", algos);
     for (char *a = strtok(list, ","); a; a = strtok(NULL, ",")) {
@@ -111,6 +156,11 @@ int main(int argc, char **argv) {
         snprintf(schema, sizeof schema, "datasets/c3o/%s.schema", a);
         bl_dataset *ds;
         bl_error err;
+        char *schema_text = slurp(schema); /* stored in the model: its cluster totals are given per machine */
+        if (!schema_text) {
+            fprintf(stderr, "bench_model: cannot read %s\n", schema);
+            return 1;
+        }
         if (bl_dataset_load(data, schema, 0, NULL, &ds, &err)) {
             fprintf(stderr, "bench_model: %s\n", err.message);
             return 1;
@@ -128,7 +178,7 @@ int main(int argc, char **argv) {
         for (int rep = 0; rep < reps; rep++) {
             bl_model_free(m);
             double t0 = now();
-            if (bl_pretrain(ds, NULL, &po, &m, &err)) {
+            if (bl_pretrain(ds, schema_text, &po, &m, &err)) {
                 fprintf(stderr, "bench_model: %s\n", err.message);
                 return 1;
             }
@@ -211,16 +261,43 @@ int main(int argc, char **argv) {
             rate[kind] = 1024.0 / median(tcall, nc);
         }
         bl_fcache_free(fc);
+        /* bl_predict on a fresh context per call: 1024 scale-outs (kind 0), one (kind 1) */
+        double api_rate[2] = {0, 0};
+        bl_predictor *pred = NULL;
+        bl_model *pe = NULL;
+        if (predict && (bl_model_clone(ens, &pe, &err) || bl_predictor_wrap(pe, &pred, &err))) {
+            fprintf(stderr, "bench_model: %s\n", err.message);
+            return 1;
+        }
+        bl_prop_value pv[64];
+        static char text[64][32];
+        for (int kind = 0; kind < 2 && predict && ds->n_props <= 64; kind++) {
+            const int nc = 200 * (reps < 2 ? 2 : 4);
+            for (int k = 0; k < nc; k++) {
+                const size_t n_pv = context_pairs(ds, (size_t)k % ds->n_contexts, pv, text);
+                const double *x = kind == 0 ? xs : xs + k % 200;
+                double t1 = now_thread();
+                if (bl_predict(pred, pv, n_pv, x, kind == 0 ? 1024 : 1, out, &err)) {
+                    fprintf(stderr, "bench_model: %s\n", err.message);
+                    return 1;
+                }
+                tcall[k] = now_thread() - t1;
+                sink += out[0];
+            }
+            api_rate[kind] = (kind == 0 ? 1024.0 : 1.0) / median(tcall, nc);
+        }
+        bl_predictor_free(pred);
         bl_model_free(ens);
         double ft_ep_max = 0, cv_max = 0;
         for (int k = 0; k < 5; k++) {
             ft_ep_max = ft_ep[k] > ft_ep_max ? ft_ep[k] : ft_ep_max;
             cv_max = cv_step[k] > cv_max ? cv_step[k] : cv_max;
         }
-        printf("%-9s %6zu %9.3f ms %9.2f s %7.2f ms %7.2f ms %7.2f ms %7.2f ms %7.2f ms %9.1f us %9.1f us %11.2f M %9.2f M %9.2f M %10.2f M%s\n",
+        printf("%-9s %6zu %9.3f ms %9.2f s %7.2f ms %7.2f ms %7.2f ms %7.2f ms %7.2f ms %9.1f us %9.1f us %11.2f M %9.2f M %9.2f M %10.2f M %11.3f M %8.1f k%s\n",
                a, ds->n_rows, 1e3 * per_epoch, 2500 * per_epoch, 1e3 * ft[0], 1e3 * ft[1], 1e3 * ft[2],
                1e3 * ft[3], 1e3 * ft[4], 1e6 * ft_ep_max, 1e6 * cv_max, rate[0] / 1e6, rate[1] / 1e6, rate[2] / 1e6,
-               rate[3] / 1e6, sink == 12345.678 ? " " : "");
+               rate[3] / 1e6, api_rate[0] / 1e6, api_rate[1] / 1e3, sink == 12345.678 ? " " : "");
+        free(schema_text);
         bl_model_free(m);
         bl_dataset_free(ds);
     }

@@ -1513,6 +1513,7 @@ class Model:
         x = self._scale_outs(scale_outs)
         info = {}
         vals, per_machine = self._resolve(context, info)
+        self._check_fixed(vals, per_machine)
         at = list(vals)
         for k, d in per_machine.items():          # the context at one machine, as libbellamy checks it
             at[k] = "%.0f" % float(np.rint(d))
@@ -1549,6 +1550,15 @@ class Model:
             r = self.tuned["runtime_min_s"]
         return 0.01 * r if math.isfinite(r) else 1e-3
 
+    def _check_fixed(self, vals, per_machine):
+        """§P3.4: the values that do not vary with the scale-out (all but the cluster totals given per
+        machine) are encoded once, before any scale-out: a refusal of one names no scale-out."""
+        if self.dims["code"] > CODE_MAX:
+            raise BellamyError("code size %d unsupported" % self.dims["code"], "invalid")
+        for i, v in enumerate(vals):
+            if v is not None and i not in per_machine:
+                self._vector(i, v, 0)
+
     def _runtime_at(self, vals, per_machine, xi, terms=None):
         """§P1–§P8 at one scale-out (cluster totals × xi); terms: the context's, when no total scales."""
         if per_machine:
@@ -1577,6 +1587,8 @@ class Model:
         terms = None
         if not per_machine:                       # every value is encoded, also for no scale-out at all
             terms = self.context_terms(vals)
+        else:
+            self._check_fixed(vals, per_machine)
         if not x:
             if warnings is not None:
                 warnings.extend(self._review(info, vals, x, []))

@@ -252,6 +252,15 @@ START_TEST(test_context_errors) {
         if (strcmp(bad[i].name, "data_size_MB") == 0) bad[i].value = "lots";
     ck_assert_int_eq(bl_predict(p, bad, n, &x, 1, &t, &err), BL_EFORMAT);
     ck_assert_ptr_nonnull(strstr(err.message, "data_size_MB"));
+    /* beside a cluster total that scales, it is still refused once, before any scale-out (also for none),
+     * naming none: it does not vary with the scale-out */
+    int scales = 0;
+    for (size_t i = 0; i < n; i++) scales |= strcmp(bad[i].name, "memory") == 0;
+    ck_assert(scales);
+    ck_assert_int_eq(bl_predict(p, bad, n, NULL, 0, NULL, &err), BL_EFORMAT);
+    ck_assert_msg(strstr(err.message, "data_size_MB") && !strstr(err.message, "scale-out"), "%s", err.message);
+    ck_assert_int_eq(bl_predict(p, bad, n, &x, 1, &t, &err), BL_EFORMAT);
+    ck_assert_msg(!strstr(err.message, "scale-out"), "%s", err.message);
     memcpy(bad, ctx, n * sizeof *ctx);
     for (size_t i = 0; i < n; i++)
         if (strcmp(bad[i].name, "memory") == 0) bad[i].value = "-3";

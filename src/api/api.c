@@ -7,7 +7,10 @@
  * A bl_predictor wraps a bl_model (src/model) plus what the public API adds: which properties are
  * cluster totals (from the schema stored in the model), so that such values can be given per
  * machine and scaled by each scale-out, and the value filled in for each property a context may
- * leave out (the stored schema's constants, or the one value the pre-training rows had). Requests
+ * leave out (the stored schema's constants, or the one value the pre-training rows had). A request
+ * is resolved once (request_open, shared by predicting and reviewing): its scale-outs checked, its
+ * names matched, every value that does not vary with the scale-out encoded into its codes per member
+ * (model.h's bl_model_ctx); cluster totals stay numbers, re-encoded at each scale-out. Requests
  * are compared with the model's records (model/seen.h) into a caller's bl_warnings list. A predictor
  * is never modified after it is built, which is what makes concurrent predictions safe: every call
  * works on its own stack or heap buffers (or the caller's warnings list) and reads the model through
@@ -197,7 +200,9 @@ bl_status bl_predictor_wrap(bl_model *m, bl_predictor **out, bl_error *err) {
     }
     p->m = m;
     p->fc = bl_fcache_new(m); /* NULL (out of memory) only costs speed */
-    bl_status st = mark_totals(p, err);
+    /* the encoder's settings checked once, here, for every request */
+    bl_status st = bl_encoder_init(&p->enc, &m->enc, err);
+    if (st == BL_OK) st = mark_totals(p, err);
     if (st != BL_OK) {
         bl_predictor_free(p);
         return st;
@@ -422,8 +427,7 @@ typedef struct resolved {
     const char   **vals;        /* [n] points into the caller's pairs or the predictor's fills */
     unsigned char *filled;      /* [n] 1: the context left it out and the model filled it */
     double        *per_machine; /* [n] parsed value of a given cluster total; −1 for any other */
-    char         (*buf)[32];    /* [n] text of a cluster total at one scale-out */
-    const char   **at;          /* [n] values at one scale-out */
+    unsigned char *varies;      /* [n] 1: a cluster total given per machine: its value varies with the scale-out */
     int            scaled;      /* some given value is a cluster total */
 } resolved;
 
@@ -431,8 +435,7 @@ static void resolved_free(resolved *r) {
     free(r->vals);
     free(r->filled);
     free(r->per_machine);
-    free(r->buf);
-    free(r->at);
+    free(r->varies);
 }
 
 /* Writes "a, b, c" (the model's property names) into buf. */
@@ -497,9 +500,8 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
     r->vals = calloc(n, sizeof *r->vals);
     r->filled = calloc(n, 1);
     r->per_machine = calloc(n, sizeof *r->per_machine);
-    r->buf = calloc(n, sizeof *r->buf);
-    r->at = calloc(n, sizeof *r->at);
-    if (!r->vals || !r->filled || !r->per_machine || !r->buf || !r->at) {
+    r->varies = calloc(n, 1);
+    if (!r->vals || !r->filled || !r->per_machine || !r->varies) {
         resolved_free(r);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
@@ -594,6 +596,7 @@ static bl_status resolve(const bl_predictor *p, const bl_prop_value *ctx, size_t
         /* A model that encodes totals per machine reads the value as given. */
         if (!m->enc.totals_per_machine) {
             r->per_machine[k] = d;
+            r->varies[k] = 1;
             r->scaled = 1;
         }
     }
@@ -603,23 +606,51 @@ fail:
     return st;
 }
 
-/* The values at scale-out x: cluster totals become per-machine value × x (rounded to a whole number,
- * as the data sets record them). */
-static const char *const *values_at(resolved *r, double x) {
-    for (size_t i = 0; i < r->n; i++) {
-        r->at[i] = r->vals[i];
-        if (r->vals[i] && r->per_machine[i] >= 0) {
-            snprintf(r->buf[i], sizeof r->buf[i], "%.0f", nearbyint(r->per_machine[i] * x));
-            r->at[i] = r->buf[i];
-        }
-    }
-    return r->at;
-}
-
+/* The one check of a request's scale-outs (inside, they are taken as checked). */
 static bl_status check_scale_outs(const double *x, size_t n, bl_error *err) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]) || !(x[i] > 0))
             return bl_seterr(err, BL_ERANGE, "scale-out %g is not a positive number", x[i]);
+    return BL_OK;
+}
+
+/* Property i's value at scale-out x: a cluster total is the per-machine value × x, rounded to a whole
+ * number as the data sets record it. */
+static double total_at(const resolved *r, size_t i, double x) { return nearbyint(r->per_machine[i] * x); }
+
+/* A request resolved once: its context in the model's order, every value encoded into its codes per
+ * member but the cluster totals, which are kept as numbers and re-encoded per scale-out. */
+typedef struct request {
+    resolved     r;
+    bl_model_ctx c;
+} request;
+
+static void request_free(request *q) {
+    bl_model_ctx_free(&q->c);
+    resolved_free(&q->r);
+}
+
+/* The checks and encoding a prediction and a review share: the scale-outs, the context's names and
+ * values (w: warnings about what it leaves out), and every value that does not vary with the scale-out. */
+static bl_status request_open(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *x,
+                              size_t n, bl_warnings *w, request *q, bl_error *err) {
+    bl_status st = check_scale_outs(x, n, err);
+    if (st != BL_OK) return st;
+    st = resolve(p, ctx, n_ctx, 0, &q->r, w, err);
+    if (st != BL_OK) return st;
+    st = bl_model_ctx_init(&q->c, p->m, &p->enc, q->r.vals, q->r.varies, err);
+    if (st != BL_OK) resolved_free(&q->r);
+    return st;
+}
+
+/* The context term at scale-out x: the cluster totals at x encoded, the rest as encoded once. */
+static bl_status term_at(const bl_predictor *p, request *q, double x, double *ctx, bl_error *err) {
+    for (size_t i = 0; i < q->r.n && q->r.scaled; i++) {
+        if (!q->r.varies[i]) continue;
+        bl_status st = bl_model_ctx_number(&q->c, &p->enc, i, total_at(&q->r, i, x), err);
+        if (st != BL_OK) return st;
+    }
+    bl_model_ctx_term(&q->c, ctx);
     return BL_OK;
 }
 
@@ -765,22 +796,26 @@ static bl_status review_context(const bl_predictor *p, const resolved *r, bl_war
                 (long long)p->m->tuned.runs, p->m->tuned.runs == 1 ? "" : "s", diff);
 }
 
+/* The warnings about a request that was resolved: its values, its context and its scale-outs. */
+static bl_status review(const bl_predictor *p, const resolved *r, const double *x, size_t n, bl_warnings *w,
+                        bl_error *err) {
+    if (review_values(p, r, w) != BL_OK || review_context(p, r, w) != BL_OK || review_scale_outs(p, x, n, w) != BL_OK)
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    return BL_OK;
+}
+
 bl_status bl_predictor_review(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx, const double *scale_outs,
                               size_t n, bl_warnings *w, bl_error *err) {
     warnings_clear(w);
     BL_CHECK_ARG(p, err, "bl_predictor_review: NULL predictor");
     BL_CHECK_ARG(n == 0 || scale_outs, err, "bl_predictor_review: NULL scale-outs");
-    bl_status st = check_scale_outs(scale_outs, n, err);
-    if (st != BL_OK) return st;
-    resolved r;
-    st = resolve(p, ctx, n_ctx, 0, &r, w, err);
+    request q;
+    bl_status st = request_open(p, ctx, n_ctx, scale_outs, n, w, &q, err);
     if (st != BL_OK) return st;
     double c[BL_BNET_DIM_MAX];
-    st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
-    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_context(p, &r, w) != BL_OK ||
-                        review_scale_outs(p, scale_outs, n, w) != BL_OK))
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-    resolved_free(&r);
+    if (q.r.scaled) st = term_at(p, &q, 1.0, c, err); /* the cluster totals as given, per machine */
+    if (st == BL_OK) st = review(p, &q.r, scale_outs, n, w, err);
+    request_free(&q);
     if (st != BL_OK) warnings_clear(w);
     return st;
 }
@@ -807,17 +842,18 @@ bl_status bl_predict_warn(const bl_predictor *p, const bl_prop_value *ctx, size_
     return predict_impl(p, ctx, n_ctx, scale_outs, n, runtimes_s, 0, w, NULL, err);
 }
 
-/* The raw predictions at the ends of the model's support (bl_model_support) for context r, so that
- * predictions beyond them can be floored (bl_model_floor). */
-static bl_status support_ends(const bl_predictor *p, resolved *r, double *lo, double *hi, double *r_lo, double *r_hi,
-                              bl_error *err) {
+/* The raw predictions at the ends of the model's support (bl_model_support) for request q (c1: its
+ * term when no value varies with the scale-out), so that predictions beyond them can be floored
+ * (bl_model_floor). */
+static bl_status support_ends(const bl_predictor *p, request *q, const double *c1, double *lo, double *hi,
+                              double *r_lo, double *r_hi, bl_error *err) {
     bl_model_support(p->m, lo, hi);
     const double xs[2] = {*lo, *hi};
     double out[2], c[BL_BNET_DIM_MAX];
     bl_status st = BL_OK;
     for (int e = 0; e < 2 && st == BL_OK; e++) {
-        st = bl_model_context(p->m, values_at(r, xs[e]), c, err);
-        if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, xs + e, 1, out + e, err);
+        if (q->r.scaled) st = term_at(p, q, xs[e], c, err);
+        if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, q->r.scaled ? c : c1, xs + e, 1, out + e, err);
     }
     *r_lo = st == BL_OK ? out[0] : NAN;
     *r_hi = st == BL_OK ? out[1] : NAN;
@@ -829,20 +865,18 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
     warnings_clear(w);
     BL_CHECK_ARG(p, err, "bl_predict: NULL predictor");
     BL_CHECK_ARG(n == 0 || (scale_outs && runtimes_s), err, "bl_predict: NULL array");
-    BL_CHECK_ARG(p->m->net.d.z_hidden <= BL_BNET_DIM_MAX, err, "bl_predict: model too wide");
-    bl_status st = check_scale_outs(scale_outs, n, err);
+    request q;
+    bl_status st = request_open(p, ctx, n_ctx, scale_outs, n, w, &q, err);
     if (st != BL_OK) return st;
-    resolved r;
-    st = resolve(p, ctx, n_ctx, 0, &r, w, err);
-    if (st != BL_OK) return st;
+    const resolved *r = &q.r;
     double c[BL_BNET_DIM_MAX];
-    if (!r.scaled) {
+    if (!r->scaled) {
         /* The common case: one context term serves every scale-out. */
-        st = bl_model_context(p->m, values_at(&r, 1.0), c, err);
-        if (st == BL_OK) st = bl_model_predict_cached(p->m, p->fc, c, scale_outs, n, runtimes_s, err);
+        bl_model_ctx_term(&q.c, c);
+        st = bl_model_predict_cached(p->m, p->fc, c, scale_outs, n, runtimes_s, err);
     } else {
         for (size_t i = 0; i < n && st == BL_OK; i++) {
-            st = bl_model_context(p->m, values_at(&r, scale_outs[i]), c, err);
+            st = term_at(p, &q, scale_outs[i], c, err);
             if (st != BL_OK) /* the value that failed is a per-machine value × the scale-out: say so */
                 bl_prefixerr(err, "at scale-out %g (cluster totals are the per-machine values × %g)", scale_outs[i],
                              scale_outs[i]);
@@ -855,7 +889,7 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
         int beyond = 0;
         bl_model_support(p->m, &slo, &shi);
         for (size_t i = 0; i < n && !beyond; i++) beyond = scale_outs[i] < slo || scale_outs[i] > shi;
-        if (beyond) st = support_ends(p, &r, &slo, &shi, &r_lo, &r_hi, err);
+        if (beyond) st = support_ends(p, &q, c, &slo, &shi, &r_lo, &r_hi, err);
         for (size_t i = 0; i < n && st == BL_OK; i++)
             runtimes_s[i] = bl_model_finish(p->m, scale_outs[i], runtimes_s[i], r_lo, r_hi);
     }
@@ -880,12 +914,10 @@ static bl_status predict_impl(const bl_predictor *p, const bl_prop_value *ctx, s
     }
     if (st == BL_OK && mismatch) {
         char diff[8];
-        *mismatch = context_differs(p, &r, diff, sizeof diff) > 0;
+        *mismatch = context_differs(p, r, diff, sizeof diff) > 0;
     }
-    if (st == BL_OK && (review_values(p, &r, w) != BL_OK || review_context(p, &r, w) != BL_OK ||
-                        review_scale_outs(p, scale_outs, n, w) != BL_OK))
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-    resolved_free(&r);
+    if (st == BL_OK) st = review(p, r, scale_outs, n, w, err);
+    request_free(&q);
     /* a NaN, an infinity or a runtime <= 0 would pass for a runtime further on: scale-outs so far outside
      * the model's range that its arithmetic overflows (e.g. 1e-310, whose 1/x is infinite; a log-runtime
      * output past exp()'s range), or a damaged model, are an error here */
@@ -1368,10 +1400,11 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
     tput(&tab, "\n");
     for (size_t k = 0; k < n_runs; k++) {
         tput(&tab, "%.17g\t%.17g", scale_outs[k], runtimes_s[k]);
-        const char *const *v = values_at(&r, scale_outs[k]);
         for (size_t i = 0; i < r.n; i++) {
+            char at[32]; /* a data file's text: a cluster total at this scale-out */
+            if (r.varies[i]) snprintf(at, sizeof at, "%.0f", total_at(&r, i, scale_outs[k]));
             tput(&tab, "\t");
-            tput_field(&tab, v[i]);
+            tput_field(&tab, r.varies[i] ? at : r.vals[i]);
         }
         tput(&tab, "\n");
     }

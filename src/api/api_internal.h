@@ -22,6 +22,7 @@ struct bl_predictor {
     char         **fill;      /* [m->n_props] the value used when a context leaves the property out, or NULL */
     unsigned char *fill_from; /* [m->n_props] FILL_SCHEMA, FILL_SEEN or FILL_TUNED */
     bl_schema     *schema;    /* the schema stored in the model, parsed (NULL: none) */
+    bl_encoder     enc;       /* the model's encoder settings, checked when the predictor was made */
 };
 
 enum { FILL_SCHEMA = 1, FILL_SEEN = 2, FILL_TUNED = 3 }; /* bl_predictor_prop_default's *from */

@@ -139,14 +139,21 @@ bl_status bl_encode_value_range(const char *name, bl_prop_kind kind, const char 
                                 const bl_encode_settings *settings, const double *range, double *out,
                                 bl_error *err) {
     BL_CHECK_ARG(name && value && settings && out, err, "encode value: NULL argument");
-    bl_status st = bl_encode_settings_check(settings, err);
+    bl_encoder e;
+    bl_status st = bl_encoder_init(&e, settings, err);
     if (st != BL_OK) return st;
+    return bl_encoder_value(&e, name, kind, value, range, out, err);
+}
+
+bl_status bl_encoder_value(const bl_encoder *e, const char *name, bl_prop_kind kind, const char *value,
+                           const double *range, double *out, bl_error *err) {
+    const bl_encode_settings *settings = &e->s;
     size_t bad;
     if (!bl_utf8_valid(value, strlen(value), &bad))
         return bl_seterr(err, BL_EFORMAT, "property '%.100s': invalid UTF-8 at byte %zu of the value", name, bad);
     if (kind == BL_PROP_NUMBER) {
         uint64_t v;
-        st = bl_parse_natural(value, settings, &v, err);
+        bl_status st = bl_parse_natural(value, settings, &v, err);
         if (st == BL_OK && range && settings->numbers == BL_ENC_NUMBERS_RANGE)
             bl_number_range_forward(v, range, settings, out);
         else if (st == BL_OK)
@@ -154,7 +161,7 @@ bl_status bl_encode_value_range(const char *name, bl_prop_kind kind, const char 
         if (st != BL_OK) bl_prefixerr(err, "property '%.100s' is a number", name);
         return st;
     }
-    return bl_hash_forward(value, settings, out, err);
+    return bl_encoder_hash(e, value, out, err);
 }
 
 bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *value, double *out,
@@ -351,6 +358,9 @@ done:
 /* Encodes every distinct value of every property. */
 static bl_status encode_values(bl_dataset *ds, bl_error *err) {
     size_t L = ds->settings.vec_len;
+    bl_encoder e;
+    bl_status est = bl_encoder_init(&e, &ds->settings, err);
+    if (est != BL_OK) return est;
     for (size_t p = 0; p < ds->n_props; p++) {
         bl_dataset_prop *pr = &ds->props[p];
         size_t n;
@@ -359,7 +369,7 @@ static bl_status encode_values(bl_dataset *ds, bl_error *err) {
         pr->vectors = malloc(n);
         if (!pr->vectors) return bl_seterr(err, BL_ENOMEM, "out of memory");
         for (size_t i = 0; i < pr->n_values; i++) {
-            bl_status st = bl_encode_value(pr->name, pr->kind, pr->values[i], &ds->settings, pr->vectors + i * L, err);
+            bl_status st = bl_encoder_value(&e, pr->name, pr->kind, pr->values[i], NULL, pr->vectors + i * L, err);
             if (st != BL_OK) return st;   /* values were validated while reading; defensive */
         }
     }

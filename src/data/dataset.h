@@ -150,6 +150,10 @@ bl_status bl_encode_value(const char *name, bl_prop_kind kind, const char *value
 bl_status bl_encode_value_range(const char *name, bl_prop_kind kind, const char *value,
                                 const bl_encode_settings *settings, const double *range, double *out,
                                 bl_error *err);
+/* bl_encode_value_range with an encoder whose settings were checked when it was made (value, name
+ * and out not NULL): what encoding many values calls, so that the settings are checked once. */
+bl_status bl_encoder_value(const bl_encoder *e, const char *name, bl_prop_kind kind, const char *value,
+                           const double *range, double *out, bl_error *err);
 /* Same for property p of ds. */
 bl_status bl_dataset_encode_value(const bl_dataset *ds, size_t p, const char *value, double *out,
                                   bl_error *err);

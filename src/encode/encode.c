@@ -182,20 +182,24 @@ static size_t token_fill(const char *text, const unsigned char keep[256], char *
     return n;
 }
 
-static void vocab_table(const bl_encode_settings *s, unsigned char keep[256]) {
-    memset(keep, 0, 256);
-    for (const unsigned char *v = (const unsigned char *)s->vocabulary; *v; v++) keep[*v] = 1;
+bl_status bl_encoder_init(bl_encoder *e, const bl_encode_settings *s, bl_error *err) {
+    BL_CHECK_ARG(e != NULL, err, "encoder: NULL");
+    bl_status st = bl_encode_settings_check(s, err);
+    if (st != BL_OK) return st;
+    e->s = *s;
+    memset(e->keep, 0, sizeof e->keep);
+    for (const unsigned char *v = (const unsigned char *)s->vocabulary; *v; v++) e->keep[*v] = 1;
+    return BL_OK;
 }
 
 bl_status bl_hash_token(const char *text, const bl_encode_settings *s, char *buf, size_t cap,
                         size_t *len, bl_error *err) {
     BL_CHECK_ARG(text && s && buf && len, err, "hash token: NULL argument");
-    bl_status st = bl_encode_settings_check(s, err);
+    bl_encoder e;
+    bl_status st = bl_encoder_init(&e, s, err);
     if (st != BL_OK) return st;
     if (cap < strlen(text) + 1) return bl_seterr(err, BL_ERANGE, "hash token: buffer too small");
-    unsigned char keep[256];
-    vocab_table(s, keep);
-    *len = token_fill(text, keep, buf);
+    *len = token_fill(text, e.keep, buf);
     return BL_OK;
 }
 
@@ -240,8 +244,14 @@ static void hash_one(const char *gram, size_t len, void *user) {
 
 bl_status bl_hash_forward(const char *text, const bl_encode_settings *s, double *out, bl_error *err) {
     BL_CHECK_ARG(text && s && out, err, "hash: NULL argument");
-    bl_status st = bl_encode_settings_check(s, err);
+    bl_encoder e;
+    bl_status st = bl_encoder_init(&e, s, err);
     if (st != BL_OK) return st;
+    return bl_encoder_hash(&e, text, out, err);
+}
+
+bl_status bl_encoder_hash(const bl_encoder *e, const char *text, double *out, bl_error *err) {
+    const bl_encode_settings *s = &e->s;
     size_t tl = strlen(text);
     char small[512];
     char *buf = small;
@@ -249,9 +259,7 @@ bl_status bl_hash_forward(const char *text, const bl_encode_settings *s, double 
         buf = malloc(tl + 1);
         if (!buf) return bl_seterr(err, BL_ENOMEM, "hash: out of memory for a %zu-byte text", tl);
     }
-    unsigned char keep[256];
-    vocab_table(s, keep);
-    size_t n = token_fill(text, keep, buf);
+    size_t n = token_fill(text, e->keep, buf);
 
     memset(out, 0, s->vec_len * sizeof *out);   /* out[0] = 0: the text prefix */
     hash_acc acc = { out + 1, s->vec_len - 1, s->hash_seed };

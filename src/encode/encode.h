@@ -89,6 +89,16 @@ void bl_encode_settings_default(bl_encode_settings *s);
  * non-empty, NUL-terminated, printable ASCII without spaces or upper-case letters. */
 bl_status bl_encode_settings_check(const bl_encode_settings *s, bl_error *err);
 
+/* Settings checked once, with the hasher's vocabulary as a table: what encoding many values needs.
+ * bl_encoder_init checks the settings (bl_encode_settings_check); the calls that take an encoder
+ * check nothing again. */
+typedef struct bl_encoder {
+    bl_encode_settings s;
+    unsigned char      keep[256]; /* 1: the hasher keeps this byte (the vocabulary) */
+} bl_encoder;
+
+bl_status bl_encoder_init(bl_encoder *e, const bl_encode_settings *s, bl_error *err);
+
 /* ---- scale-out features ------------------------------------------------------------------- */
 
 /* out[i][0..2] = [1/x[i], ln x[i], x[i]].  x: [n] (each > 0, finite; not checked here), out: [n][3] */
@@ -138,6 +148,9 @@ bl_status bl_parse_number(const char *text, double *v, bl_error *err);
 
 /* out: [vec_len] as described at the top. text is UTF-8 (invalid bytes are simply dropped). */
 bl_status bl_hash_forward(const char *text, const bl_encode_settings *s, double *out, bl_error *err);
+
+/* The same with an encoder (settings checked when it was made): BL_ENOMEM is the only failure. */
+bl_status bl_encoder_hash(const bl_encoder *e, const char *text, double *out, bl_error *err);
 
 /* Steps 1–2 only: writes the token (lower-cased, filtered, NUL-terminated) into buf[cap] and
  * returns its length; the token never exceeds strlen(text). BL_ERANGE if cap is too small. */

@@ -72,28 +72,22 @@ static int cached_at(double x, int *row) {
     return i / CHUNK;
 }
 
-static void to_seconds(const bl_model *m, const double *x, double *out, size_t n) {
-    if (m->target_scaling == BL_TARGET_LOG)
-        for (size_t i = 0; i < n; i++) out[i] = m->target_scale * exp(out[i]);
-    else
-        for (size_t i = 0; i < n; i++) out[i] *= m->target_scale;
-    if (m->guard.ernest_w > 0)
-        for (size_t i = 0; i < n; i++) out[i] = bl_guard_apply(&m->guard, x[i], out[i]);
-}
-
 bl_status bl_model_predict_cached(const bl_model *m, bl_fcache *c, const double *ctx, const double *x, size_t n,
                                   double *out, bl_error *err) {
-    if (!c) return bl_model_predict(m, ctx, x, n, out, err);
-    if (!m || !ctx || (n && (!x || !out)) || c->m != m)
+    if (!m || !ctx || (n && (!x || !out)) || (c && c->m != m))
         return bl_seterr(err, BL_EINVAL, "bl_model_predict_cached: NULL argument or another model's cache");
-    for (size_t i = 0; i < n; i++)
-        if (!(x[i] > 0) || !isfinite(x[i]))
-            return bl_seterr(err, BL_EINVAL, "scale-out %g is not a positive number", x[i]);
+    if (!c) {
+        bl_model_predict_at(m, ctx, x, n, out);
+        return BL_OK;
+    }
     const bl_bnet *nets[BL_MODEL_MEMBERS_MAX];
     for (int k = 0; k < m->n_members; k++) nets[k] = bl_model_member_c(m, k);
     const size_t FO = c->FO;
     double scratch[BL_MODEL_MEMBERS_MAX][CHUNK * 8];
-    if (FO > 8) return bl_model_predict(m, ctx, x, n, out, err); /* only the paper's f is kept this way */
+    if (FO > 8) { /* only the paper's f is kept this way */
+        bl_model_predict_at(m, ctx, x, n, out);
+        return BL_OK;
+    }
     for (size_t i0 = 0; i0 < n;) {
         size_t nb = n - i0 < CHUNK ? n - i0 : CHUNK;
         const double *F[BL_MODEL_MEMBERS_MAX];
@@ -124,7 +118,7 @@ bl_status bl_model_predict_cached(const bl_model *m, bl_fcache *c, const double 
             }
         }
         bl_bnet_predict_median_f(nets, m->n_members, ctx, F, nb, out + i0);
-        to_seconds(m, x + i0, out + i0, nb);
+        bl_model_to_seconds(m, x + i0, out + i0, nb);
         i0 += nb;
     }
     return BL_OK;

@@ -22,7 +22,8 @@ typedef struct bl_fcache bl_fcache;
 bl_fcache *bl_fcache_new(const bl_model *m);
 void bl_fcache_free(bl_fcache *c);
 
-/* bl_model_predict through the cache (c may be NULL: no cache). */
+/* bl_model_predict through the cache (c may be NULL: no cache), for scale-outs the caller checked
+ * (each > 0 and finite: the API does, once per request). */
 bl_status bl_model_predict_cached(const bl_model *m, bl_fcache *c, const double *ctx, const double *x, size_t n,
                                   double *out, bl_error *err);
 

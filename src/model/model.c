@@ -5,6 +5,7 @@
 #include "model/model_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -656,10 +657,6 @@ typedef struct ft_ctx {
     long                    steps;       /* every step taken, cross-validation included */
 } ft_ctx;
 
-static double ft_seconds(const bl_model *c, double y) {
-    return c->target_scaling == BL_TARGET_LOG ? c->target_scale * exp(y) : c->target_scale * y;
-}
-
 /* Mean absolute error in seconds of pred[0..k) against rows idx[0..k) of v (L: the pass's losses). */
 static double ft_mae(const bl_model *c, const double *pred, const bl_bview *v, const size_t *idx, size_t k,
                      const bl_bloss *L) {
@@ -701,8 +698,8 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
             for (size_t i = 0; i < nh; i++) {
                 bl_bnet_context_term(net, held[i].ess, held[i].opt, held[i].n_opt, ctx);
                 bl_bnet_predict_scaled(net, ctx, held[i].feat, 1, &y);
-                e += fabs(ft_seconds(c, y) - held[i].runtime_s) / held[i].runtime_s;
-                if (held_pred) held_pred[(size_t)epoch * nh + i] = ft_seconds(c, y);
+                e += fabs(bl_model_seconds(c, y) - held[i].runtime_s) / held[i].runtime_s;
+                if (held_pred) held_pred[(size_t)epoch * nh + i] = bl_model_seconds(c, y);
             }
             curve[epoch] = e / (double)nh;
         }
@@ -1083,57 +1080,133 @@ done:
 
 /* ---- prediction -------------------------------------------------------------------------------- */
 
-static bl_status context_values(const bl_model *m, const char *const *values, double *vecs, double *vec,
-                                double *ess, double *opt, double *ctx, bl_error *err);
-
-bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err) {
-    if (!m || !values || !ctx) return bl_seterr(err, BL_EINVAL, "bl_model_context: NULL argument");
-    const bl_bnet_dims *d = &m->net.d;
-    double ess[BL_BNET_PROPS_MAX * 16], opt[BL_BNET_PROPS_MAX * 16], vec[BL_ENC_VEC_LEN_MAX];
-    if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
-    double *vecs = NULL; /* the encoded values, shared by the members */
-    if (m->n_props) {
-        vecs = malloc(m->n_props * (size_t)d->vec_len * sizeof *vecs);
-        if (!vecs) return bl_seterr(err, BL_ENOMEM, "out of memory");
-    }
-    bl_status st = context_values(m, values, vecs, vec, ess, opt, ctx, err);
-    free(vecs);
-    return st;
+double bl_model_seconds(const bl_model *m, double y) {
+    return m->target_scaling == BL_TARGET_LOG ? m->target_scale * exp(y) : m->target_scale * y;
 }
 
-static bl_status context_values(const bl_model *m, const char *const *values, double *vecs, double *vec,
-                                double *ess, double *opt, double *ctx, bl_error *err) {
+void bl_model_to_seconds(const bl_model *m, const double *x, double *y, size_t n) {
+    for (size_t i = 0; i < n; i++) y[i] = bl_model_seconds(m, y[i]);
+    if (m->guard.ernest_w > 0)
+        for (size_t i = 0; i < n; i++) y[i] = bl_guard_apply(&m->guard, x[i], y[i]);
+}
+
+/* Member 0's vector of number v (< 2^(vec_len − 1)) of property i: what bl_encode_value_range gives
+ * for its text. */
+static void number_vec0(const bl_model *m, size_t i, uint64_t v, double *out) {
+    if (m->num_range && m->enc.numbers == BL_ENC_NUMBERS_RANGE) bl_number_range_forward(v, m->num_range + 2 * i, &m->enc, out);
+    else (void)bl_binarize_forward(v, &m->enc, out, NULL); /* v is in range */
+}
+
+/* Property i's code for every member from member 0's vector vec0 (x: the number, for numbers). */
+static void codes_of(bl_model_ctx *c, size_t i, const double *vec0, uint64_t x) {
+    const bl_model *m = c->m;
+    const size_t code = (size_t)m->net.d.code;
+    double vec[BL_ENC_VEC_LEN_MAX];
+    for (int mi = 0; mi < m->n_members; mi++) {
+        const double *v = vec0;
+        if (mi > 0 && encodes_numbers(m) && m->props[i].kind == BL_PROP_NUMBER) {
+            member_number_vec(m, mi, i, x, vec); /* this member's encoding of the number */
+            v = vec;
+        }
+        bl_bnet_encode(bl_model_member_c(m, mi), v, c->codes + ((size_t)mi * m->n_props + i) * code);
+    }
+}
+
+/* Property i from its text: checked and encoded, its codes set. */
+static bl_status ctx_text(bl_model_ctx *c, const bl_encoder *e, size_t i, const char *value, bl_error *err) {
+    const bl_model *m = c->m;
+    const bl_model_prop *p = &m->props[i];
+    double vec[BL_ENC_VEC_LEN_MAX];
+    bl_status st = bl_encoder_value(e, p->name, p->kind, value, m->num_range ? m->num_range + 2 * i : NULL, vec, err);
+    if (st) return st;
+    uint64_t x = 0;
+    if (encodes_numbers(m) && p->kind == BL_PROP_NUMBER && m->n_members > 1)
+        (void)bl_parse_natural(value, &m->enc, &x, NULL); /* checked above */
+    codes_of(c, i, vec, x);
+    return BL_OK;
+}
+
+void bl_model_ctx_free(bl_model_ctx *c) {
+    if (!c) return;
+    free(c->codes);
+    free(c->opt);
+    free(c->present);
+    memset(c, 0, sizeof *c);
+}
+
+bl_status bl_model_ctx_init(bl_model_ctx *c, const bl_model *m, const bl_encoder *e, const char *const *values,
+                            const unsigned char *later, bl_error *err) {
+    memset(c, 0, sizeof *c);
+    if (!m || !e || !values) return bl_seterr(err, BL_EINVAL, "bl_model_ctx_init: NULL argument");
     const bl_bnet_dims *d = &m->net.d;
-    int n_opt = 0;
+    if (d->code > 16) return bl_seterr(err, BL_EINVAL, "code size %d unsupported", d->code);
+    const size_t np = m->n_props ? m->n_props : 1, code = (size_t)d->code;
+    c->m = m;
+    c->codes = malloc((size_t)m->n_members * np * code * sizeof *c->codes);
+    c->opt = malloc(np * code * sizeof *c->opt);
+    c->present = calloc(np, 1);
+    if (!c->codes || !c->opt || !c->present) {
+        bl_model_ctx_free(c);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < m->n_props; i++) {
         const bl_model_prop *p = &m->props[i];
         if (!values[i]) {
-            if (p->essential)
+            if (p->essential) {
+                bl_model_ctx_free(c);
                 return bl_seterr(err, BL_EINVAL, "essential property '%s' has no value", p->name);
+            }
             continue;
         }
-        bl_status st = bl_encode_value_range(p->name, p->kind, values[i], &m->enc,
-                                             m->num_range ? m->num_range + 2 * i : NULL, vec, err);
-        if (st) return st;
-        memcpy(vecs + i * (size_t)d->vec_len, vec, (size_t)d->vec_len * sizeof *vec);
-    }
-    for (int mi = 0; mi < m->n_members; mi++) {
-        const bl_bnet *net = bl_model_member_c(m, mi);
-        n_opt = 0;
-        for (size_t i = 0; i < m->n_props; i++) {
-            if (!values[i]) continue;
-            const double *v = vecs + i * (size_t)d->vec_len;
-            if (encodes_numbers(m) && m->props[i].kind == BL_PROP_NUMBER && mi > 0) {
-                uint64_t x = 0; /* this member's encoding of the number (checked above) */
-                (void)bl_parse_natural(values[i], &m->enc, &x, NULL);
-                member_number_vec(m, mi, i, x, vec);
-                v = vec;
-            }
-            if (m->props[i].essential) bl_bnet_encode(net, v, ess + i * (size_t)d->code);
-            else bl_bnet_encode(net, v, opt + (size_t)n_opt++ * (size_t)d->code);
+        c->present[i] = 1;
+        if (later && later[i]) continue;
+        bl_status st = ctx_text(c, e, i, values[i], err);
+        if (st) {
+            bl_model_ctx_free(c);
+            return st;
         }
-        bl_bnet_context_term(net, ess, opt, n_opt, ctx + (size_t)mi * (size_t)d->z_hidden);
     }
+    return BL_OK;
+}
+
+bl_status bl_model_ctx_number(bl_model_ctx *c, const bl_encoder *e, size_t i, double v, bl_error *err) {
+    const bl_model *m = c->m;
+    if (v >= 0 && v < ldexp(1.0, (int)m->enc.vec_len - 1) && v == floor(v)) {
+        double vec[BL_ENC_VEC_LEN_MAX];
+        const uint64_t x = (uint64_t)v;
+        number_vec0(m, i, x, vec);
+        codes_of(c, i, vec, x);
+        return BL_OK;
+    }
+    /* not a number the encoder takes: its text, as a data set records it, names the fault */
+    char text[32];
+    snprintf(text, sizeof text, "%.0f", v);
+    return ctx_text(c, e, i, text, err);
+}
+
+void bl_model_ctx_term(bl_model_ctx *c, double *ctx) {
+    const bl_model *m = c->m;
+    const size_t code = (size_t)m->net.d.code;
+    for (int mi = 0; mi < m->n_members; mi++) {
+        const double *codes = c->codes + (size_t)mi * m->n_props * code;
+        int n_opt = 0;
+        for (size_t i = 0; i < m->n_props; i++)
+            if (c->present[i] && !m->props[i].essential)
+                memcpy(c->opt + (size_t)n_opt++ * code, codes + i * code, code * sizeof *codes);
+        /* the essential properties come first (network order): their codes are codes[0 .. n_ess) */
+        bl_bnet_context_term(bl_model_member_c(m, mi), codes, c->opt, n_opt, ctx + (size_t)mi * (size_t)m->net.d.z_hidden);
+    }
+}
+
+bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err) {
+    if (!m || !values || !ctx) return bl_seterr(err, BL_EINVAL, "bl_model_context: NULL argument");
+    bl_encoder e;
+    bl_model_ctx c;
+    bl_status st = bl_encoder_init(&e, &m->enc, err);
+    if (st == BL_OK) st = bl_model_ctx_init(&c, m, &e, values, NULL, err);
+    if (st != BL_OK) return st;
+    bl_model_ctx_term(&c, ctx);
+    bl_model_ctx_free(&c);
     return BL_OK;
 }
 
@@ -1162,26 +1235,25 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
 
 _Static_assert(BL_MODEL_MEMBERS_MAX <= BL_BNET_MEMBERS_MAX, "bl_bnet_predict_median takes every member");
 
-bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
-                           bl_error *err) {
-    if (!m || !ctx || (n && (!x || !out))) return bl_seterr(err, BL_EINVAL, "bl_model_predict: NULL argument");
+void bl_model_predict_at(const bl_model *m, const double *ctx, const double *x, size_t n, double *out) {
     double feat[64 * BL_SCALEOUT_NFEAT];
     const bl_bnet *nets[BL_MODEL_MEMBERS_MAX];
     for (int mi = 0; mi < m->n_members; mi++) nets[mi] = bl_model_member_c(m, mi);
-    for (size_t i = 0; i < n; i++)
-        if (!(x[i] > 0) || !isfinite(x[i]))
-            return bl_seterr(err, BL_EINVAL, "scale-out %g is not a positive number", x[i]);
     for (size_t i0 = 0; i0 < n; i0 += 64) {
         size_t k = n - i0 < 64 ? n - i0 : 64;
         bl_scaleout_features_forward(x + i0, k, feat);
         bl_minmax_transform(&m->scaler, feat, k, feat);
         bl_bnet_predict_median(nets, m->n_members, ctx, feat, k, out + i0); /* one network, or the members' median */
-        if (m->target_scaling == BL_TARGET_LOG)
-            for (size_t i = 0; i < k; i++) out[i0 + i] = m->target_scale * exp(out[i0 + i]);
-        else
-            for (size_t i = 0; i < k; i++) out[i0 + i] *= m->target_scale;
-        if (m->guard.ernest_w > 0)
-            for (size_t i = 0; i < k; i++) out[i0 + i] = bl_guard_apply(&m->guard, x[i0 + i], out[i0 + i]);
+        bl_model_to_seconds(m, x + i0, out + i0, k);
     }
+}
+
+bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
+                           bl_error *err) {
+    if (!m || !ctx || (n && (!x || !out))) return bl_seterr(err, BL_EINVAL, "bl_model_predict: NULL argument");
+    for (size_t i = 0; i < n; i++)
+        if (!(x[i] > 0) || !isfinite(x[i]))
+            return bl_seterr(err, BL_EINVAL, "scale-out %g is not a positive number", x[i]);
+    bl_model_predict_at(m, ctx, x, n, out);
     return BL_OK;
 }

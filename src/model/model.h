@@ -282,8 +282,31 @@ long bl_model_find_prop(const bl_model *m, const char *name);
 
 /* The constant part of a context: `values[i]` is the text value of property i (network order);
  * NULL for an absent optional property (essential ones are required). ctx: [bl_model_ctx_len(m)]
- * (each member's term in turn). */
+ * (each member's term in turn). One call of the bl_model_ctx steps below. */
 bl_status bl_model_context(const bl_model *m, const char *const *values, double *ctx, bl_error *err);
+
+/* A context prepared for prediction: every property's code for every member, so that a scale-out
+ * re-encodes only the numbers that vary with it (cluster totals given per machine) and the rest is
+ * encoded once. One per request (its caller's, never shared between threads). */
+typedef struct bl_model_ctx {
+    const bl_model *m;
+    double         *codes;   /* [n_members][n_props][code] */
+    double         *opt;     /* [n_props][code] the optional codes present, gathered for a term */
+    unsigned char  *present; /* [n_props] 1: the property has a value */
+} bl_model_ctx;
+
+/* Encodes values[i] (as bl_model_context; e made from m->enc) for every property but those with
+ * later[i] = 1 (later may be NULL), which bl_model_ctx_number sets before each term. Errors: a value
+ * the encoder refuses, an essential property without a value. Free with bl_model_ctx_free. */
+bl_status bl_model_ctx_init(bl_model_ctx *c, const bl_model *m, const bl_encoder *e, const char *const *values,
+                            const unsigned char *later, bl_error *err);
+/* Number property i takes value v: what the text "%.0f" of v encodes to, without printing it (the
+ * text is made, and names the fault, only when the encoder refuses v). */
+bl_status bl_model_ctx_number(bl_model_ctx *c, const bl_encoder *e, size_t i, double v, bl_error *err);
+/* The context term of the values set: ctx [bl_model_ctx_len(m)]. */
+void bl_model_ctx_term(bl_model_ctx *c, double *ctx);
+void bl_model_ctx_free(bl_model_ctx *c);
+
 /* Same from row r of a data set whose properties are matched by name. */
 bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r, double *ctx,
                                bl_error *err);
@@ -291,6 +314,12 @@ bl_status bl_model_context_row(const bl_model *m, const bl_dataset *ds, size_t r
  * median of the members' runtimes (the mean of the middle two for an even count). */
 bl_status bl_model_predict(const bl_model *m, const double *ctx, const double *x, size_t n, double *out,
                            bl_error *err);
+/* The same for scale-outs the caller checked (each > 0 and finite). */
+void bl_model_predict_at(const bl_model *m, const double *ctx, const double *x, size_t n, double *out);
+/* The network's output y in seconds (the target's scaling undone), and the same in place for y[0..n)
+ * at scale-outs x[0..n) with the guard applied (what a prediction returns before bl_model_finish). */
+double bl_model_seconds(const bl_model *m, double y);
+void bl_model_to_seconds(const bl_model *m, const double *x, double *y, size_t n);
 
 /* HDF5: save (adds or replaces the model `m->name` in path, atomically), load (name NULL: the only one). */
 bl_status bl_model_save(const bl_model *m, const char *path, bl_error *err);
