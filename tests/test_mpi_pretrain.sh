@@ -3,9 +3,12 @@
 # uneven split) is the model of one process, bit for bit; more ranks than trials works and says so; data
 # that differs between ranks, an unwritable --out and a killed rank each end the job non-zero, without a
 # hang and with the old --out intact. SKIP (77) without MPI, mpirun or h5dump.
-# Usage: test_mpi_pretrain.sh BELLAMY_TRAIN HAVE_MPI
+# Then bellamy-eval --quick on 2 ranks: every output file as one process writes it, but for the columns
+# that time the work. Usage: test_mpi_pretrain.sh BELLAMY_TRAIN BELLAMY_EVAL HAVE_MPI
 set -u
 train=$1
+eval=$2
+shift
 [ "${2:-0}" = 1 ] || { echo "SKIP: this build has no MPI (meson setup -Dmpi=enabled with libopenmpi-dev)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun on PATH (openmpi-bin)"; exit 77; }
 command -v h5dump >/dev/null || { echo "SKIP: no h5dump (hdf5-tools) to compare model files"; exit 77; }
@@ -85,5 +88,25 @@ wait $job
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || bad "a killed rank: mpirun exit $rc (124: it hung)"
 [ "$(cksum <"$dir/keep.h5")" = "$sum" ] || bad "the old --out changed after failed runs"
+
+# bellamy-eval: its outputs, the timing columns blanked (by name, from each file's header)
+untimed() { awk -F'\t' -v OFS='\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /seconds|_ms/) t[i] = 1 }
+                                     { for (i in t) if (NR > 1) $i = "-"; print }' "$1"; }
+ev=(--data "$dir/synth.tsv" --schema "$dir/synth.schema" --quick --quiet)
+"$eval" "${ev[@]}" --out "$dir/ev1" >/dev/null 2>&1 || bad "bellamy-eval alone failed"
+if ! timeout 300 mpirun -np 2 "$eval" "${ev[@]}" --out "$dir/ev2" >"$dir/ev2.log" 2>&1; then
+    bad "mpirun -np 2 bellamy-eval: $(tail -5 "$dir/ev2.log")"
+else
+    n=0
+    for f in "$dir"/ev1/*; do
+        b=$(basename "$f"); n=$((n + 1))
+        case "$b" in
+            *.tsv) diff -q <(untimed "$f") <(untimed "$dir/ev2/$b") >/dev/null || bad "bellamy-eval on 2 ranks: $b differs" ;;
+            *) cmp -s "$f" "$dir/ev2/$b" || bad "bellamy-eval on 2 ranks: $b differs" ;;
+        esac
+    done
+    [ $n -ge 4 ] || bad "bellamy-eval wrote only $n files"
+    [ $fail = 0 ] && echo "ok: bellamy-eval on 2 ranks, the $n files of one process"
+fi
 [ $fail = 0 ] && echo "test_mpi_pretrain: all checks passed"
 exit $fail
