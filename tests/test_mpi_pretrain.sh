@@ -87,6 +87,18 @@ fi
 wait $job
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || bad "a killed rank: mpirun exit $rc (124: it hung)"
+# SIGINT on mpirun (Ctrl-C): every rank ends, the job exits non-zero, nothing is left running
+timeout 120 mpirun -np 2 "$train" pretrain "${slow[@]}" --seed 3 --out "$dir/keep.h5" >"$dir/int.out" 2>&1 &
+job=$!
+for _ in $(seq 100); do pgrep -f -- "--seed 3 --out $dir" >/dev/null && break; sleep 0.2; done
+sleep 1
+kill -INT "$job" 2>/dev/null
+pkill -INT -P "$job" -x mpirun 2>/dev/null
+wait $job
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || bad "SIGINT: mpirun exit $rc (124: it hung)"
+for _ in $(seq 50); do pgrep -f -- "--seed 3 --out $dir" >/dev/null || break; sleep 0.2; done
+pgrep -f -- "--seed 3 --out $dir" >/dev/null && bad "SIGINT left ranks running 10 s later"
 [ "$(cksum <"$dir/keep.h5")" = "$sum" ] || bad "the old --out changed after failed runs"
 
 # bellamy-eval: its outputs, the timing columns blanked (by name, from each file's header)
