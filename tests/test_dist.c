@@ -57,8 +57,8 @@ static void test_group_of_one(void) {
     CHECK(bl_dist_size(NULL) == 1 && bl_dist_rank(NULL) == 0, "NULL is a group of one");
     CHECK(bl_dist_owner(NULL, 17) == 0, "one rank owns everything");
     int recs[5] = {1, 2, 3, 4, 5};
-    CHECK(bl_dist_gather(NULL, recs, 5, sizeof recs[0], &err) == BL_OK && recs[4] == 5, "gather of one: unchanged");
-    CHECK(bl_dist_gather(NULL, NULL, 5, sizeof recs[0], &err) == BL_EINVAL, "NULL records refused");
+    CHECK(bl_dist_gather(NULL, recs, 0, 5, sizeof recs[0], &err) == BL_OK && recs[4] == 5, "gather of one: unchanged");
+    CHECK(bl_dist_gather(NULL, NULL, 0, 5, sizeof recs[0], &err) == BL_EINVAL, "NULL records refused");
     CHECK(bl_dist_agree(NULL, BL_EIO, &err) == BL_EIO, "agree of one: the rank's own status");
     CHECK(bl_dist_agree(NULL, BL_OK, &err) == BL_OK, "agree of one: ok");
     CHECK(bl_dist_same(NULL, "abc", 3, "x", &err) == BL_OK, "same of one");
@@ -104,23 +104,28 @@ static int test_ranks(int argc, char **argv, int die) {
     my_rank = rank;
     CHECK(size == (int)bl_dist_launcher_size(NULL), "MPI's size %d is the launcher's", size);
     CHECK(bl_dist_uses_mpi(d), "joined through MPI");
+    CHECK(bl_dist_local_size(d) == size, "all %d ranks on this machine, not %d", size, bl_dist_local_size(d));
 
     if (die == rank) raise(SIGKILL); /* the others wait in the gather below: the job must end anyway */
 
-    /* gather: each item computed by its owner only; every rank ends with every record, in item order */
-    for (size_t n = 0; n <= 11; n++) {
-        rec *r = calloc(n + 1, sizeof *r);
-        for (size_t i = 0; i < n; i++) {
-            r[i].owner = -1;
-            if (bl_dist_owner(d, i) != rank) continue;
-            r[i] = (rec){.item = i, .value = 1.0 / (double)(i + 3), .owner = (char)rank};
+    /* gather: each item computed by its owner only; every rank ends with every record, in item order,
+     * for runs of items that start anywhere (first) */
+    for (size_t first = 0; first <= 4; first++)
+        for (size_t n = 0; n <= 11; n++) {
+            rec *r = calloc(n + 1, sizeof *r);
+            for (size_t i = 0; i < n; i++) {
+                r[i].owner = -1;
+                if (bl_dist_owner(d, first + i) != rank) continue;
+                r[i] = (rec){.item = first + i, .value = 1.0 / (double)(first + i + 3), .owner = (char)rank};
+            }
+            CHECK(bl_dist_gather(d, r, first, n, sizeof *r, &err) == BL_OK, "%s", err.message);
+            for (size_t i = 0; i < n; i++)
+                CHECK(r[i].item == first + i && r[i].value == 1.0 / (double)(first + i + 3) &&
+                          r[i].owner == (char)((first + i) % (size_t)size),
+                      "first %zu n %zu item %zu: item %llu value %g owner %d", first, n, i, r[i].item, r[i].value,
+                      r[i].owner);
+            free(r);
         }
-        CHECK(bl_dist_gather(d, r, n, sizeof *r, &err) == BL_OK, "%s", err.message);
-        for (size_t i = 0; i < n; i++)
-            CHECK(r[i].item == i && r[i].value == 1.0 / (double)(i + 3) && r[i].owner == (char)(i % (size_t)size),
-                  "n %zu item %zu: item %llu value %g owner %d", n, i, r[i].item, r[i].value, r[i].owner);
-        free(r);
-    }
     /* bcast: rank 0's bytes everywhere */
     char buf[64];
     snprintf(buf, sizeof buf, "from rank %d", rank);

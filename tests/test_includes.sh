@@ -2,7 +2,7 @@
 # test_includes.sh — the consumers of the library see it through its public face only (issue 20):
 # every `#include "..."` in src/cli/ and src/sched/ names a public header ("bellamy/..."), a shared
 # helper of src/common/ ("common/...") or a header of the folder itself ("cli/..." in src/cli,
-# "sched/..." in src/sched). Anything else (api/, data/, encode/, model/, modelfile/, nn/, the generated
+# "sched/..." in src/sched), and for src/cli the programs' MPI layer ("dist/..."). Anything else (api/, data/, encode/, model/, modelfile/, nn/, the generated
 # bl_config.h, a path with "..") fails the test, naming the file, the line and the include.
 # Also checks that each allowed header exists, so a rename cannot leave a stale rule passing.
 # Usage: test_includes.sh [SOURCE_ROOT]   (default: INCLUDES_SOURCE_ROOT, else the folder above this one)
@@ -29,6 +29,7 @@ for dir in cli sched; do
                 bellamy/*) ok=1; where="$root/include/$hdr" ;;
                 common/*) ok=1; where="$root/src/$hdr" ;;
                 "$dir"/*) ok=1; where="$root/src/$hdr" ;;
+                dist/*) ok=0; [ "$dir" = cli ] && ok=1; where="$root/src/$hdr" ;;   # the programs' MPI ranks
                 *) ok=0 ;;
             esac
             rel="src/$dir/${f#"$folder"/}"

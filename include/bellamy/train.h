@@ -203,7 +203,25 @@ struct bl_train_opts {
     void  *progress_ctx;
     int    calibrate;         /* 1 (default): calibrate prediction intervals on held-out contexts after the
                                  searches (bl_predict_interval; a few per cent more time: +2.5 % measured on C3O grep); 0: none (0.6) */
+    const struct bl_train_ranks *ranks; /* NULL (default): this process alone; else one of several processes
+                                 that share this pre-training (bl_train_ranks; 0.8) */
 };
+
+/* Several processes sharing one pre-training, e.g. the ranks of an MPI job (bellamy-train makes one
+ * from MPI_COMM_WORLD). Every rank calls bl_pretrain_data with the same data and options; trial i of
+ * member j is trained by rank (j * trials + i) mod size alone, and after every successive-halving rung
+ * the ranks exchange the trials' results whole through gather, so every rank ends with the model one
+ * process would have trained, bit for bit, whatever size is. CPU only (device BL_ON_CPU). A rank whose
+ * call fails may leave the others waiting in gather: end the job then (MPI_Abort). */
+typedef struct bl_train_ranks {
+    int   rank, size;         /* 0 <= rank < size */
+    void *ctx;                /* passed to gather */
+    /* records: n records of rec_size bytes for the work items first .. first+n-1, of which this rank has
+     * filled those it owns ((first + i) mod size == rank). On return every record must be as its owner
+     * wrote it, on every rank. Returns 0, or non-zero with a message in msg (cap bytes). Called by every
+     * rank with the same first, n and rec_size, from the thread that called bl_pretrain_data. */
+    int (*gather)(void *ctx, void *records, size_t first, size_t n, size_t rec_size, char *msg, size_t cap);
+} bl_train_ranks;
 
 BL_API void bl_train_opts_init(bl_train_opts *o);
 

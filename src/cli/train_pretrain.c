@@ -6,9 +6,11 @@
 #include "bellamy/train.h"
 #include "common/file.h"
 #include "common/suggest.h"
+#include "dist/dist.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +55,7 @@ typedef struct progress_state {
     int    search;    /* the search the counts below are of */
     long   seen[PROGRESS_MAX_TRIALS];   /* last epoch count reported per trial, in the current search */
     long   done;                        /* epochs trained so far, every trial and member */
+    int    ranks;                       /* > 1: these counts are rank 0's own trials, about 1/ranks of all */
 } progress_state;
 
 /* Adds p's epochs to s->done and returns the share of the plan done, in [0, 1]. */
@@ -70,6 +73,7 @@ static double progress_fraction(progress_state *s, const bl_train_progress *p) {
         s->done = p->epochs_done_all;   /* not expected: fall back on the library's count */
     }
     double frac = (double)s->done / (double)p->epochs_planned_all;
+    if (s->ranks > 1) frac = frac * s->ranks < 0.99 ? frac * s->ranks : 0.99; /* an estimate from rank 0's share */
     return frac < 1 ? frac : 1;
 }
 
@@ -145,7 +149,44 @@ static int int_option(const char *prog, const char *name, long v, int *out) {
     return 0;
 }
 
+/* bl_train_ranks.gather over the MPI ranks (src/dist). */
+static int gather_ranks(void *ctx, void *recs, size_t first, size_t n, size_t rec_size, char *msg, size_t cap) {
+    bl_error e = { 0 };
+    if (bl_dist_gather(ctx, recs, first, n, rec_size, &e) == BL_OK) return 0;
+    snprintf(msg, cap, "%s", e.message);
+    return 1;
+}
+
+static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, int rank_err);
+
+/* Under an MPI launcher (mpirun, srun) the ranks share the search (bl_train_ranks): every rank reads the
+ * same data and trains its share of the trials; rank 0 alone prints and writes the model. */
 int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
+    bl_dist *dist = NULL;
+    bl_error err = { 0 };
+    if (bl_dist_open(NULL, NULL, &dist, &err) != BL_OK) {
+        bl_cli_error(prog, "%s", err.message);
+        return BL_EXIT_FAIL;
+    }
+    int rank_err = -1; /* the other ranks are silent; a failure of their own still reaches this stderr */
+    if (bl_dist_rank(dist) != 0) {
+        fflush(stdout);
+        fflush(stderr);
+        rank_err = dup(STDERR_FILENO);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+            close(null);
+        }
+    }
+    int rc = pretrain_cmd(prog, argc, argv, dist, rank_err);
+    if (rank_err >= 0) close(rank_err);
+    bl_dist_close(dist);
+    return rc;
+}
+
+static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, int rank_err) {
     bl_train_opts po; /* the defaults are the library's */
     bl_train_opts_init(&po);
     const char *data = NULL, *schema = NULL, *out = NULL, *name = NULL, *delim = NULL;
@@ -226,8 +267,9 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
     if (rc) return rc < 0 ? bl_cli_finish(prog) : rc;
     /* the values as given, checked by the library's one check (before the data is read) */
     if (seed < 0) { bl_cli_error(prog, "--seed %ld: must be >= 0", seed); return BL_EXIT_USAGE; }
-    if (!bl_tr_seen(opts, nopts, "threads")) { /* as many as there are CPUs and trials */
-        threads = default_threads() < trials ? default_threads() : trials;
+    if (!bl_tr_seen(opts, nopts, "threads")) { /* as many as there are CPUs (shared by the ranks here) and trials */
+        long cpus = default_threads() / bl_dist_local_size(dist);
+        threads = cpus < trials ? cpus : trials;
         if (threads > BL_TRAIN_THREADS_MAX) threads = BL_TRAIN_THREADS_MAX;
         if (threads < 1) threads = 1;
     }
@@ -246,6 +288,17 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
     po.calibrate = strcmp(calib, "off") != 0;
     po.dropout_masks = strcmp(masks, "row") == 0 ? BL_MASKS_ROW : strcmp(masks, "hybrid") == 0 ? BL_MASKS_HYBRID
                                                                                              : BL_MASKS_VALUE;
+    bl_train_ranks ranks = { bl_dist_rank(dist), bl_dist_size(dist), dist, gather_ranks };
+    const int multi = ranks.size > 1;
+    if (multi) {
+        if (po.device == BL_ON_CUDA) {
+            bl_cli_error(prog, "--device cuda: a pre-training over %d MPI ranks runs on CPUs only; use --device cpu, "
+                         "or start one process", ranks.size);
+            return BL_EXIT_USAGE;
+        }
+        po.ranks = &ranks;
+        quiet |= ranks.rank != 0;
+    }
     bl_error err = { 0 };
     bl_status cst = bl_train_opts_check(&po, &err);
     if (cst == BL_EUNSUPPORTED) { /* --device cuda where there is none: a clear error at once */
@@ -268,9 +321,21 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
     }
     if (name && (rc = bl_cli_check_model_name(prog, "name", name))) return rc;
     /* everything that can be checked before the (long) training is checked now */
-    if ((rc = bl_cli_check_input(prog, "data", data)) || (rc = bl_cli_check_input(prog, "schema", schema)) ||
-        (rc = bl_tr_check_model_out(prog, "out", out)))
-        return rc;
+    rc = bl_cli_check_input(prog, "data", data);
+    if (!rc) rc = bl_cli_check_input(prog, "schema", schema);
+    if (!rc && ranks.rank == 0) rc = bl_tr_check_model_out(prog, "out", out); /* rank 0 alone writes it */
+    if (multi) {
+        /* every rank goes on only if all can, and only with the same data and schema as rank 0 */
+        if (rc) snprintf(err.message, sizeof err.message, "the data or schema cannot be read there%s",
+                         ranks.rank == 0 ? ", or --out cannot be written" : "");
+        if (bl_dist_agree(dist, rc ? BL_EIO : BL_OK, &err) != BL_OK) {
+            if (!rc) bl_cli_error(prog, "%s", err.message);
+            return rc ? rc : BL_EXIT_FAIL;
+        }
+        if (bl_dist_same_file(dist, data, &err) != BL_OK || bl_dist_same_file(dist, schema, &err) != BL_OK)
+            return bl_cli_fail(prog, &err);
+    }
+    if (rc) return rc;
     char stem[128];
     file_stem(data, stem, sizeof stem);
     if (!name && bl_cli_model_name_problem(stem)) {
@@ -284,12 +349,17 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
     dopt.delimiter = bl_cli_delim(delim);
     dopt.skip_invalid = skip_invalid;
     dopt.totals_per_machine = strcmp(totals, "per-machine") == 0;
-    if (bl_data_load(data, schema, &dopt, &ds, &err) != BL_OK) return bl_cli_fail(prog, &err);
+    bl_status lst = bl_data_load(data, schema, &dopt, &ds, &err);
+    if (multi) lst = bl_dist_agree(dist, lst, &err);
+    if (lst != BL_OK) {
+        bl_data_free(ds);
+        return bl_cli_fail(prog, &err);
+    }
     bl_cli_note_skipped(prog, "data", ds); /* even with --quiet: rows left out are never silent */
     bl_data_summary sum;
     bl_data_summarize(ds, &sum);
     /* last = long ago: the first report prints at once */
-    progress_state ps = { isatty(STDERR_FILENO), bl_tr_now_s(), -1e9, 0, 0, { 0 }, 0 };
+    progress_state ps = { isatty(STDERR_FILENO), bl_tr_now_s(), -1e9, 0, 0, { 0 }, 0, ranks.size };
     if (!quiet) {
         po.progress = on_progress;
         po.progress_ctx = &ps;
@@ -304,9 +374,23 @@ int bl_train_cmd_pretrain(const char *prog, int argc, char **argv) {
                                          "alternately as bits and as log magnitude)"
                                        : " (an ensemble: the median of the searches' winners)");
     }
+    if (!quiet && multi)
+        fprintf(stderr, "%s: the trials spread over %d MPI ranks (%d thread%s each); rank 0 reports its own\n", prog,
+                ranks.size, po.threads, po.threads == 1 ? "" : "s");
+    if (ranks.rank == 0 && multi && (long)ranks.size > (long)po.trials * po.members)
+        fprintf(stderr, "%s: note: %d ranks for %ld trials (%d x %d): %ld ranks stay idle in the searches\n", prog,
+                ranks.size, (long)po.trials * po.members, po.members, po.trials,
+                (long)ranks.size - (long)po.trials * po.members);
     bl_status st = bl_pretrain_data(ds, &po, name ? name : stem, &m, &err);
     if (ps.printed) fputc('\n', stderr);
-    if (st == BL_OK) st = bl_predictor_save(m, out, NULL, &err);
+    if (st != BL_OK && multi) {
+        /* another rank may wait for this one inside the search: end the whole job, never hang */
+        if (ranks.rank == 0) bl_cli_fail(prog, &err);
+        else if (rank_err >= 0) dprintf(rank_err, "%s: rank %d: %s\n", prog, ranks.rank, err.message);
+        bl_dist_abort(dist, BL_EXIT_FAIL);
+    }
+    if (st == BL_OK && ranks.rank == 0) st = bl_predictor_save(m, out, NULL, &err);
+    if (multi) st = bl_dist_agree(dist, st, &err);
     if (st == BL_OK) {
         char el[32];
         fmt_duration(bl_tr_now_s() - ps.t0, el, sizeof el);

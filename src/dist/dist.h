@@ -32,13 +32,15 @@ void bl_dist_abort(bl_dist *d, int code);
 int bl_dist_rank(const bl_dist *d);     /* 0 .. size-1; 0 for NULL */
 int bl_dist_size(const bl_dist *d);     /* ≥ 1; 1 for NULL */
 int bl_dist_uses_mpi(const bl_dist *d); /* 1 when the group was joined through MPI */
+int bl_dist_local_size(const bl_dist *d); /* ranks on this machine (sharing its CPUs), ≥ 1 */
 
-/* The rank that computes item i of n (a static round-robin schedule: i mod size). */
+/* The rank that computes item i (a static round-robin schedule: i mod size). */
 int bl_dist_owner(const bl_dist *d, size_t item);
 
-/* records holds n_items records of rec_size bytes; each rank has filled those of the items it owns.
- * On return every rank holds every record, each exactly as its owner wrote it (NULL d: nothing to do). */
-bl_status bl_dist_gather(bl_dist *d, void *records, size_t n_items, size_t rec_size, bl_error *err);
+/* records holds the records of items first .. first+n_items-1, rec_size bytes each; each rank has filled
+ * those of the items it owns. On return every rank holds every record, each exactly as its owner wrote it
+ * (NULL d: nothing to do). */
+bl_status bl_dist_gather(bl_dist *d, void *records, size_t first, size_t n_items, size_t rec_size, bl_error *err);
 
 /* Copies n bytes of rank 0's buf into every rank's buf. */
 bl_status bl_dist_bcast(bl_dist *d, void *buf, size_t n, bl_error *err);
@@ -49,9 +51,12 @@ bl_status bl_dist_bcast(bl_dist *d, void *buf, size_t n, bl_error *err);
 bl_status bl_dist_agree(bl_dist *d, bl_status local, bl_error *err);
 
 /* Refuses (BL_EINVAL on every rank, naming `what` and the ranks that differ) when the n bytes of data
- * differ from rank 0's, compared by a 64-bit checksum: e.g. a data file that is not the same on every
+ * differ from rank 0's, compared by a 64-bit checksum (FNV-1a): e.g. a data file that is not the same on every
  * node. A collective. */
 bl_status bl_dist_same(bl_dist *d, const void *data, size_t n, const char *what, bl_error *err);
+
+/* bl_dist_same on the bytes of the file at path (read in pieces); BL_EIO naming it when it cannot be read. */
+bl_status bl_dist_same_file(bl_dist *d, const char *path, bl_error *err);
 
 /* How many ranks the environment says a launcher started (0: no launcher seen). getenv_fn: NULL for
  * getenv; tests pass their own. Reads Open MPI's, MPICH/Hydra's, PMI's/PMIx's and Slurm's variables. */

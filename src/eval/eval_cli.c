@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include "cli/cli_util.h"
 #include "common/error.h"
 #include "common/str.h"
+#include "dist/dist.h"
 
 /* The library's bound (include/bellamy/train.h), for fine-tuning's epochs too: more is a typo, not a plan. */
 #define EPOCHS_MAX BL_TRAIN_EPOCHS_MAX
@@ -167,7 +169,54 @@ static int add_dir(const char *prog, bl_eval *ev, const char *dir, const char *s
     return BL_EXIT_OK;
 }
 
-int bl_eval_main(int argc, char **argv) {
+int bl_eval_main(int argc, char **argv) { return bl_eval_main_ranks(argc, argv, NULL); }
+
+/* A rank's scratch folder and the files in it (the reports write no sub-folders). */
+static void remove_tree(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4400];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* bl_train_ranks.gather over the MPI ranks. */
+static int gather_ranks(void *ctx, void *recs, size_t first, size_t n, size_t rec_size, char *msg, size_t cap) {
+    bl_error e = { 0 };
+    if (bl_dist_gather(ctx, recs, first, n, rec_size, &e) == BL_OK) return 0;
+    snprintf(msg, cap, "%s", e.message);
+    return 1;
+}
+
+static int eval_main(int argc, char **argv, bl_dist *dist);
+
+int bl_eval_main_ranks(int argc, char **argv, bl_dist *dist) {
+    if (bl_dist_size(dist) == 1 || bl_dist_rank(dist) == 0) return eval_main(argc, argv, dist);
+    /* the other ranks compute alongside rank 0, silent, writing into a folder of their own */
+    fflush(stdout);
+    fflush(stderr);
+    const int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    int rc = eval_main(argc, argv, dist);
+    fflush(stdout);
+    fflush(stderr);
+    if (saved_out >= 0) dup2(saved_out, STDOUT_FILENO), close(saved_out);
+    if (saved_err >= 0) dup2(saved_err, STDERR_FILENO), close(saved_err);
+    return rc;
+}
+
+static int eval_main(int argc, char **argv, bl_dist *dist) {
     bl_cli_init();
     const char *prog = "bellamy-eval";
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
@@ -392,6 +441,26 @@ int bl_eval_main(int argc, char **argv) {
         return rc;
     }
     if (splits && (rc = bl_cli_check_input(prog, "splits", splits))) return rc;
+    /* several ranks: every pre-training's trials spread over them; no cache (a file one rank finds and
+     * another does not would part their work); rank 0 writes --out, the others a scratch folder */
+    bl_train_ranks ranks = { bl_dist_rank(dist), bl_dist_size(dist), dist, gather_ranks };
+    char scratch[4200] = "";
+    if (ranks.size > 1) {
+        o.pre.ranks = &ranks;
+        if (cache && ranks.rank == 0)
+            fprintf(stderr, "%s: note: --model-cache is not used over %d MPI ranks\n", prog, ranks.size);
+        cache = NULL;
+        o.model_cache = NULL;
+        if (ranks.rank != 0) {
+            const char *tmp = getenv("TMPDIR");
+            snprintf(scratch, sizeof scratch, "%s/bellamy-eval-rank%d-XXXXXX", tmp && *tmp ? tmp : "/tmp", ranks.rank);
+            if (!mkdtemp(scratch)) {
+                bl_cli_error(prog, "rank %d: cannot make a scratch folder %s: %s", ranks.rank, scratch, strerror(errno));
+                bl_dist_abort(dist, BL_EXIT_FAIL);
+            }
+            out = scratch;
+        }
+    }
 
 #undef SEEN
     bl_eval ev;
@@ -484,6 +553,11 @@ int bl_eval_main(int argc, char **argv) {
     if (st == BL_OK) st = bl_eval_fit(&ev, &err);
     if (st == BL_OK) st = bl_eval_report(&ev, out, stdout, &err);
     bl_eval_free(&ev);
+    if (scratch[0]) remove_tree(scratch);
+    if (st != BL_OK && ranks.size > 1) { /* another rank may wait inside a search for this one: end the job */
+        bl_cli_fail(prog, &err);
+        bl_dist_abort(dist, BL_EXIT_FAIL);
+    }
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     printf("wrote %s/{splits,predictions,summary,pretrain}.tsv\n", out);
     return BL_EXIT_OK;

@@ -50,6 +50,7 @@ void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
     o->calib_draws = BL_CALIB_DRAWS;
     o->progress = t->progress;
     o->progress_ctx = t->progress_ctx;
+    o->ranks = t->ranks;
     const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
     memcpy(o->dropouts, dr, sizeof dr);
     memcpy(o->lrs, lr, sizeof lr);
@@ -89,6 +90,15 @@ bl_status bl_train_opts_bounds(const bl_train_opts *o, bl_error *err) {
                          o->dropout_masks);
     if (o->calibrate != 0 && o->calibrate != 1)
         return bl_seterr(err, BL_EINVAL, "bl_train_opts.calibrate %d: must be 0 or 1", o->calibrate);
+    const bl_train_ranks *r = o->ranks;
+    if (r && (r->size < 1 || r->rank < 0 || r->rank >= r->size))
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.ranks: rank %d of %d: must be 0 <= rank < size", r->rank,
+                         r->size);
+    if (r && r->size > 1 && !r->gather)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.ranks: %d ranks need a gather function", r->size);
+    if (r && r->size > 1 && o->device != BL_ON_CPU)
+        return bl_seterr(err, BL_EUNSUPPORTED, "bl_train_opts.ranks: a pre-training over %d ranks runs on CPUs only; "
+                         "use device BL_ON_CPU or one rank", r->size);
     return BL_OK;
 }
 
@@ -107,12 +117,16 @@ bl_status bl_pretrain_opts_check(const bl_pretrain_opts *o, bl_error *err) {
     t.members = o->members;
     t.dropout_masks = o->per_row_dropout;
     t.calibrate = o->calibrate;
+    t.ranks = o->ranks;
     bl_status st = bl_train_opts_bounds(&t, err);
     if (st != BL_OK) return st;
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d: must be at least 2", o->reduction);
     if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d: must be 1..2^20", o->batch);
     if (o->no_validation != 0 && o->no_validation != 1)
         return bl_seterr(err, BL_EINVAL, "no_validation %d: must be 0 or 1", o->no_validation);
+    if (o->ranks && o->ranks->size > 1 && o->device != BL_DEVICE_CPU)
+        return bl_seterr(err, BL_EUNSUPPORTED, "a pre-training over %d ranks runs the per-trial CPU search only",
+                         o->ranks->size);
     return BL_OK;
 }
 

@@ -179,6 +179,9 @@ typedef struct bl_pretrain_opts {
     void          *progress_ctx;
     int      no_validation;   /* 1: every row trains, none is held out (val_fraction is not read): the
                                  calibration's fold models; default 0 */
+    const bl_train_ranks *ranks; /* bl_train_opts.ranks (NULL: this process alone) */
+    int      item_base;       /* the work-item number of this search's trial 0 (member × trials): which
+                                 rank trains a trial; set by bl_pretrain per member, default 0 */
 } bl_pretrain_opts;
 
 /* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once

@@ -19,6 +19,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +168,29 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Ranks (bl_train_ranks): trial i of a search is trained by rank (item_base + i) mod size alone; after
+ * every rung the ranks exchange each trial's bookkeeping whole, and after the last its best parameters,
+ * so every rank holds what one process would have computed, bit for bit. */
+static int ranked(const bl_pretrain_opts *o) { return o->ranks && o->ranks->size > 1; }
+static int is_mine(const bl_pretrain_opts *o, int i) {
+    return !ranked(o) || ((size_t)o->item_base + (size_t)i) % (size_t)o->ranks->size == (size_t)o->ranks->rank;
+}
+
+/* A trial's bookkeeping as the ranks exchange it after a rung. */
+typedef struct trial_rec {
+    double  best_val, last_train;
+    int64_t epochs_done, best_epoch;
+    int32_t status, cancelled;
+    char    message[200];
+} trial_rec;
+
+static bl_status ranks_gather(const bl_pretrain_opts *o, void *recs, size_t n, size_t rec_size, bl_error *err) {
+    char msg[256] = "";
+    if (o->ranks->gather(o->ranks->ctx, recs, (size_t)o->item_base, n, rec_size, msg, sizeof msg))
+        return bl_seterr(err, BL_EIO, "exchanging trial results between ranks: %s", msg[0] ? msg : "failed");
+    return BL_OK;
+}
+
 static int cmp_trial_ptr(const void *a, const void *b) {
     const trial *x = *(trial *const *)a, *y = *(trial *const *)b;
     if (x->best_val < y->best_val) return -1;
@@ -203,6 +227,49 @@ static void halve(search *s, uint8_t *mask) {
         if (mask) mask[rank[i]->id] = 0;
     }
     s->alive = keep;
+}
+
+/* After a rung on ranks: every trial's bookkeeping from the rank that trained it (its status and
+ * message too, so that every rank fails alike; a cancel anywhere cancels everywhere). */
+static bl_status exchange_rung(search *s, bl_error *err) {
+    const size_t n = (size_t)s->n;
+    trial_rec *r = calloc(n, sizeof *r);
+    if (!r) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (int i = 0; i < s->n; i++) {
+        if (!is_mine(s->o, i)) continue;
+        const trial *t = &s->t[i];
+        r[i] = (trial_rec){.best_val = t->best_val, .last_train = t->last_train, .epochs_done = t->epochs_done,
+                           .best_epoch = t->best_epoch, .status = (int32_t)t->st, .cancelled = s->cancelled};
+        if (t->st) snprintf(r[i].message, sizeof r[i].message, "%.199s", t->err.message);
+    }
+    bl_status st = ranks_gather(s->o, r, n, sizeof *r, err);
+    for (int i = 0; i < s->n && !st; i++) {
+        if (r[i].cancelled) s->cancelled = 1;
+        if (is_mine(s->o, i)) continue;
+        trial *t = &s->t[i];
+        t->best_val = r[i].best_val;
+        t->last_train = r[i].last_train;
+        t->epochs_done = (long)r[i].epochs_done;
+        t->best_epoch = (long)r[i].best_epoch;
+        t->st = (bl_status)r[i].status;
+        if (t->st) bl_seterr(&t->err, t->st, "%s", r[i].message);
+    }
+    free(r);
+    return st;
+}
+
+/* After the last rung on ranks: every trial's best parameters from the rank that trained it. */
+static bl_status exchange_best(search *s, bl_error *err) {
+    const size_t n = (size_t)s->n, P = s->t[0].net.P.n;
+    double *all = malloc(n * P * sizeof *all);
+    if (!all) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (int i = 0; i < s->n; i++)
+        if (is_mine(s->o, i)) memcpy(all + (size_t)i * P, s->t[i].best, P * sizeof *all);
+    bl_status st = ranks_gather(s->o, all, n, P * sizeof *all, err);
+    for (int i = 0; i < s->n && !st; i++)
+        if (!is_mine(s->o, i)) memcpy(s->t[i].best, all + (size_t)i * P, P * sizeof *all);
+    free(all);
+    return st;
 }
 
 /* The successive-halving rungs on a trial group (every alive trial of the search at once). Fills the
@@ -449,6 +516,7 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
     bl_status st = BL_OK;
     for (int j = 0; j < o->members && !st; j++) {
         oj.seed = o->seed + (uint64_t)(both ? j / 2 : j);
+        oj.item_base = o->item_base + j * o->trials; /* the members' trials spread over the ranks together */
         mp.offset = j * (mp.total / o->members);
         mp.search = j;
         bl_model *mj = NULL;
@@ -584,7 +652,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
     for (; o->device == BL_DEVICE_CPU;) {
         s.n_todo = 0;
         for (int i = 0; i < s.n; i++)
-            if (s.t[i].alive) s.todo[s.n_todo++] = i;
+            if (s.t[i].alive && is_mine(o, i)) s.todo[s.n_todo++] = i;
         s.next = 0;
         s.target = rung;
         int nth = o->threads < s.n_todo ? o->threads : s.n_todo;
@@ -597,6 +665,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         }
         worker(&wa);
         for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+        if (ranked(o) && (st = exchange_rung(&s, err))) goto done;
         for (int i = 0; i < s.n; i++)
             if (s.t[i].st) {
                 st = s.t[i].st;
@@ -612,6 +681,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         rung = next_rung(o, rung);
     }
 
+    if (ranked(o) && (st = exchange_best(&s, err))) goto done;
     /* the winner */
     trial *best = NULL;
     for (int i = 0; i < s.n; i++)
