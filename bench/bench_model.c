@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bench/bench_args.h"
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "model/model.h"
 #include "model/fcache.h"
 #include "nn/gemm.h"

@@ -1,4 +1,4 @@
-/* test_tgroup.c — the trial group (src/model/tgroup.c) on the CPU reference ops, against the per-trial
+/* test_tgroup.c — the trial group (src/nn/tgroup.c) on the CPU reference ops, against the per-trial
  * path written as pretrain.c's run_epoch (bl_bnet_pass + bl_adam_step, one generator per trial).
  *
  * What agreement proves: the group draws each trial's shuffle and AlphaDropout masks in bl_bnet_pass's
@@ -662,7 +662,7 @@ START_TEST(test_bad_arguments) {
     o.threads = 1;
     o.device = 7;
     EXPECT_EINVAL(try_new(&f, 2, c, &o, &e), "device");
-    o.device = BL_TGROUP_CPU;
+    o.device = BL_NN_CPU_BATCHED;
     c[1].dropout = 1.0;
     EXPECT_EINVAL(try_new(&f, 2, c, &o, &e), "dropout");
     c[1] = CFG[1];
@@ -729,7 +729,7 @@ START_TEST(test_cuda_unavailable) {
     ck_assert_int_eq(fixture_synth(&f, 6, 2, 2), 0);
     bl_tgroup_opts o;
     bl_tgroup_opts_default(&o);
-    o.device = BL_TGROUP_CUDA;
+    o.device = BL_NN_CUDA;
     bl_error e2;
     ck_assert_int_eq(try_new(&f, 2, CFG, &o, &e2), BL_EUNSUPPORTED);
     ck_assert_str_eq(e2.message, e.message);
