@@ -263,8 +263,9 @@ static int view_frozen(const bl_params *P, size_t off) {
 }
 
 /* What every layer of one pass shares: the network and its transposed weights, the batch, the
- * workspace with the batch's slots (distinct scale-outs n_sx, slots per property n_val[NP]), and the
- * switches. The dimensions travel as constant arguments, so that the paper's are folded in. */
+ * workspace with the batch's distinct scale-outs (n_sx), and the switches. The dimensions travel as
+ * constant arguments, so that the paper's are folded in (BL_LAYER); the slots per property n_val[NP]
+ * travel beside it, as pass_impl's own array. */
 typedef struct pass_ctx {
     const bl_bnet  *net;
     const bl_bview *v;
@@ -274,14 +275,13 @@ typedef struct pass_ctx {
     const double   *W, *WT;        /* parameters; the same transposed per block (see mvt) */
     double         *G;             /* gradients, added into */
     size_t          n_sx;
-    const size_t   *n_val;
     int             NE, NO, NP, ZI;
     size_t          ST, MS;        /* a slot record's stride; a slot's mask stride */
     int             decode, hybrid, grad_f, grad_g, grad_h, grad_z;
 } pass_ctx;
 
 /* WT = every block of W transposed, at the same offsets. */
-static BL_INLINE void transpose_weights(const bl_bnet *net, const double *W, double *WT) {
+static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, double *WT) {
     for (int i = 0; i < net->P.n_views; i++) {
         const bl_param_view *pv = &net->P.views[i];
         const double *src = W + pv->offset;
@@ -293,8 +293,8 @@ static BL_INLINE void transpose_weights(const bl_bnet *net, const double *W, dou
 
 /* The batch's slots: its distinct scale-outs (sx_list, n_sx returned) and, per property, one slot per
  * distinct value or (per_row) per row, with its first slot and its rows' weight (n_val[NP]). */
-static BL_INLINE size_t batch_slots(const bl_bview *v, const size_t *rows, size_t B, int NP, int per_row, int hybrid,
-                                    bl_bwork *w, size_t *n_val) {
+static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t B, int NP, int per_row, int hybrid,
+                                   bl_bwork *w, size_t *n_val) {
     size_t n_sx = 0;
     for (size_t b = 0; b < B; b++) {
         uint32_t s = v->sx[rows[b]];
@@ -340,11 +340,11 @@ static BL_INLINE size_t batch_slots(const bl_bview *v, const size_t *rows, size_
  * (0, α'·a + b), no dropout (1, 0), which is exact. The draws happen here in the order the slots are
  * visited: per property, per slot, the encoder's H units, then (decoder slots only) the decoder's H
  * units (bpass.h: part of the pass's contract). The backward pass multiplies by mk. */
-static BL_INLINE void dropout_masks(const pass_ctx *cx, const bl_bpass *pass, int drop, double da, double db,
-                                    const int H) {
+static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, const bl_bpass *pass, int drop,
+                                    double da, double db, const int H) {
     bl_bwork *w = cx->w;
     const int NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
-    const size_t *n_val = cx->n_val, MS = cx->MS;
+    const size_t MS = cx->MS;
     if (drop) {
         uint64_t s[4], kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
         memcpy(s, pass->rng->s, sizeof s);
@@ -379,7 +379,7 @@ static BL_INLINE void dropout_masks(const pass_ctx *cx, const bl_bpass *pass, in
 /* f forward, and z's scale-out term, per distinct scale-out x [FI]:
  *   a0 = F0·x + b [FH], s0 = selu(a0), a2 = F2·s0 + b [FO], F = selu(a2), A = Z0[:, 0:FO]·F + b [Z];
  * kept in the slot's record with room for dA [Z] and dF [FO] (zeroed). */
-static BL_INLINE void f_forward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
+static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
@@ -406,13 +406,13 @@ static BL_INLINE void f_forward(const pass_ctx *cx, const int FI, const int FH, 
  * P = Z0[:, block]·c (× 1/NO for the optional block) [Z]; in mode 2 (hybrid) also the clean code
  * cc = selu(G3·s1) for the decoder. Lists the decoder's slots (their code, vector, mask, loss weight,
  * d code) and returns how many. */
-static BL_INLINE size_t encoder_forward(const pass_ctx *cx, const int FO, const int H, const int C, const int V,
-                                        const int Z, const int FAST) {
+static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, const int FO, const int H,
+                                       const int C, const int V, const int Z, const int FAST) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
     const double *WT = cx->WT;
-    const size_t B = cx->B, *n_val = cx->n_val, ST = cx->ST, MS = cx->MS;
+    const size_t B = cx->B, ST = cx->ST, MS = cx->MS;
     const int NE = cx->NE, NO = cx->NO, NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
     const double *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
     size_t n_dec = 0;
@@ -517,7 +517,9 @@ static BL_INLINE size_t encoder_forward(const pass_ctx *cx, const int FO, const 
 
 /* h forward and backward together, over the n_dec decoder slots listed by encoder_forward (dec_block,
  * vdec_chunk: nothing of the decoder is stored between its two directions); returns the
- * reconstruction loss Σ w·(r − x)². With grad_h the decoder's gradients, with grad_g d loss / d code. */
+ * reconstruction loss Σ w·(r − x)². With grad_h the decoder's gradients, with grad_g d loss / d code.
+ * Inlined rather than a BL_LAYER: GCC does not clone it for the paper's dimensions, and dec_block's
+ * plain loops (the generic copy's hottest) need them as constants. */
 static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_dec, const int H, const int C,
                                                  const int V, const int FAST) {
     const bl_bnet *net = cx->net;
@@ -564,7 +566,7 @@ static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_de
 
 /* z forward per row b: u = A + Σ_p P_p [Z], h = selu(u), pre = z2·h + b2, out = selu(pre); the row's
  * record keeps u, h, pre, out (then d loss / d out); pred[b] = out when pred is not NULL. */
-static BL_INLINE void z_forward(const pass_ctx *cx, double *pred, const int FH, const int FO, const int H,
+static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, const int FO, const int H,
                                 const int C, const int Z, const int FAST) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
@@ -616,7 +618,7 @@ static BL_INLINE void z_forward(const pass_ctx *cx, double *pred, const int FH, 
 /* SmoothL1 over the batch, forward and backward: loss = mean over rows of (|e| < 1 ? e²/2 : |e| − 1/2),
  * e = out − target (the view has targets); each row's record gets d loss / d out. Returns the loss;
  * *abs_err = Σ|e|. */
-static BL_INLINE double smoothl1_forward_backward(const pass_ctx *cx, double *abs_err_out, const int Z) {
+static BL_LAYER double smoothl1_forward_backward(const pass_ctx *cx, double *abs_err_out, const int Z) {
     const bl_bview *v = cx->v;
     const size_t *rows = cx->rows, B = cx->B;
     bl_bwork *w = cx->w;
@@ -638,7 +640,7 @@ static BL_INLINE double smoothl1_forward_backward(const pass_ctx *cx, double *ab
 /* z backward per row: dpre = d out · selu'(pre); z2's and b2's gradients; du = dpre·z2·selu'(u) added
  * into the row's scale-out term (dA) and property terms (dP), which f_backward and encoder_backward
  * take from there. */
-static BL_INLINE void z_backward(const pass_ctx *cx, const int FH, const int FO, const int H, const int C,
+static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, const int H, const int C,
                                  const int Z, const int FAST) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
@@ -689,7 +691,7 @@ static BL_INLINE void z_backward(const pass_ctx *cx, const int FH, const int FO,
 
 /* f backward, and z's scale-out block, per distinct scale-out from its dA: z0's bias and block
  * gradients, then (unless f is frozen) dF = Z0[:, 0:FO]ᵀ·dA through both layers of f. */
-static BL_INLINE void f_backward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
+static BL_LAYER void f_backward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
@@ -721,14 +723,14 @@ static BL_INLINE void f_backward(const pass_ctx *cx, const int FI, const int FH,
 /* g backward, and z's property blocks, per slot from its dP: z0's block gradients, d code from z (and
  * from the decoder), through the code's SELU, G3 and the dropout mask into the first layer's d a1,
  * summed per value; then G0's gradient once per distinct value. */
-static BL_INLINE void encoder_backward(const pass_ctx *cx, const int FO, const int H, const int C, const int V,
-                                       const int Z, const int FAST) {
+static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, const int FO, const int H,
+                                      const int C, const int V, const int Z, const int FAST) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
     const double *W = cx->W;
     double *G = cx->G;
-    const size_t *n_val = cx->n_val, ST = cx->ST, MS = cx->MS;
+    const size_t ST = cx->ST, MS = cx->MS;
     const int NE = cx->NE, NO = cx->NO, NP = cx->NP, ZI = cx->ZI;
     const int decode = cx->decode, hybrid = cx->hybrid, grad_g = cx->grad_g, grad_z = cx->grad_z;
     const double *restrict G3 = W + net->g3w;
@@ -835,9 +837,9 @@ static BL_INLINE void encoder_backward(const pass_ctx *cx, const int FO, const i
 }
 
 /* Empties the slot maps for the next batch. */
-static BL_INLINE void reset_slots(const pass_ctx *cx) {
+static BL_LAYER void reset_slots(const pass_ctx *cx, const size_t *n_val) {
     bl_bwork *w = cx->w;
-    const size_t n_sx = cx->n_sx, *n_val = cx->n_val;
+    const size_t n_sx = cx->n_sx;
     const int NP = cx->NP;
     for (size_t i = 0; i < n_sx; i++) w->sx_slot[w->sx_list[i]] = -1;
     for (int p = 0; p < NP; p++)
@@ -869,14 +871,13 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         .grad_z = grad && !view_frozen(&net->P, net->z0w),
     };
     size_t n_val[2 * BL_BNET_PROPS_MAX];
-    c.n_val = n_val;
     (void)FAST;
 
     transpose_weights(net, c.W, w->WT);
     c.n_sx = batch_slots(v, rows, B, c.NP, pass->per_row_dropout, c.hybrid, w, n_val);
-    dropout_masks(&c, pass, drop, da, db, H);
+    dropout_masks(&c, n_val, pass, drop, da, db, H);
     f_forward(&c, FI, FH, FO, Z);
-    const size_t n_dec = encoder_forward(&c, FO, H, C, V, Z, FAST);
+    const size_t n_dec = encoder_forward(&c, n_val, FO, H, C, V, Z, FAST);
     const double recon_loss = c.decode ? decoder_forward_backward(&c, n_dec, H, C, V, FAST) : 0.0;
     z_forward(&c, pred, FH, FO, H, C, Z, FAST);
     double abs_err = 0.0;
@@ -887,9 +888,9 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
     if (grad) {
         z_backward(&c, FH, FO, H, C, Z, FAST);
         f_backward(&c, FI, FH, FO, Z);
-        encoder_backward(&c, FO, H, C, V, Z, FAST);
+        encoder_backward(&c, n_val, FO, H, C, V, Z, FAST);
     }
-    reset_slots(&c);
+    reset_slots(&c, n_val);
     return BL_OK;
 }
 
