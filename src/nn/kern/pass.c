@@ -871,7 +871,6 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         .grad_z = grad && !view_frozen(&net->P, net->z0w),
     };
     size_t n_val[2 * BL_BNET_PROPS_MAX];
-    (void)FAST;
 
     transpose_weights(net, c.W, w->WT);
     c.n_sx = batch_slots(v, rows, B, c.NP, pass->per_row_dropout, c.hybrid, w, n_val);
