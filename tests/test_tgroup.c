@@ -18,6 +18,7 @@
 #include <cblas.h>
 
 #include "bl_config.h"
+#include "nn/device.h"
 #include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/tgroup_kern.h"
@@ -706,6 +707,46 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
+/* The device registry (nn/device.h): names and batched flags by id, unknown ids refused, the CPU always
+ * there, the batched CPU opening the CPU ops, the per-trial CPU opening none, CUDA answering as the
+ * module's loader does. */
+START_TEST(test_device_registry) {
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CPU), "cpu");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CUDA), "cuda");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CPU_BATCHED), "cpu-batched");
+    ck_assert_str_eq(bl_nn_device_name(-1), "unknown");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_DEVICES), "unknown");
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CPU), 0);
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CUDA), 1);
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CPU_BATCHED), 1);
+    ck_assert_int_eq(bl_nn_device_batched(7), 0);
+    bl_error e;
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CPU, &e), BL_OK);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CPU_BATCHED, &e), BL_OK);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_CPU), 1);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_DEVICES), 0);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_DEVICES, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "unknown device 3"), "message: %s", e.message);
+    const bl_tg_ops *ops = bl_tg_ops_cpu(); /* a refusal resets it */
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CPU, &ops, &e), BL_EINVAL);
+    ck_assert_ptr_null(ops);
+    ck_assert_msg(strstr(e.message, "trains no trial group"), "message: %s", e.message);
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CPU_BATCHED, &ops, &e), BL_OK);
+    ck_assert_ptr_eq(ops, bl_tg_ops_cpu());
+    bl_error ec;
+    const bl_status cuda = bl_cuda_available(&ec);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CUDA, &e), cuda);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_CUDA), cuda == BL_OK);
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CUDA, &ops, &e), cuda);
+    if (cuda == BL_OK) {
+        ck_assert_ptr_eq(ops, bl_tg_ops_cuda());
+    } else {
+        ck_assert_ptr_null(ops);
+        ck_assert_str_eq(e.message, ec.message);
+    }
+}
+END_TEST
+
 /* Device CUDA where no GPU is usable (or in a build without the CUDA module): a clear BL_EUNSUPPORTED.
  * The tests' environment points BELLAMY_CUDA_MODULE at this build tree's module (tests/meson.build). */
 START_TEST(test_cuda_unavailable) {
@@ -807,6 +848,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_best_state);
     tcase_add_test(tc, test_no_validation_and_set_trial);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_device_registry);
     tcase_add_test(tc, test_cuda_unavailable);
     suite_add_tcase(s, tc);
     return s;
