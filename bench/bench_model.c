@@ -29,7 +29,7 @@
 
 #include "api/api_internal.h"
 #include "bench/bench_args.h"
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "model/model.h"
 #include "model/fcache.h"
 #include "nn/gemm.h"

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "bench/bench_args.h"
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "nn/nn.h"
 
 static double now(void) {

@@ -205,14 +205,14 @@ int main(int argc, char **argv) {
         const double cpu12 = (now() - t0) / (double)E, cpu1 = cpu12 / T;
 
         /* CPU-batched reference ops: 1 epoch, then E − 1 more */
-        bl_tgroup *gr = group(&f, cfg, T, BL_TGROUP_CPU, mode, threads), *gc = NULL;
+        bl_tgroup *gr = group(&f, cfg, T, BL_NN_CPU_BATCHED, mode, threads), *gc = NULL;
         if (!gr) return 1;
         t0 = now();
         if (epochs(gr, 1)) return 1;
         const double t_r1 = now() - t0;
         double batch = NAN, cuda = NAN, graph = NAN, dev1 = NAN, devE = NAN, search = NAN, trial1 = NAN;
         if (have_cuda) {
-            if (!(gc = group(&f, cfg, T, BL_TGROUP_CUDA, mode, threads)) || epochs(gc, 1)) {
+            if (!(gc = group(&f, cfg, T, BL_NN_CUDA, mode, threads)) || epochs(gc, 1)) {
                 status = 1;
             } else {
                 dev1 = max_dev(gc, gr, &f);
@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
             /* the same with the epoch recorded once as a CUDA graph and replayed: the group's first epoch
              * runs directly, the second records the graph */
             use_graphs = 1;
-            bl_tgroup *gg = group(&f, cfg, T, BL_TGROUP_CUDA, mode, threads);
+            bl_tgroup *gg = group(&f, cfg, T, BL_NN_CUDA, mode, threads);
             use_graphs = 0;
             if (!gg || epochs(gg, 2)) {
                 status = 1;
@@ -244,13 +244,13 @@ int main(int argc, char **argv) {
         if (gc && !status) {
             /* compare at E epochs: rebuild CUDA from scratch, E epochs */
             bl_tgroup_free(gc);
-            if (!(gc = group(&f, cfg, T, BL_TGROUP_CUDA, mode, threads)) || epochs(gc, E)) status = 1;
+            if (!(gc = group(&f, cfg, T, BL_NN_CUDA, mode, threads)) || epochs(gc, E)) status = 1;
             else devE = max_dev(gc, gr, &f);
             bl_tgroup_free(gc);
             gc = NULL;
             /* the target: a whole search on the GPU (graphs if they were faster) against one trial on the CPU */
             use_graphs = isfinite(graph) && graph < cuda;
-            gc = status ? NULL : group(&f, cfg, T, BL_TGROUP_CUDA, mode, threads);
+            gc = status ? NULL : group(&f, cfg, T, BL_NN_CUDA, mode, threads);
             use_graphs = 0;
             if (gc) {
                 t0 = now();

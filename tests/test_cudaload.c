@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "bl_config.h"
-#include "model/tgroup.h"
+#include "nn/tgroup.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/module.h"
 #include "nn/tgroup_ops.h"
@@ -128,7 +128,7 @@ START_TEST(module_loaded_once_answers_for_itself) {
     ck_assert_int_eq(fixture_synth(&f, 6, 2, 2), 0);
     bl_tgroup_opts opts;
     bl_tgroup_opts_default(&opts);
-    opts.device = BL_TGROUP_CUDA;
+    opts.device = BL_NN_CUDA;
     bl_tgroup_trial cfg[2];
     grid_configs(cfg, 2, 1);
     bl_tgroup *g = NULL;
@@ -138,7 +138,7 @@ START_TEST(module_loaded_once_answers_for_itself) {
     ck_assert_ptr_null(g);
     ck_assert_str_eq(e2.message, e.message);
     /* the CPU-batched group needs no module at all */
-    opts.device = BL_TGROUP_CPU;
+    opts.device = BL_NN_CPU_BATCHED;
     ck_assert_int_eq(bl_tgroup_new(&f.d, &f.tr.v, f.has_val ? &f.va.v : NULL, 2, cfg, &opts, &g, &e2), BL_OK);
     bl_tgroup_free(g);
     fixture_free(&f);

@@ -83,7 +83,7 @@ static void gpu_configs(bl_tgroup_trial *cfg, int T, uint64_t seed) {
  * from the second on: E ≥ 2 then, and the graph must have been recorded. */
 static void compare_epochs(const fixture *f, const char *what, int T, const bl_tgroup_trial *cfg, int mode, int E) {
     ck_assert(T >= 1 && T <= 12);
-    bl_tgroup *gc = make(f, T, cfg, mode, BL_TGROUP_CUDA), *gr = make(f, T, cfg, mode, BL_TGROUP_CPU);
+    bl_tgroup *gc = make(f, T, cfg, mode, BL_NN_CUDA), *gr = make(f, T, cfg, mode, BL_NN_CPU_BATCHED);
     ref_trial r[12];
     for (int i = 0; i < T; i++) ck_assert_int_eq(ref_init(&r[i], f, &cfg[i], 64), 0);
     bl_error e;
@@ -159,7 +159,7 @@ static void halving(void) {
     const int T = 12;
     bl_tgroup_trial cfg[12];
     gpu_configs(cfg, T, 2);
-    bl_tgroup *gc = make(&f, T, cfg, 1, BL_TGROUP_CUDA), *gr = make(&f, T, cfg, 1, BL_TGROUP_CPU);
+    bl_tgroup *gc = make(&f, T, cfg, 1, BL_NN_CUDA), *gr = make(&f, T, cfg, 1, BL_NN_CPU_BATCHED);
     uint8_t alive[12];
     for (int i = 0; i < T; i++) alive[i] = 1;
     bl_error e;
@@ -271,7 +271,7 @@ START_TEST(test_short_search) {
     const int T = 12;
     bl_tgroup_trial cfg[12];
     grid_configs(cfg, T, 1);
-    bl_tgroup *gc = make(&f, T, cfg, 1, BL_TGROUP_CUDA), *gr = make(&f, T, cfg, 1, BL_TGROUP_CPU);
+    bl_tgroup *gc = make(&f, T, cfg, 1, BL_NN_CUDA), *gr = make(&f, T, cfg, 1, BL_NN_CPU_BATCHED);
     bl_error e;
     const int wc = search_run(gc, 10, 3, 2, &e);
     ck_assert_msg(wc >= 0, "cuda search: %s", e.message);
@@ -310,7 +310,7 @@ START_TEST(test_model_file) {
     ck_assert_int_eq(fixture_synth(&f, 8, 2, 2), 0);
     bl_tgroup_trial cfg[2];
     grid_configs(cfg, 2, 3);
-    bl_tgroup *g = make(&f, 2, cfg, 1, BL_TGROUP_CUDA);
+    bl_tgroup *g = make(&f, 2, cfg, 1, BL_NN_CUDA);
     bl_error e;
     for (int ep = 0; ep < 3; ep++) ck_assert_int_eq(bl_tgroup_epoch(g, NULL, &e), BL_OK);
     bl_model *m;

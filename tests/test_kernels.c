@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "nn/nn.h"
 
 #define TOL 1e-12 /* relative agreement of a copy with the reference */

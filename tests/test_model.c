@@ -10,7 +10,7 @@
 #include <pthread.h>
 
 #include "data/synth.h"
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "model/model.h"
 #include "model/model_internal.h"
 #include "model/fcache.h"

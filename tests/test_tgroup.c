@@ -1,4 +1,4 @@
-/* test_tgroup.c — the trial group (src/model/tgroup.c) on the CPU reference ops, against the per-trial
+/* test_tgroup.c — the trial group (src/nn/tgroup.c) on the CPU reference ops, against the per-trial
  * path written as pretrain.c's run_epoch (bl_bnet_pass + bl_adam_step, one generator per trial).
  *
  * What agreement proves: the group draws each trial's shuffle and AlphaDropout masks in bl_bnet_pass's
@@ -20,6 +20,7 @@
 #include <cblas.h>
 #endif
 #include "nn/gemm.h"
+#include "nn/device.h"
 #include "nn/tgroup_ops.h"
 #include "nn/cuda/cuda.h"
 #include "nn/cuda/tgroup_kern.h"
@@ -675,7 +676,7 @@ START_TEST(test_bad_arguments) {
     o.threads = 1;
     o.device = 7;
     EXPECT_EINVAL(try_new(&f, 2, c, &o, &e), "device");
-    o.device = BL_TGROUP_CPU;
+    o.device = BL_NN_CPU_BATCHED;
     c[1].dropout = 1.0;
     EXPECT_EINVAL(try_new(&f, 2, c, &o, &e), "dropout");
     c[1] = CFG[1];
@@ -719,6 +720,46 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
+/* The device registry (nn/device.h): names and batched flags by id, unknown ids refused, the CPU always
+ * there, the batched CPU opening the CPU ops, the per-trial CPU opening none, CUDA answering as the
+ * module's loader does. */
+START_TEST(test_device_registry) {
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CPU), "cpu");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CUDA), "cuda");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_CPU_BATCHED), "cpu-batched");
+    ck_assert_str_eq(bl_nn_device_name(-1), "unknown");
+    ck_assert_str_eq(bl_nn_device_name(BL_NN_DEVICES), "unknown");
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CPU), 0);
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CUDA), 1);
+    ck_assert_int_eq(bl_nn_device_batched(BL_NN_CPU_BATCHED), 1);
+    ck_assert_int_eq(bl_nn_device_batched(7), 0);
+    bl_error e;
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CPU, &e), BL_OK);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CPU_BATCHED, &e), BL_OK);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_CPU), 1);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_DEVICES), 0);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_DEVICES, &e), BL_EINVAL);
+    ck_assert_msg(strstr(e.message, "unknown device 3"), "message: %s", e.message);
+    const bl_tg_ops *ops = bl_tg_ops_cpu(); /* a refusal resets it */
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CPU, &ops, &e), BL_EINVAL);
+    ck_assert_ptr_null(ops);
+    ck_assert_msg(strstr(e.message, "trains no trial group"), "message: %s", e.message);
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CPU_BATCHED, &ops, &e), BL_OK);
+    ck_assert_ptr_eq(ops, bl_tg_ops_cpu());
+    bl_error ec;
+    const bl_status cuda = bl_cuda_available(&ec);
+    ck_assert_int_eq(bl_nn_device_check(BL_NN_CUDA, &e), cuda);
+    ck_assert_int_eq(bl_nn_device_probe(BL_NN_CUDA), cuda == BL_OK);
+    ck_assert_int_eq(bl_nn_device_open(BL_NN_CUDA, &ops, &e), cuda);
+    if (cuda == BL_OK) {
+        ck_assert_ptr_eq(ops, bl_tg_ops_cuda());
+    } else {
+        ck_assert_ptr_null(ops);
+        ck_assert_str_eq(e.message, ec.message);
+    }
+}
+END_TEST
+
 /* Device CUDA where no GPU is usable (or in a build without the CUDA module): a clear BL_EUNSUPPORTED.
  * The tests' environment points BELLAMY_CUDA_MODULE at this build tree's module (tests/meson.build). */
 START_TEST(test_cuda_unavailable) {
@@ -742,7 +783,7 @@ START_TEST(test_cuda_unavailable) {
     ck_assert_int_eq(fixture_synth(&f, 6, 2, 2), 0);
     bl_tgroup_opts o;
     bl_tgroup_opts_default(&o);
-    o.device = BL_TGROUP_CUDA;
+    o.device = BL_NN_CUDA;
     bl_error e2;
     ck_assert_int_eq(try_new(&f, 2, CFG, &o, &e2), BL_EUNSUPPORTED);
     ck_assert_str_eq(e2.message, e.message);
@@ -820,6 +861,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_best_state);
     tcase_add_test(tc, test_no_validation_and_set_trial);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_device_registry);
     tcase_add_test(tc, test_cuda_unavailable);
     suite_add_tcase(s, tc);
     return s;

@@ -12,7 +12,7 @@
 
 #include "data/synth.h"
 #include "model/model_internal.h"
-#include "model/tgroup.h"
+#include "nn/tgroup.h"
 
 typedef struct fixture {
     bl_dataset  *ds;

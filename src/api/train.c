@@ -26,7 +26,7 @@
 #include "model/model.h"
 #include "model/seen.h"
 #include "modelfile/modelfile.h"
-#include "nn/cuda/cuda.h"
+#include "nn/device.h"
 
 /* The public numbers, constants and enums are the internal ones. */
 _Static_assert((int)BL_NUMBERS_BINARY == (int)BL_ENC_NUMBERS_BINARY && (int)BL_NUMBERS_LOG == (int)BL_ENC_NUMBERS_LOG &&
@@ -337,7 +337,7 @@ bl_status bl_train_opts_check(const bl_train_opts *in, bl_error *err) {
     return st;
 }
 
-bl_status bl_cuda_check(bl_error *err) { return bl_cuda_available(err); }
+bl_status bl_cuda_check(bl_error *err) { return bl_nn_device_check(BL_NN_CUDA, err); }
 
 /* "grep" from "../shared/datasets/c3o/grep.tsv". */
 static char *file_stem(const char *path) {

@@ -36,7 +36,7 @@
 #include "bellamy/train.h" /* bl_train_opts: the pre-training options, their bounds and defaults */
 #include "data/dataset.h"
 #include "encode/encode.h"
-#include "model/bnet.h"
+#include "nn/bpass.h"
 #include "model/guard.h" /* bl_guard: how far a fine-tuned model trusts its network */
 #include "model/calib.h" /* bl_model_calib: the errors on held-out contexts that size intervals */
 
@@ -185,7 +185,7 @@ typedef struct bl_pretrain_opts {
 } bl_pretrain_opts;
 
 /* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once
- * on the GPU (model/tgroup.h; BL_EUNSUPPORTED without the CUDA module or without a device), the
+ * on the GPU (nn/tgroup.h; BL_EUNSUPPORTED without the CUDA module or without a device), the
  * same masks and the same arithmetic, so the result matches the CPU's to rounding. BL_DEVICE_CPU_BATCHED:
  * the GPU's algorithm on the CPU (all trials batched; a reference for tests, not fast). */
 /* How the search's validation rows are chosen. CONTEXTS: whole contexts (the loss measures transfer

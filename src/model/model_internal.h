@@ -6,7 +6,7 @@
 #include "nn/adam.h"
 #include "nn/act.h"
 
-/* A view over rows of a data set, with the tables it owns (bnet.h's bl_bview points into them). */
+/* A view over rows of a data set, with the tables it owns (bpass.h's bl_bview points into them). */
 typedef struct bl_vbuf {
     bl_bview v;
     uint32_t *sx, *val;

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "model/tgroup.h"
+#include "nn/tgroup.h"
 
 /* The grid dropout × learning rate × weight decay, 3 values each: the most trials a search can sample. */
 enum { GRID = 27 };
@@ -287,7 +287,7 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
     bl_tgroup_opts_default(&go);
     go.batch = o->batch;
     go.per_row_dropout = o->per_row_dropout;
-    go.device = o->device == BL_DEVICE_CUDA ? BL_TGROUP_CUDA : BL_TGROUP_CPU;
+    go.device = o->device == BL_DEVICE_CUDA ? BL_NN_CUDA : BL_NN_CPU_BATCHED;
     go.threads = o->threads;
     go.graphs = o->device == BL_DEVICE_CUDA;
     bl_tgroup *g = NULL;

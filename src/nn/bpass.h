@@ -1,12 +1,6 @@
-/* bpass.h — the Bellamy network as the engine runs it: dimensions, the parameter block with the
- * offset of each weight, the rows a pass reads, its workspace, and the entry points of the kernel
- * table (kernels.h) — one training/evaluation pass over a batch, predictions, the ensemble median.
- *
- *   f  scale-out net   [1/x, ln x, x] (min-max scaled) → 16 → 8, SELU after both layers
- *   g  encoder         40 → 8 → 4, no biases, SELU, AlphaDropout(p) between, SELU
- *   h  decoder         4 → 8 → 40, no biases, SELU, AlphaDropout(p) between, tanh
- *   z  runtime net     [f(x) (8), codes of the m essential properties (4m), mean code of the
- *                      optional ones (4)] → 8 → 1, SELU after both layers
+/* bpass.h — what the kernels run on the Bellamy network (bnet.h): the rows a pass reads, its
+ * workspace, and the entry points of the kernel table (kernels.h) — one training/evaluation pass over
+ * a batch, predictions, the ensemble median, a property's code and a context's term.
  *
  * Loss of a batch of B rows = SmoothL1(pred, target)                     (mean over B)
  *                           + MSE(h(g(v)), v) over essential vectors     (mean over B·m·40)
@@ -18,8 +12,7 @@
  * computed once per distinct scale-out or value slot and summed per row. Gradients flow back the same
  * way. The result is the exact gradient of the loss above. The dropout masks belong to a slot: per
  * distinct value, per row, or per row in the encoder and per value in the decoder (bl_bpass).
- * The shapes' initialisation, the encoder on its own and the context term are the model's
- * (model/bnet.h); this header is what the kernels need.
+ * Not here: the network's dimensions, layout and initialisation (bnet.h).
  */
 #ifndef BL_NN_BPASS_H
 #define BL_NN_BPASS_H
@@ -29,34 +22,7 @@
 
 #include "bellamy/bellamy.h"
 #include "common/rng.h"
-#include "nn/params.h"
-
-#define BL_BNET_DIM_MAX   256  /* largest layer width (vec_len ≤ 64 comes from the encoders) */
-#define BL_BNET_PROPS_MAX 256  /* most essential (and most optional) properties */
-#define BL_BNET_MEMBERS_MAX 16 /* most networks of one median prediction */
-
-/* Dimensions; bl_bnet_dims_default (model/bnet.h) fills the paper's values. */
-typedef struct bl_bnet_dims {
-    int f_in, f_hidden, f_out;     /* 3, 16, 8 */
-    int vec_len, ae_hidden, code;  /* 40, 8, 4 */
-    int z_hidden;                  /* 8 */
-    int n_ess, n_opt;              /* essential / optional properties (n_ess ≥ 0, n_opt ≥ 0) */
-} bl_bnet_dims;
-
-typedef struct bl_bnet {
-    bl_bnet_dims d;
-    int z_in;                      /* f_out + code·n_ess + code */
-    bl_params P;
-    /* element offsets into P of each block */
-    size_t f0w, f0b, f2w, f2b, g0w, g3w, h0w, h3w, z0w, z0b, z2w, z2b;
-} bl_bnet;
-
-/* 1 for the paper's dimensions (f 3 → 16 → 8, auto-encoder 40 → 8 → 4 → 8 → 40, z … → 8 → 1), which
- * the vector copies run with their own kernels; other dimensions run the plain loops everywhere. */
-static inline int bl_bnet_paper_dims(const bl_bnet_dims *d) {
-    return d->f_in == 3 && d->f_hidden == 16 && d->f_out == 8 && d->ae_hidden == 8 && d->code == 4 &&
-           d->vec_len == 40 && d->z_hidden == 8;
-}
+#include "nn/bnet.h"
 
 /* What a pass reads: rows that point into tables of distinct scale-outs and property vectors.
  * Properties are ordered essential first (n_ess), then optional (n_opt). */
@@ -106,7 +72,7 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
                        bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err);
 
 /* Prediction for a fixed context: ctx[z_hidden] is the constant part of z's first pre-activation
- * (model/bnet.h: bl_bnet_context_term); each scale-out runs f and the rest of z.
+ * (bl_bnet_context_term below); each scale-out runs f and the rest of z.
  * feat: [n][f_in] scaled features, out: [n]. */
 void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out);
 /* The median of K ≤ BL_BNET_MEMBERS_MAX networks' predictions (same dimensions; member k's context

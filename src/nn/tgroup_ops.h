@@ -27,12 +27,14 @@
 #include <stdint.h>
 
 #include "bellamy/bellamy.h"
+#include "nn/bnet.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Dimensions (those of bl_bnet_dims) and element offsets of each parameter block in a slot. */
+/* Dimensions (those of bl_bnet_dims) and element offsets of each parameter block in a slot (bl_bnet's,
+ * from the same list: BL_BNET_BLOCKS). */
 typedef struct bl_tg_net {
     int  FI, FH, FO;        /* f: in, hidden, out */
     int  V, H, C;           /* auto-encoder: vector, hidden, code */
@@ -40,7 +42,7 @@ typedef struct bl_tg_net {
     int  NE, NO, NP;        /* essential, optional, all properties */
     long P;                 /* stride between slots' parameter blocks (≥ n_params, padded) */
     long n_params;          /* parameters of one network */
-    long f0w, f0b, f2w, f2b, g0w, g3w, h0w, h3w, z0w, z0b, z2w, z2b;
+    BL_BNET_BLOCKS(BL_BNET_LONG_FIELD, 0, 0) /* f0w, f0b, …, z2b */
 } bl_tg_net;
 
 /* A view's tables (see bl_bview), uploaded once. */

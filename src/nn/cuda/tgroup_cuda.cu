@@ -3,7 +3,7 @@
  * work in a few fused kernels, everything in double precision and resident on the device.
  *
  * The kernels' bodies live in tgroup_kern.h, shared with a host emulation in tests/test_tgroup.c, and
- * follow src/model/tgroup_cpu.c expression by expression; this file is compiled with --fmad=false so
+ * follow src/nn/tgroup_cpu.c expression by expression; this file is compiled with --fmad=false so
  * that a·b + c rounds twice, as on the CPU. Per-slot reductions (bias gradients, the loss) are serial
  * over rows in one thread, in row order, like the CPU loops; only the reconstruction sums use a block
  * tree. cuBLAS's GEMMs sum in their own order, so results agree with the CPU reference to rounding.
@@ -14,7 +14,7 @@
  * capture_why, and the caller launches directly (tgroup_ops.h).
  * Built into the CUDA module libbellamy-cuda.so, never into libbellamy: the core finds the table through
  * bl_cuda_module_entry (module.h, load.c), the module's only exported symbol.
- * Not here: the order of the pass, random draws, bookkeeping (src/model/tgroup.c).
+ * Not here: the order of the pass, random draws, bookkeeping (src/nn/tgroup.c).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

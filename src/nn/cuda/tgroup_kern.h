@@ -8,7 +8,7 @@
  * that emulation checks every index, stride, mask lookup and the row-/column-major swap on machines
  * without a GPU. Only the CUDA runtime itself (launches, streams, copies) and cuBLAS go unchecked there.
  *
- * Each body follows the same-named function of src/model/tgroup_cpu.c expression by expression.
+ * Each body follows the same-named function of src/nn/tgroup_cpu.c expression by expression.
  * Element-wise bodies take the element index i < the matching *_n() (host functions: launch sizes);
  * block bodies take the slot sl, the thread tid and the block size nt. No CUDA headers here.
  * Not here: launches, memory, the pass order.

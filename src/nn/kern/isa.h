@@ -34,6 +34,15 @@
 #define BL_INLINE inline
 #endif
 
+/* A layer of the training pass (pass.c): a function of its own, whose register allocation is its own;
+ * GCC still specialises it for the paper's constant dimensions (its .constprop clones). Pre-training
+ * measured 2-9 % faster (by copy) than with every layer inlined into one function. */
+#if defined(__GNUC__)
+#define BL_LAYER __attribute__((noinline))
+#else
+#define BL_LAYER
+#endif
+
 #if BL_ISA > 0
 #if !defined(__GNUC__)
 #error "the vector copies need GCC or Clang vector extensions"

@@ -8,6 +8,12 @@
  * (per lane, then across), so copies agree with the reference to rounding (tests/test_kernels.c).
  * Where the time goes with per-row masks: the decoder's 8 → 40 layer and its two gradients (960
  * multiply-adds per row and property), 40 tanh, 16 random draws for the masks; the rest is small.
+ * The pass is a forward and a backward function per sub-network (llm.c's pairs): f_forward / f_backward,
+ * encoder_forward / encoder_backward (g, with z's property terms), z_forward / z_backward, the loss
+ * (smoothl1_forward_backward), the AlphaDropout masks (dropout_masks), and the decoder h forward and
+ * backward in one function (nothing of it is kept between the two); pass_impl calls them in order. A
+ * pair covers a sub-network's linear layers and activations together, because its slots (distinct
+ * scale-outs, values) are shared by all of them and the vector kernels fuse a product with its SELU.
  * Not here: the workspace's allocation (bwork.c), argument checks (bpass.c), optimisers.
  */
 #include "nn/kern/vmath.h"
@@ -256,35 +262,26 @@ static int view_frozen(const bl_params *P, size_t off) {
     return 0;
 }
 
-/* FAST: the paper's dimensions with the vector kernels (vector copies only). */
-static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
-                                     const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err,
-                                     const int FI, const int FH, const int FO, const int H, const int C, const int V,
-                                     const int Z, const int FAST) {
-    const bl_bnet_dims *d = &net->d;
-    const int ZI = net->z_in, NE = d->n_ess, NO = d->n_opt;
-    const int NP = NE + NO;
-    const double *W = net->P.param;
-    double *G = net->P.grad;
-    const int drop = pass->training && pass->dropout > 0.0;
-    double da = 1.0, db = 0.0;
-    if (drop) {
-        bl_status st = bl_alpha_dropout_coef(pass->dropout, &da, &db, err);
-        if (st) return st;
-    }
-    const int recon = pass->recon;
-    const int grad = pass->want_grad;
-    const int grad_f = grad && !view_frozen(&net->P, net->f0w);
-    const int grad_g = grad && !view_frozen(&net->P, net->g0w);
-    const int grad_h = grad && recon && !view_frozen(&net->P, net->h0w);
-    const int grad_z = grad && !view_frozen(&net->P, net->z0w);
-    const int decode = recon;
-    const int hybrid = pass->per_row_dropout == 2;
-    const size_t ST = w->val_stride, MS = 4 * (size_t)H;
-    (void)FAST;
+/* What every layer of one pass shares: the network and its transposed weights, the batch, the
+ * workspace with the batch's distinct scale-outs (n_sx), and the switches. The dimensions travel as
+ * constant arguments, so that the paper's are folded in (BL_LAYER); the slots per property n_val[NP]
+ * travel beside it, as pass_impl's own array. */
+typedef struct pass_ctx {
+    const bl_bnet  *net;
+    const bl_bview *v;
+    const size_t   *rows;          /* [B] rows of v */
+    size_t          B;
+    bl_bwork       *w;
+    const double   *W, *WT;        /* parameters; the same transposed per block (see mvt) */
+    double         *G;             /* gradients, added into */
+    size_t          n_sx;
+    int             NE, NO, NP, ZI;
+    size_t          ST, MS;        /* a slot record's stride; a slot's mask stride */
+    int             decode, hybrid, grad_f, grad_g, grad_h, grad_z;
+} pass_ctx;
 
-    /* 0. transposed weights for the forward products (see mvt) */
-    double *WT = w->WT;
+/* WT = every block of W transposed, at the same offsets. */
+static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, double *WT) {
     for (int i = 0; i < net->P.n_views; i++) {
         const bl_param_view *pv = &net->P.views[i];
         const double *src = W + pv->offset;
@@ -292,8 +289,12 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         for (int r = 0; r < pv->rows; r++)
             for (int c = 0; c < pv->cols; c++) dst[(size_t)c * pv->rows + r] = src[(size_t)r * pv->cols + c];
     }
+}
 
-    /* 1. collect distinct scale-outs and values of the batch */
+/* The batch's slots: its distinct scale-outs (sx_list, n_sx returned) and, per property, one slot per
+ * distinct value or (per_row) per row, with its first slot and its rows' weight (n_val[NP]). */
+static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t B, int NP, int per_row, int hybrid,
+                                   bl_bwork *w, size_t *n_val) {
     size_t n_sx = 0;
     for (size_t b = 0; b < B; b++) {
         uint32_t s = v->sx[rows[b]];
@@ -302,14 +303,13 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
             w->sx_list[n_sx++] = s;
         }
     }
-    size_t n_val[2 * BL_BNET_PROPS_MAX];
     for (int p = 0; p < NP; p++) {
         size_t n = 0;
         int32_t *slot = w->val_slot[p];
         double *cnt = w->val_w[p];
         for (size_t b = 0; b < B; b++) {
             uint32_t x = v->val[rows[b] * (size_t)NP + (size_t)p];
-            if (pass->per_row_dropout) { /* every row its own copy (and dropout mask) of the value */
+            if (per_row) { /* every row its own copy (and dropout mask) of the value */
                 if (slot[x] < 0) slot[x] = (int32_t)n;
                 w->val_first[p][n] = (uint32_t)slot[x];
                 w->val_list[p][n] = x;
@@ -333,11 +333,18 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         }
         n_val[p] = n;
     }
+    return n_sx;
+}
 
-    /* 2. the AlphaDropout masks as multiply-adds y = t·mk + ad: kept (a, b), dropped (0, α'·a + b),
-     * no dropout (1, 0), which is exact. The draws happen here in the order the slots are visited:
-     * per property, per slot, the encoder's H units, then (decoder slots only) the decoder's H units
-     * (bpass.h: part of the pass's contract). */
+/* AlphaDropout, forward: the masks of every slot as multiply-adds y = t·mk + ad: kept (a, b), dropped
+ * (0, α'·a + b), no dropout (1, 0), which is exact. The draws happen here in the order the slots are
+ * visited: per property, per slot, the encoder's H units, then (decoder slots only) the decoder's H
+ * units (bpass.h: part of the pass's contract). The backward pass multiplies by mk. */
+static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, const bl_bpass *pass, int drop,
+                                    double da, double db, const int H) {
+    bl_bwork *w = cx->w;
+    const int NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
+    const size_t MS = cx->MS;
     if (drop) {
         uint64_t s[4], kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
         memcpy(s, pass->rng->s, sizeof s);
@@ -367,8 +374,17 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
                 for (int k = 0; k < H; k++) mk[H + k] = mk[3 * H + k] = 0.0;
             }
     }
+}
 
-    /* 3. f and z's scale-out term per distinct scale-out: A = Wz[:, 0:FO]·F + bz */
+/* f forward, and z's scale-out term, per distinct scale-out x [FI]:
+ *   a0 = F0·x + b [FH], s0 = selu(a0), a2 = F2·s0 + b [FO], F = selu(a2), A = Z0[:, 0:FO]·F + b [Z];
+ * kept in the slot's record with room for dA [Z] and dF [FO] (zeroed). */
+static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W, *WT = cx->WT;
+    const size_t n_sx = cx->n_sx;
     for (size_t i = 0; i < n_sx; i++) {
         double *r = w->sx_rec + i * w->sx_stride;
         double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *A = F + FO;
@@ -383,8 +399,21 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         for (int k = 0; k < Z; k++) A[k] += W[net->z0b + (size_t)k];
         memset(A + Z, 0, (size_t)(Z + FO) * sizeof(double)); /* dA, dF */
     }
+}
 
-    /* 4. the encoder and z's property terms per slot; the decoder slots are listed for step 5 */
+/* g forward, and z's property terms, per slot of every property: the first layer once per distinct
+ * value, a1 = G0·x, s1 = selu(a1) [H]; then per slot d1 = s1·mk + ad, a2 = G3·d1, c = selu(a2) [C],
+ * P = Z0[:, block]·c (× 1/NO for the optional block) [Z]; in mode 2 (hybrid) also the clean code
+ * cc = selu(G3·s1) for the decoder. Lists the decoder's slots (their code, vector, mask, loss weight,
+ * d code) and returns how many. */
+static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, const int FO, const int H,
+                                       const int C, const int V, const int Z, const int FAST) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    bl_bwork *w = cx->w;
+    const double *WT = cx->WT;
+    const size_t B = cx->B, ST = cx->ST, MS = cx->MS;
+    const int NE = cx->NE, NO = cx->NO, NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
     const double *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
     size_t n_dec = 0;
     for (int p = 0; p < NP; p++) {
@@ -483,49 +512,69 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
             n_dec++;
         }
     }
+    return n_dec;
+}
 
-    /* 5. the decoder over every decoder slot of the batch, forward and backward */
+/* h forward and backward together, over the n_dec decoder slots listed by encoder_forward (dec_block,
+ * vdec_chunk: nothing of the decoder is stored between its two directions); returns the
+ * reconstruction loss Σ w·(r − x)². With grad_h the decoder's gradients, with grad_g d loss / d code.
+ * Inlined rather than a BL_LAYER: GCC does not clone it for the paper's dimensions, and dec_block's
+ * plain loops (the generic copy's hottest) need them as constants. */
+static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_dec, const int H, const int C,
+                                                 const int V, const int FAST) {
+    const bl_bnet *net = cx->net;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W, *WT = cx->WT;
+    double *G = cx->G;
+    const int grad_g = cx->grad_g, grad_h = cx->grad_h;
     double recon_loss = 0.0;
-    if (decode) {
-        const double *H0T = WT + net->h0w, *H0 = W + net->h0w, *H3T = WT + net->h3w, *H3 = W + net->h3w;
-        double *GH0 = G + net->h0w, *GH3 = G + net->h3w;
-        size_t i = 0;
+    const double *H0T = WT + net->h0w, *H0 = W + net->h0w, *H3T = WT + net->h3w, *H3 = W + net->h3w;
+    double *GH0 = G + net->h0w, *GH3 = G + net->h3w;
+    size_t i = 0;
 #if BL_ISA > 0
-        if (FAST) {
-            vd e2[NO40];
-            v8 gh0t[4];
-            for (int k = 0; k < NO40; k++) e2[k] = vd_set1(0.0);
-            for (int k = 0; k < 4; k++) gh0t[k] = v8_set1(0.0);
-            for (; i < n_dec; i += DCH) {
-                const int ns = n_dec - i < DCH ? (int)(n_dec - i) : DCH;
-                vdec_chunk(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                           w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, ns);
-            }
-            vd e = e2[0];
-            for (int k = 1; k < NO40; k++) e += e2[k];
-            for (int k = 0; k < VL; k++) recon_loss += e[k];
-            if (grad_h)
-                for (int h = 0; h < 8; h++)
-                    for (int c = 0; c < 4; c++) GH0[h * 4 + c] += v8_lane(&gh0t[c], h);
-        } else
-#endif
-        {
-            double e2[BL_BNET_DIM_MAX];
-            for (int k = 0; k < V; k++) e2[k] = 0.0;
-            for (; i + DEC_NS <= n_dec; i += DEC_NS)
-                dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                          w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, DEC_NS, H, C, V);
-            for (; i < n_dec; i++)
-                dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                          w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1, H, C, V);
-            for (int k = 0; k < V; k++) recon_loss += e2[k];
+    if (FAST) {
+        vd e2[NO40];
+        v8 gh0t[4];
+        for (int k = 0; k < NO40; k++) e2[k] = vd_set1(0.0);
+        for (int k = 0; k < 4; k++) gh0t[k] = v8_set1(0.0);
+        for (; i < n_dec; i += DCH) {
+            const int ns = n_dec - i < DCH ? (int)(n_dec - i) : DCH;
+            vdec_chunk(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                       w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, ns);
         }
+        vd e = e2[0];
+        for (int k = 1; k < NO40; k++) e += e2[k];
+        for (int k = 0; k < VL; k++) recon_loss += e[k];
+        if (grad_h)
+            for (int h = 0; h < 8; h++)
+                for (int c = 0; c < 4; c++) GH0[h * 4 + c] += v8_lane(&gh0t[c], h);
+    } else
+#endif
+    {
+        double e2[BL_BNET_DIM_MAX];
+        for (int k = 0; k < V; k++) e2[k] = 0.0;
+        for (; i + DEC_NS <= n_dec; i += DEC_NS)
+            dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                      w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, DEC_NS, H, C, V);
+        for (; i < n_dec; i++)
+            dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
+                      w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1, H, C, V);
+        for (int k = 0; k < V; k++) recon_loss += e2[k];
     }
+    return recon_loss;
+}
 
-    /* 6. per row: u = A + Σ P, h = selu(u), out = selu(z2·h + b2) */
-    double rt_loss = 0.0, abs_err = 0.0;
+/* z forward per row b: u = A + Σ_p P_p [Z], h = selu(u), pre = z2·h + b2, out = selu(pre); the row's
+ * record keeps u, h, pre, out (then d loss / d out); pred[b] = out when pred is not NULL. */
+static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, const int FO, const int H,
+                                const int C, const int Z, const int FAST) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    const size_t *rows = cx->rows, B = cx->B, ST = cx->ST;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W;
+    const int NP = cx->NP;
     const double *z2 = W + net->z2w;
-    const double inv_b = 1.0 / (double)B;
     for (size_t b = 0; b < B; b++) {
         size_t row = rows[b];
         double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
@@ -563,186 +612,284 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         rr[2 * Z] = pre;
         rr[2 * Z + 1] = out;
         if (pred) pred[b] = out;
-        if (v->target) {
-            double e = out - v->target[row], ae = fabs(e);
-            abs_err += ae;
-            rt_loss += ae < 1.0 ? 0.5 * e * e : ae - 0.5;
-            rr[2 * Z + 2] = (ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b; /* d loss / d out */
-        }
+    }
+}
+
+/* SmoothL1 over the batch, forward and backward: loss = mean over rows of (|e| < 1 ? e²/2 : |e| − 1/2),
+ * e = out − target (the view has targets); each row's record gets d loss / d out. Returns the loss;
+ * *abs_err = Σ|e|. */
+static BL_LAYER double smoothl1_forward_backward(const pass_ctx *cx, double *abs_err_out, const int Z) {
+    const bl_bview *v = cx->v;
+    const size_t *rows = cx->rows, B = cx->B;
+    bl_bwork *w = cx->w;
+    double rt_loss = 0.0, abs_err = 0.0;
+    const double inv_b = 1.0 / (double)B;
+    for (size_t b = 0; b < B; b++) {
+        size_t row = rows[b];
+        double *rr = w->row + b * w->row_stride;
+        double e = rr[2 * Z + 1] - v->target[row], ae = fabs(e);
+        abs_err += ae;
+        rt_loss += ae < 1.0 ? 0.5 * e * e : ae - 0.5;
+        rr[2 * Z + 2] = (ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b; /* d loss / d out */
     }
     rt_loss *= inv_b;
-    loss->runtime = rt_loss;
-    loss->recon = decode ? recon_loss : 0.0;
-    loss->total = loss->runtime + loss->recon;
-    loss->abs_err = abs_err;
+    *abs_err_out = abs_err;
+    return rt_loss;
+}
 
-    if (grad) {
-        /* 7. backward through z per row, accumulating into the distinct terms */
-        double *gz2 = G + net->z2w;
-        double du[BL_BNET_DIM_MAX];
+/* z backward per row: dpre = d out · selu'(pre); z2's and b2's gradients; du = dpre·z2·selu'(u) added
+ * into the row's scale-out term (dA) and property terms (dP), which f_backward and encoder_backward
+ * take from there. */
+static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, const int H, const int C,
+                                 const int Z, const int FAST) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    const size_t *rows = cx->rows, B = cx->B, ST = cx->ST;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W;
+    double *G = cx->G;
+    const int NP = cx->NP, grad_z = cx->grad_z;
+    const double *z2 = W + net->z2w;
+    double *gz2 = G + net->z2w;
+    double du[BL_BNET_DIM_MAX];
 #if BL_ISA > 0
-        v8 gz2v = v8_set1(0.0);
+    v8 gz2v = v8_set1(0.0);
 #endif
-        for (size_t b = 0; b < B; b++) {
-            size_t row = rows[b];
-            double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
-            double dpre = rr[2 * Z + 2] * k_selu_d(rr[2 * Z], rr[2 * Z + 1]);
-            double *dA = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
-            const uint32_t *rsl = w->row_slot + b * (size_t)NP;
-            if (grad_z) G[net->z2b] += dpre;
+    for (size_t b = 0; b < B; b++) {
+        size_t row = rows[b];
+        double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
+        double dpre = rr[2 * Z + 2] * k_selu_d(rr[2 * Z], rr[2 * Z + 1]);
+        double *dA = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
+        const uint32_t *rsl = w->row_slot + b * (size_t)NP;
+        if (grad_z) G[net->z2b] += dpre;
 #if BL_ISA > 0
-            if (FAST) {
-                const v8 uv = v8_ld(u), hv = v8_ld(h);
-                if (grad_z) gz2v = v8_fmas(hv, dpre, gz2v);
-                const v8 duv = v8_mul(v8_muls(v8_ld(z2), dpre), v8_selu_d(uv, hv));
-                v8_st(dA, v8_add(v8_ld(dA), duv));
-                for (int p = 0; p < NP; p++) {
-                    double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
-                    v8_st(dP, v8_add(v8_ld(dP), duv));
-                }
-                continue;
-            }
-#endif
-            if (grad_z)
-                for (int k = 0; k < Z; k++) gz2[k] += dpre * h[k];
-            for (int k = 0; k < Z; k++) du[k] = dpre * z2[k] * k_selu_d(u[k], h[k]);
-            for (int k = 0; k < Z; k++) dA[k] += du[k];
+        if (FAST) {
+            const v8 uv = v8_ld(u), hv = v8_ld(h);
+            if (grad_z) gz2v = v8_fmas(hv, dpre, gz2v);
+            const v8 duv = v8_mul(v8_muls(v8_ld(z2), dpre), v8_selu_d(uv, hv));
+            v8_st(dA, v8_add(v8_ld(dA), duv));
             for (int p = 0; p < NP; p++) {
                 double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
-                for (int k = 0; k < Z; k++) dP[k] += du[k];
+                v8_st(dP, v8_add(v8_ld(dP), duv));
             }
+            continue;
         }
-#if BL_ISA > 0
-        if (FAST && grad_z) v8_st(gz2, v8_add(v8_ld(gz2), gz2v));
 #endif
-        /* 8. scale-out terms: z0 bias and f-block, then f */
-        for (size_t i = 0; i < n_sx; i++) {
-            double *r = w->sx_rec + i * w->sx_stride;
-            double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *dA = F + FO + Z, *dF = dA + Z;
-            if (grad_z) {
-                for (int k = 0; k < Z; k++) G[net->z0b + (size_t)k] += dA[k];
-                outer_add(G + net->z0w, ZI, Z, FO, dA, F, 1.0);
-            }
-            if (!grad_f) continue;
-            mtv_add(W + net->z0w, ZI, Z, FO, dA, dF);
-            double da2[BL_BNET_DIM_MAX], ds0[BL_BNET_DIM_MAX];
-            for (int k = 0; k < FO; k++) da2[k] = dF[k] * k_selu_d(a2[k], F[k]);
-            for (int k = 0; k < FO; k++) G[net->f2b + (size_t)k] += da2[k];
-            outer_add(G + net->f2w, FH, FO, FH, da2, s0, 1.0);
-            memset(ds0, 0, (size_t)FH * sizeof(double));
-            mtv_add(W + net->f2w, FH, FO, FH, da2, ds0);
-            for (int k = 0; k < FH; k++) ds0[k] *= k_selu_d(a0[k], s0[k]);
-            for (int k = 0; k < FH; k++) G[net->f0b + (size_t)k] += ds0[k];
-            outer_add(G + net->f0w, FI, FH, FI, ds0, v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI, 1.0);
-        }
-        /* 9. property terms: z0 blocks, then the encoder (the decoder's part came from step 5) */
-        const double *restrict G3 = W + net->g3w;
-        double gg3[BL_BNET_DIM_MAX]; /* G3's gradient [C×H] summed over all slots, when it fits */
-        const int acc_g3 = grad_g && C * H <= BL_BNET_DIM_MAX;
-        if (acc_g3) memset(gg3, 0, (size_t)(C * H) * sizeof(double));
-        double *g3 = acc_g3 ? gg3 : G + net->g3w;
+        if (grad_z)
+            for (int k = 0; k < Z; k++) gz2[k] += dpre * h[k];
+        for (int k = 0; k < Z; k++) du[k] = dpre * z2[k] * k_selu_d(u[k], h[k]);
+        for (int k = 0; k < Z; k++) dA[k] += du[k];
         for (int p = 0; p < NP; p++) {
-            const int opt = p >= NE;
-            const int col = opt ? FO + C * NE : FO + C * p;
-            const double scale = opt ? 1.0 / NO : 1.0;
-            double *base = w->val_rec[p];
-#if BL_ISA > 0
-            if (FAST) {
-                const double *restrict Wz = W + net->z0w + col;
-                v8 gzt[4], gg[4]; /* z0's block transposed (code unit c → 8 lanes of z), G3's rows */
-                for (int k = 0; k < 4; k++) gzt[k] = gg[k] = v8_set1(0.0);
-                v4 wz[8];
-                for (int k = 0; k < 8; k++) wz[k] = v4_ld(Wz + (size_t)k * ZI);
-                const v8 g3r0 = v8_ld(G3), g3r1 = v8_ld(G3 + 8), g3r2 = v8_ld(G3 + 16), g3r3 = v8_ld(G3 + 24);
-                for (size_t i = 0; i < n_val[p]; i++) {
-                    double *rec = base + i * ST;
-                    const double *cc4 = rec + O_C;
-                    const v8 dP = v8_ld(rec + O_DP);
-                    if (grad_z) {
-                        const v8 sdP = v8_muls(dP, scale);
-                        for (int c = 0; c < 4; c++) gzt[c] = v8_fmas(sdP, cc4[c], gzt[c]);
-                    }
-                    if (!grad_g) continue;
-                    const uint32_t first = w->val_first[p][i];
-                    double *frec = base + (size_t)first * ST;
-                    const int dec = decode && (!hybrid || first == i);
-                    v4 dc = wz[0] * rec[O_DP];
-                    for (int k = 1; k < 8; k++) dc = wz[k] * rec[O_DP + k] + dc; /* d code from z */
-                    dc *= scale;
-                    if (dec && !hybrid) dc += v4_ld(rec + O_DCD); /* and from the decoder */
-                    const v4 dcode = dc * v4_selu_d(v4_ld(rec + O_A2), v4_ld(rec + O_C)); /* d a2 */
-                    const v8 d1 = v8_ld(rec + O_D1);
-                    for (int c = 0; c < 4; c++) gg[c] = v8_fmas(d1, dcode[c], gg[c]);
-                    const v8 dd1 = v8_fmas(g3r3, dcode[3],
-                                           v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
-                    const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
-                    v8 acc = v8_fma(v8_mul(dd1, v8_ld(w->val_mask[p] + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
-                    if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
-                        const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
-                        for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
-                        const v8 t = v8_fmas(g3r3, dcl[3],
-                                             v8_fmas(g3r2, dcl[2], v8_fmas(g3r1, dcl[1], v8_muls(g3r0, dcl[0]))));
-                        acc = v8_fma(t, sd, acc);
-                    }
-                    v8_st(frec + O_ACC, acc);
-                }
-                if (grad_z)
-                    for (int k = 0; k < 8; k++)
-                        for (int c = 0; c < 4; c++)
-                            G[net->z0w + (size_t)k * ZI + (size_t)(col + c)] += v8_lane(&gzt[c], k);
-                if (grad_g)
-                    for (int c = 0; c < 4; c++) v8_st(gg3 + 8 * c, v8_add(v8_ld(gg3 + 8 * c), gg[c]));
-            } else
-#endif
-                for (size_t i = 0; i < n_val[p]; i++) {
-                    double *rec = base + i * ST;
-                    const double *c = rec + O_C, *dP = rec + O_DP;
-                    if (grad_z) outer_add(G + net->z0w + col, ZI, Z, C, dP, c, scale);
-                    if (!grad_g) continue;
-                    const uint32_t first = w->val_first[p][i];
-                    double *frec = base + (size_t)first * ST;
-                    const double *a1 = frec + O_A1, *s1 = frec + O_S1, *a2 = rec + O_A2, *d1 = rec + O_D1;
-                    double *acc = frec + O_ACC;
-                    const double *mk = w->val_mask[p] + i * MS;
-                    const int dec = decode && (!hybrid || first == i);
-                    double dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
-                    for (int k = 0; k < C; k++) dcode[k] = 0.0;
-                    mtv_add(W + net->z0w + col, ZI, Z, C, dP, dcode); /* d code from z */
-                    for (int k = 0; k < C; k++) {
-                        dcode[k] *= scale;
-                        if (dec && !hybrid) dcode[k] += rec[O_DCD + k]; /* and from the decoder */
-                    }
-                    for (int k = 0; k < C; k++) dcode[k] *= k_selu_d(a2[k], c[k]); /* d a2 */
-                    outer_add(g3, H, C, H, dcode, d1, 1.0);
-                    for (int k = 0; k < H; k++) tmp[k] = 0.0;
-                    mtv_add(G3, H, C, H, dcode, tmp);                 /* d d1 */
-                    for (int k = 0; k < H; k++)                       /* d a1, summed over the value's slots */
-                        acc[k] += tmp[k] * mk[k] * k_selu_d(a1[k], s1[k]);
-                    if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
-                        const double *a2c = rec + O_A2C, *cc = rec + O_CC;
-                        for (int k = 0; k < C; k++) dcode[k] = rec[O_DCD + k] * k_selu_d(a2c[k], cc[k]);
-                        outer_add(g3, H, C, H, dcode, s1, 1.0);
-                        for (int k = 0; k < H; k++) tmp[k] = 0.0;
-                        mtv_add(G3, H, C, H, dcode, tmp);
-                        for (int k = 0; k < H; k++) acc[k] += tmp[k] * k_selu_d(a1[k], s1[k]);
-                    }
-                }
-            /* the encoder's first layer: one outer product per distinct value */
-            if (grad_g)
-                for (size_t i = 0; i < n_val[p]; i++) {
-                    if (w->val_first[p][i] != i) continue;
-                    outer_add(G + net->g0w, V, H, V, base + i * ST + O_ACC,
-                              v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, 1.0);
-                }
+            double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
+            for (int k = 0; k < Z; k++) dP[k] += du[k];
         }
-        if (acc_g3)
-            for (int k = 0; k < C * H; k++) G[net->g3w + (size_t)k] += gg3[k];
     }
+#if BL_ISA > 0
+    if (FAST && grad_z) v8_st(gz2, v8_add(v8_ld(gz2), gz2v));
+#endif
+}
 
-    /* 10. reset the slot maps for the next batch */
+/* f backward, and z's scale-out block, per distinct scale-out from its dA: z0's bias and block
+ * gradients, then (unless f is frozen) dF = Z0[:, 0:FO]ᵀ·dA through both layers of f. */
+static BL_LAYER void f_backward(const pass_ctx *cx, const int FI, const int FH, const int FO, const int Z) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W;
+    double *G = cx->G;
+    const size_t n_sx = cx->n_sx;
+    const int ZI = cx->ZI, grad_f = cx->grad_f, grad_z = cx->grad_z;
+    for (size_t i = 0; i < n_sx; i++) {
+        double *r = w->sx_rec + i * w->sx_stride;
+        double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *dA = F + FO + Z, *dF = dA + Z;
+        if (grad_z) {
+            for (int k = 0; k < Z; k++) G[net->z0b + (size_t)k] += dA[k];
+            outer_add(G + net->z0w, ZI, Z, FO, dA, F, 1.0);
+        }
+        if (!grad_f) continue;
+        mtv_add(W + net->z0w, ZI, Z, FO, dA, dF);
+        double da2[BL_BNET_DIM_MAX], ds0[BL_BNET_DIM_MAX];
+        for (int k = 0; k < FO; k++) da2[k] = dF[k] * k_selu_d(a2[k], F[k]);
+        for (int k = 0; k < FO; k++) G[net->f2b + (size_t)k] += da2[k];
+        outer_add(G + net->f2w, FH, FO, FH, da2, s0, 1.0);
+        memset(ds0, 0, (size_t)FH * sizeof(double));
+        mtv_add(W + net->f2w, FH, FO, FH, da2, ds0);
+        for (int k = 0; k < FH; k++) ds0[k] *= k_selu_d(a0[k], s0[k]);
+        for (int k = 0; k < FH; k++) G[net->f0b + (size_t)k] += ds0[k];
+        outer_add(G + net->f0w, FI, FH, FI, ds0, v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI, 1.0);
+    }
+}
+
+/* g backward, and z's property blocks, per slot from its dP: z0's block gradients, d code from z (and
+ * from the decoder), through the code's SELU, G3 and the dropout mask into the first layer's d a1,
+ * summed per value; then G0's gradient once per distinct value. */
+static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, const int FO, const int H,
+                                      const int C, const int V, const int Z, const int FAST) {
+    const bl_bnet *net = cx->net;
+    const bl_bview *v = cx->v;
+    bl_bwork *w = cx->w;
+    const double *W = cx->W;
+    double *G = cx->G;
+    const size_t ST = cx->ST, MS = cx->MS;
+    const int NE = cx->NE, NO = cx->NO, NP = cx->NP, ZI = cx->ZI;
+    const int decode = cx->decode, hybrid = cx->hybrid, grad_g = cx->grad_g, grad_z = cx->grad_z;
+    const double *restrict G3 = W + net->g3w;
+    double gg3[BL_BNET_DIM_MAX]; /* G3's gradient [C×H] summed over all slots, when it fits */
+    const int acc_g3 = grad_g && C * H <= BL_BNET_DIM_MAX;
+    if (acc_g3) memset(gg3, 0, (size_t)(C * H) * sizeof(double));
+    double *g3 = acc_g3 ? gg3 : G + net->g3w;
+    for (int p = 0; p < NP; p++) {
+        const int opt = p >= NE;
+        const int col = opt ? FO + C * NE : FO + C * p;
+        const double scale = opt ? 1.0 / NO : 1.0;
+        double *base = w->val_rec[p];
+#if BL_ISA > 0
+        if (FAST) {
+            const double *restrict Wz = W + net->z0w + col;
+            v8 gzt[4], gg[4]; /* z0's block transposed (code unit c → 8 lanes of z), G3's rows */
+            for (int k = 0; k < 4; k++) gzt[k] = gg[k] = v8_set1(0.0);
+            v4 wz[8];
+            for (int k = 0; k < 8; k++) wz[k] = v4_ld(Wz + (size_t)k * ZI);
+            const v8 g3r0 = v8_ld(G3), g3r1 = v8_ld(G3 + 8), g3r2 = v8_ld(G3 + 16), g3r3 = v8_ld(G3 + 24);
+            for (size_t i = 0; i < n_val[p]; i++) {
+                double *rec = base + i * ST;
+                const double *cc4 = rec + O_C;
+                const v8 dP = v8_ld(rec + O_DP);
+                if (grad_z) {
+                    const v8 sdP = v8_muls(dP, scale);
+                    for (int c = 0; c < 4; c++) gzt[c] = v8_fmas(sdP, cc4[c], gzt[c]);
+                }
+                if (!grad_g) continue;
+                const uint32_t first = w->val_first[p][i];
+                double *frec = base + (size_t)first * ST;
+                const int dec = decode && (!hybrid || first == i);
+                v4 dc = wz[0] * rec[O_DP];
+                for (int k = 1; k < 8; k++) dc = wz[k] * rec[O_DP + k] + dc; /* d code from z */
+                dc *= scale;
+                if (dec && !hybrid) dc += v4_ld(rec + O_DCD); /* and from the decoder */
+                const v4 dcode = dc * v4_selu_d(v4_ld(rec + O_A2), v4_ld(rec + O_C)); /* d a2 */
+                const v8 d1 = v8_ld(rec + O_D1);
+                for (int c = 0; c < 4; c++) gg[c] = v8_fmas(d1, dcode[c], gg[c]);
+                const v8 dd1 = v8_fmas(g3r3, dcode[3],
+                                       v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
+                const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
+                v8 acc = v8_fma(v8_mul(dd1, v8_ld(w->val_mask[p] + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
+                if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
+                    const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
+                    for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
+                    const v8 t = v8_fmas(g3r3, dcl[3],
+                                         v8_fmas(g3r2, dcl[2], v8_fmas(g3r1, dcl[1], v8_muls(g3r0, dcl[0]))));
+                    acc = v8_fma(t, sd, acc);
+                }
+                v8_st(frec + O_ACC, acc);
+            }
+            if (grad_z)
+                for (int k = 0; k < 8; k++)
+                    for (int c = 0; c < 4; c++)
+                        G[net->z0w + (size_t)k * ZI + (size_t)(col + c)] += v8_lane(&gzt[c], k);
+            if (grad_g)
+                for (int c = 0; c < 4; c++) v8_st(gg3 + 8 * c, v8_add(v8_ld(gg3 + 8 * c), gg[c]));
+        } else
+#endif
+            for (size_t i = 0; i < n_val[p]; i++) {
+                double *rec = base + i * ST;
+                const double *c = rec + O_C, *dP = rec + O_DP;
+                if (grad_z) outer_add(G + net->z0w + col, ZI, Z, C, dP, c, scale);
+                if (!grad_g) continue;
+                const uint32_t first = w->val_first[p][i];
+                double *frec = base + (size_t)first * ST;
+                const double *a1 = frec + O_A1, *s1 = frec + O_S1, *a2 = rec + O_A2, *d1 = rec + O_D1;
+                double *acc = frec + O_ACC;
+                const double *mk = w->val_mask[p] + i * MS;
+                const int dec = decode && (!hybrid || first == i);
+                double dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
+                for (int k = 0; k < C; k++) dcode[k] = 0.0;
+                mtv_add(W + net->z0w + col, ZI, Z, C, dP, dcode); /* d code from z */
+                for (int k = 0; k < C; k++) {
+                    dcode[k] *= scale;
+                    if (dec && !hybrid) dcode[k] += rec[O_DCD + k]; /* and from the decoder */
+                }
+                for (int k = 0; k < C; k++) dcode[k] *= k_selu_d(a2[k], c[k]); /* d a2 */
+                outer_add(g3, H, C, H, dcode, d1, 1.0);
+                for (int k = 0; k < H; k++) tmp[k] = 0.0;
+                mtv_add(G3, H, C, H, dcode, tmp);                 /* d d1 */
+                for (int k = 0; k < H; k++)                       /* d a1, summed over the value's slots */
+                    acc[k] += tmp[k] * mk[k] * k_selu_d(a1[k], s1[k]);
+                if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
+                    const double *a2c = rec + O_A2C, *cc = rec + O_CC;
+                    for (int k = 0; k < C; k++) dcode[k] = rec[O_DCD + k] * k_selu_d(a2c[k], cc[k]);
+                    outer_add(g3, H, C, H, dcode, s1, 1.0);
+                    for (int k = 0; k < H; k++) tmp[k] = 0.0;
+                    mtv_add(G3, H, C, H, dcode, tmp);
+                    for (int k = 0; k < H; k++) acc[k] += tmp[k] * k_selu_d(a1[k], s1[k]);
+                }
+            }
+        /* the encoder's first layer: one outer product per distinct value */
+        if (grad_g)
+            for (size_t i = 0; i < n_val[p]; i++) {
+                if (w->val_first[p][i] != i) continue;
+                outer_add(G + net->g0w, V, H, V, base + i * ST + O_ACC,
+                          v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, 1.0);
+            }
+    }
+    if (acc_g3)
+        for (int k = 0; k < C * H; k++) G[net->g3w + (size_t)k] += gg3[k];
+}
+
+/* Empties the slot maps for the next batch. */
+static BL_LAYER void reset_slots(const pass_ctx *cx, const size_t *n_val) {
+    bl_bwork *w = cx->w;
+    const size_t n_sx = cx->n_sx;
+    const int NP = cx->NP;
     for (size_t i = 0; i < n_sx; i++) w->sx_slot[w->sx_list[i]] = -1;
     for (int p = 0; p < NP; p++)
         for (size_t i = 0; i < n_val[p]; i++) w->val_slot[p][w->val_list[p][i]] = -1;
+}
+
+/* FAST: the paper's dimensions with the vector kernels (vector copies only). The layers in order:
+ * slots and masks, f, g, h (forward and backward), z, the loss, then backward z, f, g. */
+static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                                     const bl_bpass *pass, bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err,
+                                     const int FI, const int FH, const int FO, const int H, const int C, const int V,
+                                     const int Z, const int FAST) {
+    const bl_bnet_dims *d = &net->d;
+    const int drop = pass->training && pass->dropout > 0.0;
+    double da = 1.0, db = 0.0;
+    if (drop) {
+        bl_status st = bl_alpha_dropout_coef(pass->dropout, &da, &db, err);
+        if (st) return st;
+    }
+    const int grad = pass->want_grad;
+    pass_ctx c = {
+        .net = net, .v = v, .rows = rows, .B = B, .w = w, .W = net->P.param, .WT = w->WT, .G = net->P.grad,
+        .NE = d->n_ess, .NO = d->n_opt, .NP = d->n_ess + d->n_opt, .ZI = net->z_in,
+        .ST = w->val_stride, .MS = 4 * (size_t)H,
+        .decode = pass->recon, .hybrid = pass->per_row_dropout == 2,
+        .grad_f = grad && !view_frozen(&net->P, net->f0w),
+        .grad_g = grad && !view_frozen(&net->P, net->g0w),
+        .grad_h = grad && pass->recon && !view_frozen(&net->P, net->h0w),
+        .grad_z = grad && !view_frozen(&net->P, net->z0w),
+    };
+    size_t n_val[2 * BL_BNET_PROPS_MAX];
+
+    transpose_weights(net, c.W, w->WT);
+    c.n_sx = batch_slots(v, rows, B, c.NP, pass->per_row_dropout, c.hybrid, w, n_val);
+    dropout_masks(&c, n_val, pass, drop, da, db, H);
+    f_forward(&c, FI, FH, FO, Z);
+    const size_t n_dec = encoder_forward(&c, n_val, FO, H, C, V, Z, FAST);
+    const double recon_loss = c.decode ? decoder_forward_backward(&c, n_dec, H, C, V, FAST) : 0.0;
+    z_forward(&c, pred, FH, FO, H, C, Z, FAST);
+    double abs_err = 0.0;
+    loss->runtime = v->target ? smoothl1_forward_backward(&c, &abs_err, Z) : 0.0;
+    loss->recon = recon_loss;
+    loss->total = loss->runtime + loss->recon;
+    loss->abs_err = abs_err;
+    if (grad) {
+        z_backward(&c, FH, FO, H, C, Z, FAST);
+        f_backward(&c, FI, FH, FO, Z);
+        encoder_backward(&c, n_val, FO, H, C, V, Z, FAST);
+    }
+    reset_slots(&c, n_val);
     return BL_OK;
 }
 

@@ -1,11 +1,12 @@
-/* bnet.c — the Bellamy network's shape: the paper's dimensions, the parameter blocks with their
- * PyTorch state-dict names and their initialisation. What runs on them is the engine's (nn/bpass.h,
- * nn/kernels.h). */
-#include "model/bnet.h"
+/* bnet.c — the Bellamy network's shape (bnet.h): the paper's dimensions, the parameter blocks laid
+ * out from BL_BNET_BLOCKS and their initialisation. What runs on them is the engine's (bpass.h,
+ * kernels.h). */
+#include "nn/bnet.h"
 
 #include <string.h>
 
 #include "common/error.h"
+#include "common/rng.h"
 #include "nn/act.h"
 
 void bl_bnet_dims_default(bl_bnet_dims *d, int n_ess, int n_opt) {
@@ -29,7 +30,7 @@ static bl_status dims_check(const bl_bnet_dims *d, bl_error *err) {
     return BL_OK;
 }
 
-bl_status bl_bnet_init(bl_bnet *net, const bl_bnet_dims *d, bl_rng *rng, bl_error *err) {
+bl_status bl_bnet_init(bl_bnet *net, const bl_bnet_dims *d, struct bl_rng *rng, bl_error *err) {
     if (!net) return bl_seterr(err, BL_EINVAL, "bl_bnet_init: NULL network");
     memset(net, 0, sizeof *net);
     bl_status st = dims_check(d, err);
@@ -37,14 +38,9 @@ bl_status bl_bnet_init(bl_bnet *net, const bl_bnet_dims *d, bl_rng *rng, bl_erro
     net->d = *d;
     net->z_in = d->f_out + d->code * d->n_ess + d->code;
     if ((st = bl_params_init(&net->P, err))) return st;
-    struct { const char *name; int rows, cols; size_t *off; } v[] = {
-        {"f.0.weight", d->f_hidden, d->f_in, &net->f0w},   {"f.0.bias", 1, d->f_hidden, &net->f0b},
-        {"f.2.weight", d->f_out, d->f_hidden, &net->f2w},  {"f.2.bias", 1, d->f_out, &net->f2b},
-        {"g.0.weight", d->ae_hidden, d->vec_len, &net->g0w}, {"g.3.weight", d->code, d->ae_hidden, &net->g3w},
-        {"h.0.weight", d->ae_hidden, d->code, &net->h0w},  {"h.3.weight", d->vec_len, d->ae_hidden, &net->h3w},
-        {"z.0.weight", d->z_hidden, net->z_in, &net->z0w}, {"z.0.bias", 1, d->z_hidden, &net->z0b},
-        {"z.2.weight", 1, d->z_hidden, &net->z2w},         {"z.2.bias", 1, 1, &net->z2b},
-    };
+#define BLOCK(field, name, rows, cols) {name, rows, cols, &net->field},
+    struct { const char *name; int rows, cols; size_t *off; } v[] = {BL_BNET_BLOCKS(BLOCK, d, net->z_in)};
+#undef BLOCK
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if ((st = bl_params_add(&net->P, v[i].name, v[i].rows, v[i].cols, v[i].off, NULL, err))) goto fail;
     if (rng) {

@@ -18,14 +18,13 @@
  * `alive`; a trial, once left out, never comes back (its state is kept on the host).
  * Not here: the search grid, halving decisions, files, threads over trials (the group is one stream).
  */
-#ifndef BL_MODEL_TGROUP_H
-#define BL_MODEL_TGROUP_H
+#ifndef BL_NN_TGROUP_H
+#define BL_NN_TGROUP_H
 
 #include <stdint.h>
 
-#include "model/bnet.h"
-
-enum { BL_TGROUP_CPU = 0, BL_TGROUP_CUDA = 1 };
+#include "nn/bpass.h"
+#include "nn/device.h"
 
 #define BL_TGROUP_MAX_TRIALS 1024
 
@@ -39,7 +38,7 @@ typedef struct bl_tgroup_trial {
 typedef struct bl_tgroup_opts {
     int batch;             /* rows per minibatch, ≥ 1 (pretrain's o->batch; the last batch is smaller) */
     int per_row_dropout;   /* 0, 1 (default), 2: bl_bpass.per_row_dropout */
-    int device;            /* BL_TGROUP_CPU or BL_TGROUP_CUDA */
+    int device;            /* a batched device of the registry (device.h): BL_NN_CPU_BATCHED or BL_NN_CUDA */
     int threads;           /* host threads drawing shuffles and masks, ≥ 1; they draw the next epoch
                               while the calling thread drives the current one */
     int graphs;            /* CUDA: 1 records an epoch's launches once as a CUDA graph and replays it,
@@ -48,7 +47,7 @@ typedef struct bl_tgroup_opts {
                               direct launches if recording fails. Ignored on the CPU. */
 } bl_tgroup_opts;
 
-/* batch 64, per_row_dropout 1, CPU, 1 thread, no graphs */
+/* batch 64, per_row_dropout 1, BL_NN_CPU_BATCHED, 1 thread, no graphs */
 void bl_tgroup_opts_default(bl_tgroup_opts *o);
 
 typedef struct bl_tgroup bl_tgroup;
@@ -67,7 +66,7 @@ typedef struct bl_tgroup_stat {
 /* A group of T trials (1..BL_TGROUP_MAX_TRIALS) of network dims d on the rows of `train`, validated on
  * `val` (NULL: no validation, the training loss stands in as pretrain.c does). The views' tables are
  * copied; the views may be freed afterwards. BL_EINVAL: bad arguments (the message says which);
- * BL_EUNSUPPORTED: device CUDA without a usable GPU or without the CUDA module (see bl_cuda_available). */
+ * BL_EUNSUPPORTED: a device this machine cannot run (bl_nn_device_check says why). */
 bl_status bl_tgroup_new(const bl_bnet_dims *d, const bl_bview *train, const bl_bview *val, int T,
                         const bl_tgroup_trial *cfg, const bl_tgroup_opts *o, bl_tgroup **out, bl_error *err);
 void bl_tgroup_free(bl_tgroup *g);
@@ -102,4 +101,4 @@ bl_status bl_tgroup_get_params(bl_tgroup *g, int i, bl_bnet *net, int with_adam,
 /* Trial i's parameters at its best validation epoch (its initial parameters before any epoch). */
 bl_status bl_tgroup_get_best(bl_tgroup *g, int i, bl_bnet *net, bl_error *err);
 
-#endif /* BL_MODEL_TGROUP_H */
+#endif /* BL_NN_TGROUP_H */

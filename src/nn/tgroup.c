@@ -18,9 +18,10 @@
  * batch, per property, per row (mode 0: per distinct value; mode 2: the decoder's only at a value's first
  * row) the encoder's H uniforms then the decoder's H. While the device trains epoch e the host already
  * draws epoch e+1 (draws do not depend on results), into the other half of a double buffer.
- * Not here: the arithmetic (tgroup_cpu.c, src/nn/cuda/), the search (pretrain.c).
+ * Not here: the arithmetic (tgroup_cpu.c, cuda/), the device registry (device.c), the search
+ * (model/pretrain.c).
  */
-#include "model/tgroup.h"
+#include "nn/tgroup.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -32,8 +33,8 @@
 #include "common/rng.h"
 #include "nn/act.h"
 #include "nn/adam.h"
+#include "nn/device.h"
 #include "nn/tgroup_ops.h"
-#include "nn/cuda/cuda.h"
 
 #define MAX_ALLOCS 64
 
@@ -97,7 +98,7 @@ struct bl_tgroup {
 void bl_tgroup_opts_default(bl_tgroup_opts *o) {
     o->batch = 64;
     o->per_row_dropout = 1;
-    o->device = BL_TGROUP_CPU;
+    o->device = BL_NN_CPU_BATCHED;
     o->threads = 1;
     o->graphs = 0;
 }
@@ -266,8 +267,10 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
                          o->per_row_dropout);
     if (o->threads < 1 || o->threads > 1024)
         return bl_seterr(err, BL_EINVAL, "trial group: threads %d out of range", o->threads);
-    if (o->device != BL_TGROUP_CPU && o->device != BL_TGROUP_CUDA)
-        return bl_seterr(err, BL_EINVAL, "trial group: unknown device %d (0 cpu, 1 cuda)", o->device);
+    if (!bl_nn_device_batched(o->device))
+        return bl_seterr(err, BL_EINVAL, "trial group: device %d (%s) is not a batched one (%d %s, %d %s)",
+                         o->device, bl_nn_device_name(o->device), BL_NN_CPU_BATCHED,
+                         bl_nn_device_name(BL_NN_CPU_BATCHED), BL_NN_CUDA, bl_nn_device_name(BL_NN_CUDA));
     for (int i = 0; i < T; i++) {
         const bl_tgroup_trial *c = &cfg[i];
         if (!(isfinite(c->lr) && c->lr >= 0.0) || !(isfinite(c->wd) && c->wd >= 0.0))
@@ -285,12 +288,10 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
         bl_bnet_free(&tmp);
         return st;
     }
-    const bl_tg_ops *ops = with ? with : bl_tg_ops_cpu();
-    if (!with && o->device == BL_TGROUP_CUDA) { /* the CUDA module, loaded now if need be (cuda/load.c) */
-        if ((st = bl_cuda_available(err)) || !(ops = bl_tg_ops_cuda())) {
-            bl_bnet_free(&tmp);
-            return st ? st : bl_seterr(err, BL_EUNSUPPORTED, "no CUDA module (bl_tg_ops_cuda)");
-        }
+    const bl_tg_ops *ops = with;
+    if (!with && (st = bl_nn_device_open(o->device, &ops, err))) { /* CUDA: the module, loaded now if need be */
+        bl_bnet_free(&tmp);
+        return st;
     }
 
     bl_tgroup *g = calloc(1, sizeof *g);
@@ -322,9 +323,9 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
     n->NE = d->n_ess; n->NO = d->n_opt; n->NP = np;
     n->n_params = (long)tmp.P.n;
     n->P = (n->n_params + 3) / 4 * 4; /* 32-byte aligned slot blocks */
-    n->f0w = (long)tmp.f0w; n->f0b = (long)tmp.f0b; n->f2w = (long)tmp.f2w; n->f2b = (long)tmp.f2b;
-    n->g0w = (long)tmp.g0w; n->g3w = (long)tmp.g3w; n->h0w = (long)tmp.h0w; n->h3w = (long)tmp.h3w;
-    n->z0w = (long)tmp.z0w; n->z0b = (long)tmp.z0b; n->z2w = (long)tmp.z2w; n->z2b = (long)tmp.z2b;
+#define OFFSET(field, name, rows, cols) n->field = (long)tmp.field;
+    BL_BNET_BLOCKS(OFFSET, d, tmp.z_in)
+#undef OFFSET
 
     const size_t tT = (size_t)T, P = (size_t)n->P, npar = (size_t)n->n_params, ntr = (size_t)g->n_tr;
     const size_t mrow = (size_t)np * 2 * (size_t)n->H; /* mask bytes per row position */
