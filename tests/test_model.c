@@ -1546,8 +1546,7 @@ END_TEST
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
-        fprintf(stderr, "note: h5dump absent, layout test not run\n");
-        return;
+        BL_TEST_SKIP("h5dump absent (package hdf5-tools): the file layout cannot be read");
     }
     bl_dataset *ds = synth_ds(8);
     bl_model *m = quick_pretrain(ds, 1, 4);
@@ -1582,10 +1581,7 @@ END_TEST
  * other scale-outs; the error must be far below an untrained model's. */
 START_TEST(grep_pretrained_finetuned_beats_untrained) {
     const char *dir = bl_test_c3o_dir();
-    if (!dir) {
-        fprintf(stderr, "note: C3O data absent, acceptance test not run\n");
-        return;
-    }
+    if (!dir) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, or ../shared/datasets/c3o)");
     char data[4200];
     snprintf(data, sizeof data, "%s/grep.tsv", dir);
     bl_dataset *ds;
@@ -1625,15 +1621,14 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
         size_t r = c->rows[i];
         double ctx[BL_BNET_DIM_MAX], p, x = ds->scale_out[r], y = ds->runtime_s[r];
         if (x == 2 || x == 6 || x == 12) continue;
-        bl_model_context_row(f, ds, r, ctx, &e);
-        bl_model_predict(f, ctx, &x, 1, &p, &e);
-        err_f += fabs(p - y) / y;
-        bl_model_context_row(u, ds, r, ctx, &e);
-        bl_model_predict(u, ctx, &x, 1, &p, &e);
-        err_u += fabs(p - y) / y;
-        bl_model_context_row(uf, ds, r, ctx, &e);
-        bl_model_predict(uf, ctx, &x, 1, &p, &e);
-        err_uf += fabs(p - y) / y;
+        const bl_model *each[3] = {f, u, uf};
+        double *err[3] = {&err_f, &err_u, &err_uf};
+        for (int k = 0; k < 3; k++) {
+            ck_assert_msg(bl_model_context_row(each[k], ds, r, ctx, &e) == BL_OK, "row %zu: %s", r, e.message);
+            ck_assert_msg(bl_model_predict(each[k], ctx, &x, 1, &p, &e) == BL_OK, "row %zu: %s", r, e.message);
+            ck_assert_msg(isfinite(p) && (k != 0 || p > 0), "row %zu, model %d: %g", r, k, p); /* untrained: any sign */
+            *err[k] += fabs(p - y) / y;
+        }
         n++;
     }
     err_f /= (double)n;
@@ -1641,8 +1636,14 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
     err_uf /= (double)n;
     fprintf(stderr, "grep held-out context %zu: MRE pre-trained+fine-tuned %.3f, untrained %.3f, "
             "untrained+fine-tuned %.3f\n", held, err_f, err_u, err_uf);
+    ck_assert_int_ge(n, 10); /* the held-out context's other scale-outs, 5 repetitions each */
     ck_assert_msg(err_f < 0.25, "MRE %g", err_f);
     ck_assert_msg(err_f < 0.3 * err_u, "MRE %g vs untrained %g", err_f, err_u);
+    /* fine-tuning alone, from an untrained network, fits three runs spanning 2..12 machines and grep's
+     * smooth curve between them to within 25 % (as the pre-trained model must); pre-training then does
+     * better still (the method's premise; 0.018 against 0.043 when written) */
+    ck_assert_msg(err_uf < 0.25, "MRE untrained+fine-tuned %g", err_uf);
+    ck_assert_msg(err_f < err_uf, "MRE pre-trained+fine-tuned %g, untrained+fine-tuned %g", err_f, err_uf);
     bl_model_free(m);
     bl_model_free(f);
     bl_model_free(u);

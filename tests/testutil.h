@@ -47,6 +47,8 @@ int bl_test_obey_permissions(void);
         bl_test_skip_note(__func__, __VA_ARGS__);     \
         return;                                       \
     } while (0)
+/* Notes that a part of the running test (fn: __func__) could not run, and lets the test go on with the
+ * rest: the suite exits 77 as for BL_TEST_SKIP. */
 void bl_test_skip_note(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
