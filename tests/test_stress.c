@@ -415,14 +415,14 @@ END_TEST
  * scale-outs, over all the sets above. A set alone proves little: its models train for 8 epochs (2
  * trials) and fine-tune for 20, on runtimes from 1 ms to 1e12 s whose contexts differ by up to 10^6, so
  * the pre-trained model typically misses by a factor of e^5 (the median over seeds 1600-1799), and a few
- * fine-tunings end far off (see the notes of issue 26). Over the sets, fine-tuning on the runs (which lie
- * within 5 % of the curve, 50 % in one set of seven) must bring the predictions towards it:
- *   - closer than the pre-trained model's in at least 60 % of the sets (measured: 71 % of seeds
- *     1600-1799, 75 % of 1600-1679; a fine-tuning that learns nothing gets 0 %, one that moves at
- *     random about half);
- *   - the median miss at least a factor 2 (ln 2) smaller than the pre-trained model's (measured: e^5.45
- *     to e^3.98 over 200 seeds, e^5.45 to e^4.38 over 80);
- *   - within a factor 2 of the curve in at least 15 % of the sets (measured: 30 %, 27.5 %).
+ * fine-tunings end far off (collapsing towards 0 s). Over the sets, fine-tuning on the runs (which lie
+ * within 5 % of the curve, 50 % in one set of seven) must bring the predictions towards it. Measured by
+ * this test on seeds 1600-1799 (release, AVX-512), 1600-1679 (AVX2 under the sanitizers) and 1600-1639:
+ *   - closer than the pre-trained model's in at least 60 % of the sets (measured 84 %, 90 %, 95 %; a
+ *     fine-tuning that learns nothing gets 10 %, one that moves at random about half);
+ *   - the median miss at least a factor 1.5 smaller than the pre-trained model's (measured e^5.47 to
+ *     e^4.00, e^5.50 to e^4.54, e^5.10 to e^1.87: a factor 2.6 at the least);
+ *   - within a factor 2 of the curve in at least 15 % of the sets (measured 30 %, 28 %, 38 %).
  * Fewer than 20 sets (BELLAMY_STRESS_COUNT) say nothing of the kind: SKIP. */
 START_TEST(test_fine_tuning_approaches_the_curve) {
     FILE *f = fopen(curve_file(), "r");
@@ -444,7 +444,7 @@ START_TEST(test_fine_tuning_approaches_the_curve) {
     fprintf(stderr, "stress: %d sets: fine-tuned closer to the curve than pre-trained in %d, within a factor 2 in %d; "
             "median miss e^%.3f pre-trained, e^%.3f fine-tuned\n", n, closer, within2, med_pre, med_tuned);
     ck_assert_msg(closer >= 0.6 * n, "fine-tuning brought %d of %d sets closer to the curve", closer, n);
-    ck_assert_msg(med_tuned <= med_pre - log(2.0), "median miss e^%g fine-tuned, e^%g pre-trained", med_tuned, med_pre);
+    ck_assert_msg(med_tuned <= med_pre - log(1.5), "median miss e^%g fine-tuned, e^%g pre-trained", med_tuned, med_pre);
     ck_assert_msg(within2 >= 0.15 * n, "%d of %d sets within a factor 2 of the curve", within2, n);
 }
 END_TEST
