@@ -343,9 +343,15 @@ static void draw_ctx(gen *g, size_t c, int one_sx, int common_sx) {
     k->noise = chance(g, 0.15) ? 0.5 : 0.05;
 }
 
+/* Context c's curve at x over its magnitude (the runtime without noise is mag times this). */
+static double shape_at(const gen *g, size_t c, double x) {
+    const gctx *k = &g->ctx[c];
+    return k->shape[0] + k->shape[1] / x + k->shape[2] * log(x) + k->shape[3] * x / SX_MAX;
+}
+
 static double runtime_at(gen *g, size_t c, int x) {
     const gctx *k = &g->ctx[c];
-    double t = k->shape[0] + k->shape[1] / x + k->shape[2] * log(x) + k->shape[3] * x / SX_MAX;
+    double t = shape_at(g, c, x);
     t *= k->mag * (1.0 + k->noise * (unif(g) - 0.5) * 2.0);
     if (!(t >= 1e-3)) t = 1e-3;
     if (t > BL_RUNTIME_MAX_S) t = BL_RUNTIME_MAX_S;
@@ -731,7 +737,11 @@ static void fill_predict(gen *g, gen_set *s, const int *run_x) {
     s->exact_ctx &= s->n_ctx == g->n_props;
     s->n_x = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) s->x[s->n_x++] = fixed[i];
+    s->first_run_x = s->n_x;
     for (size_t i = 0; i < g->n_runs && s->n_x < GEN_PRED_MAX; i++) s->x[s->n_x++] = run_x[i];
+    for (size_t i = 0; i < s->n_x; i++) s->curve[i] = g->ctx[g->run_ctx].mag * shape_at(g, g->run_ctx, s->x[i]);
+    s->noise = g->ctx[g->run_ctx].noise;
+    s->runs_ctx_pretrained = g->run_ctx < g->n_ctx;
 }
 
 int gen_userdata(uint64_t seed, gen_flaw flaw, const gen_opts *o, const char *dir, gen_set *out, char *why,

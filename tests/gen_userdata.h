@@ -92,6 +92,13 @@ typedef struct gen_set {
                                            fine-tuning on the runs file) */
     size_t        n_x;
     double        x[GEN_PRED_MAX];
+    /* the generator's own curve for the runs' context: the runtime (s) at x[i] without noise, and the
+       noise's bound: every run's runtime lies within curve · (1 ± noise) (the 1e-3 s and 1e12 s bounds
+       aside); x[first_run_x ..] are the runs' own scale-outs */
+    double        curve[GEN_PRED_MAX];
+    double        noise;
+    size_t        first_run_x;
+    int           runs_ctx_pretrained;  /* 1: the runs' context is one of the pre-training data's */
     char          summary[1024];        /* one line saying what was drawn, for messages */
 } gen_set;
 

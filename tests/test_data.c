@@ -1289,10 +1289,7 @@ END_TEST
 
 START_TEST(test_c3o_counts) {
     const char *dir = bl_test_c3o_dir();
-    if (!dir) {
-        fprintf(stderr, "note: C3O data absent, C3O count test skipped\n");
-        return;
-    }
+    if (!dir) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, or ../shared/datasets/c3o)");
     for (size_t i = 0; i < sizeof c3o_cases / sizeof c3o_cases[0]; i++) {
         const alg_case *c = &c3o_cases[i];
         char data[4096], schema[4096];
@@ -1579,10 +1576,7 @@ END_TEST
 
 START_TEST(test_cli_c3o) {
     const char *dir = bl_test_c3o_dir();
-    if (!dir) {
-        fprintf(stderr, "note: C3O data absent, inspect on C3O skipped\n");
-        return;
-    }
+    if (!dir) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, or ../shared/datasets/c3o)");
     char *out, *err, args[16384], schema[4096];
     snprintf(schema, sizeof schema, "%s", bl_test_source_path("datasets/c3o/pagerank.schema"));
     snprintf(args, sizeof args, "inspect --data '%s/pagerank.tsv' --schema '%s' --row 0", dir, schema);

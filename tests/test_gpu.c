@@ -139,10 +139,7 @@ END_TEST
 
 START_TEST(test_one_epoch_c3o) {
     const char *dir = bl_test_c3o_dir();
-    if (!dir) {
-        fprintf(stderr, "test_one_epoch_c3o: no C3O data (set BELLAMY_DATA); not run\n");
-        return;
-    }
+    if (!dir) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, or ../shared/datasets/c3o)");
     fixture f;
     char schema[4096];
     snprintf(schema, sizeof schema, "%s", bl_test_source_path("datasets/c3o/grep.schema"));

@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 #include "model/fcache.h"
+#include "model/guard.h"
 #include "model/seen.h"
 #include "baselines/baselines.h"
 #include "modelfile/modelfile.h"
@@ -969,6 +970,139 @@ END_TEST
 
 static void root_version(const char *path, char *out, size_t cap);
 
+/* ---- the guard alone, on hand-made runs (guard.h: it knows no model) ---- */
+
+/* guard.c's measure of how well a curve c explains runtimes y: the mean absolute deviation of
+ * ln(y / c) around its mean. */
+static double mad_log(const double *y, const double *c, size_t n) {
+    double mean = 0, d = 0;
+    for (size_t i = 0; i < n; i++) mean += log(y[i] / c[i]) / (double)n;
+    for (size_t i = 0; i < n; i++) d += fabs(log(y[i] / c[i]) - mean) / (double)n;
+    return d;
+}
+
+/* Ernest's law with θ = (10, 200, 3, 0.5) s at x machines. */
+static double law(double x) { return 10 + 200 / x + 3 * log(x) + 0.5 * x; }
+
+START_TEST(guard_weigh_alone_on_hand_made_runs) {
+    bl_guard g;
+    bl_error e;
+    enum { N = 8 };
+    double x[N] = {4, 6, 8, 16, 24, 32, 40, 60}, y[N], prior[N], c[N];
+    for (int i = 0; i < N; i++) y[i] = law(x[i]), prior[i] = y[i] / 7; /* the runs' own shape, 7 times faster */
+    bl_guard_runs r = {.n = N, .x = x, .y = y, .prior = prior, .lo = 2, .hi = 12};
+    /* no runs, one scale-out, all inside the pre-training's scale-outs: the network alone */
+    r.n = 0;
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0 && g.method == BL_GUARD_NETWORK && !g.why[0], "%g %s", g.ernest_w, g.why);
+    const double one[3] = {20, 20, 20};
+    r = (bl_guard_runs){.n = 3, .x = one, .y = y, .prior = prior, .lo = 2, .hi = 12};
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0 && g.method == BL_GUARD_NETWORK && strstr(g.why, "one scale-out"), "%s", g.why);
+    r = (bl_guard_runs){.n = 3, .x = x, .y = y, .prior = prior, .lo = 2, .hi = 8}; /* 4, 6, 8 */
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0 && g.method == BL_GUARD_NETWORK && strstr(g.why, "lie inside"), "%s", g.why);
+
+    /* outside, the prior of the runs' own shape: the shape trusts the network (e_model = 0, floored at 1e-3),
+     * so the floor holds: ½; Ernest's θ is the law's */
+    r = (bl_guard_runs){.n = N, .x = x, .y = y, .prior = prior, .lo = 2, .hi = 12};
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    for (int i = 0; i < N; i++) c[i] = 1.0 / x[i];
+    double e_lin = mad_log(y, c, N);
+    for (int i = 0; i < N; i++) c[i] = 1.0;
+    double e_ref = fmin(e_lin, mad_log(y, c, N));
+    ck_assert_msg(e_ref > 0.05, "%g", e_ref); /* the law is neither flat nor linear: the shape weight is small */
+    ck_assert_msg(g.ernest_w == 0.5 && g.method == BL_GUARD_BLEND, "%.17g: %s", g.ernest_w, g.why);
+    char want[64];
+    snprintf(want, sizeof want, "(Ernest %.3g by the shape)", 1e-3 / (1e-3 + e_ref));
+    ck_assert_msg(strstr(g.why, want) && strstr(g.why, "at most half"), "%s not in %s", want, g.why);
+    const double theta[4] = {10, 200, 3, 0.5};
+    for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(g.theta[k], theta[k], 1e-6 * theta[k]);
+    ck_assert_double_eq_tol(bl_guard_apply(&g, 30, 100), 0.5 * 100 + 0.5 * law(30), 1e-9 * law(30));
+
+    /* outside, a flat prior for runs that scale linearly: the shape's weight e_model / (e_model + 1e-3)
+     * (linear scaling misses by 0, floored at 1e-3), well above ½ */
+    double ylin[N], flat[N];
+    for (int i = 0; i < N; i++) ylin[i] = 1000 / x[i], flat[i] = 50;
+    r = (bl_guard_runs){.n = N, .x = x, .y = ylin, .prior = flat, .lo = 2, .hi = 12};
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    const double e_model = mad_log(ylin, flat, N), w_shape = e_model / (e_model + 1e-3);
+    ck_assert_msg(w_shape > 0.9, "%g", w_shape);
+    ck_assert_msg(fabs(g.ernest_w - w_shape) <= 1e-12 && g.method == BL_GUARD_BLEND, "%.17g, want %.17g: %s",
+                  g.ernest_w, w_shape, g.why);
+    ck_assert_ptr_nonnull(strstr(g.why, "linear scaling"));
+    /* a prior that cannot predict a run: the shape gives Ernest everything */
+    flat[3] = NAN;
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, NULL, 0, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 1 && g.method == BL_GUARD_ERNEST, "%g: %s", g.ernest_w, g.why);
+    ck_assert_double_eq(bl_guard_apply(&g, 30, 12345), g.theta[0] + g.theta[1] / 30 + g.theta[2] * log(30) + g.theta[3] * 30);
+
+    /* held out over 4 folds (run i in fold i % 4), runs off the law by ±10 %: Ernest's held-out predictions
+     * ern (fitted here as guard.c documents) miss; a network whose held-out predictions are 4y − 3·ern is
+     * exact in the blend ¼ network + ¾ Ernest, and every other blend misses by |4w − 1|·|y − ern|: Ernest ¾ */
+    double yn[N], ern[N], net[N];
+    for (int i = 0; i < N; i++) yn[i] = law(x[i]) * (i % 2 ? 1.1 : 0.9), prior[i] = yn[i] / 7;
+    for (int h = 0; h < 4; h++) {
+        double xf[N], yf[N];
+        int m = 0;
+        for (int i = 0; i < N; i++)
+            if (i % 4 != h) xf[m] = x[i], yf[m] = yn[i], m++;
+        bl_ernest ef;
+        ck_assert_int_eq(bl_ernest_fit(xf, yf, m, &ef, &e), BL_OK);
+        for (int i = h; i < N; i += 4) ern[i] = bl_ernest_predict(&ef, x[i]);
+    }
+    for (int i = 0; i < N; i++) ck_assert_msg(fabs(ern[i] / yn[i] - 1) > 0.01, "run %d: Ernest exact", i);
+    for (int i = 0; i < N; i++) net[i] = 4 * yn[i] - 3 * ern[i];
+    r = (bl_guard_runs){.n = N, .x = x, .y = yn, .prior = prior, .lo = 2, .hi = 12};
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, net, 4, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0.75 && g.method == BL_GUARD_BLEND && strstr(g.why, "the larger weight holds"),
+                  "%.17g: %s", g.ernest_w, g.why);
+    /* a network exact on the held-out runs: the blend keeps it alone, the floor gives Ernest ½ */
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, yn, 4, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0.5 && strstr(g.why, "best blend (Ernest 0)"), "%.17g: %s", g.ernest_w, g.why);
+    /* fewer than two folds or no held-out predictions: the shape alone */
+    ck_assert_int_eq(bl_guard_weigh(&g, &r, net, 1, &e), BL_OK);
+    ck_assert_msg(g.ernest_w == 0.5 && !strstr(g.why, "left out"), "%.17g: %s", g.ernest_w, g.why);
+}
+END_TEST
+
+/* The output scale before fine-tuning on runs outside the pre-training's scale-outs: the geometric mean of
+ * runtime / prior, so that the scaled prior passes through the runs' geometric mean; 1 inside or without
+ * a prior. */
+START_TEST(guard_scale_alone_on_hand_made_runs) {
+    const double x[3] = {4, 20, 8}, y[3] = {10, 40, 30}, prior[3] = {5, 10, 2};
+    bl_guard_runs r = {.n = 3, .x = x, .y = y, .prior = prior, .lo = 2, .hi = 12};
+    const double want = cbrt(2.0 * 4.0 * 15.0); /* (10/5 · 40/10 · 30/2)^(1/3) */
+    ck_assert_double_eq_tol(bl_guard_scale(&r), want, 1e-12 * want);
+    r.hi = 20; /* all inside */
+    ck_assert_double_eq(bl_guard_scale(&r), 1.0);
+    r.hi = 12;
+    const double nan_prior[3] = {5, NAN, 2}, zero_prior[3] = {5, 0, 2};
+    r.prior = nan_prior;
+    ck_assert_double_eq(bl_guard_scale(&r), 1.0);
+    r.prior = zero_prior;
+    ck_assert_double_eq(bl_guard_scale(&r), 1.0);
+}
+END_TEST
+
+/* The two weights a guard's why names: Ernest's by the shape ("(Ernest S by the shape)") and by the
+ * held-out blend ("best blend (Ernest H)", -1 when there is none). 0 when the shape's is not named. */
+static int weights_in_why(const char *why, double *shape, double *held) {
+    const char *p = strstr(why, "(Ernest "), *q = strstr(why, "best blend (Ernest ");
+    *held = q ? strtod(q + strlen("best blend (Ernest "), NULL) : -1;
+    return p && strstr(p, " by the shape)") && (*shape = strtod(p + strlen("(Ernest "), NULL), 1);
+}
+
+/* The guard's documented rule on weights that reach outside the pre-training: Ernest gets the larger of
+ * the shape's and the held-out blend's weight, and at least ½ (guard.c). The why prints them to 3 digits. */
+static void weight_follows_the_rule(const bl_guard *g) {
+    double shape, held;
+    ck_assert_msg(weights_in_why(g->why, &shape, &held), "no shape weight named: %s", g->why);
+    const double want = fmax(0.5, fmax(shape, held));
+    ck_assert_msg(fabs(g->ernest_w - want) <= 5e-3 * fmax(want, 1e-3), "Ernest %.17g, the rule max(1/2, shape %g, "
+                  "held-out %g) gives %g: %s", g->ernest_w, shape, held, want, g->why);
+}
+
 /* The guard (guard.c): how far a fine-tuned model trusts its network against Ernest on its runs. */
 START_TEST(guard_weighs_network_against_ernest) {
     bl_dataset *ds = synth_ds(31); /* pre-training: scale-outs 2..12 */
@@ -1016,7 +1150,10 @@ START_TEST(guard_weighs_network_against_ernest) {
     memcpy(loo, y, sizeof loo);
     ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, loo, 5, &e), BL_OK);
     const double w_shape = c->guard.ernest_w; /* the held-out blend chose the network: the shape alone */
-    ck_assert_msg(w_shape >= 0.5 && w_shape < 1, "%g: %s", w_shape, c->guard.why);
+    double shape, held;
+    ck_assert_msg(weights_in_why(c->guard.why, &shape, &held) && held == 0, "%s", c->guard.why);
+    weight_follows_the_rule(&c->guard);
+    ck_assert_msg(w_shape < 1, "%g: %s", w_shape, c->guard.why);
     ck_assert_int_eq(bl_guard_decide(c, m, far, rows, 5, NULL, 0, &e), BL_OK); /* no held-out predictions */
     ck_assert_double_eq(c->guard.ernest_w, w_shape);
     /* predictions blend the two exactly */
@@ -1059,7 +1196,8 @@ START_TEST(guard_weighs_network_against_ernest) {
     bl_model *t, *t2, *t0;
     ck_assert_int_eq(bl_finetune(m, far, rows, 5, &fo, &t, &e), BL_OK);
     ck_assert_msg(strstr(t->guard.why, "left out one at a time, the network misses the 5 runs"), "%s", t->guard.why);
-    ck_assert_msg(t->guard.ernest_w > 0, "%s", t->guard.why); /* a plateau the network never saw */
+    weight_follows_the_rule(&t->guard); /* a plateau the network never saw: the larger weight, at least ½ */
+    ck_assert_int_eq(t->guard.method, t->guard.ernest_w >= 1 ? BL_GUARD_ERNEST : BL_GUARD_BLEND);
     ck_assert_int_eq(bl_model_clone(t, &t2, &e), BL_OK);
     ck_assert_double_eq(t2->guard.ernest_w, t->guard.ernest_w);
     fo.guard = 0;
@@ -1531,8 +1669,7 @@ END_TEST
 /* The layout other teams read: a written model file through h5dump. */
 START_TEST(model_file_layout_in_h5dump) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
-        fprintf(stderr, "note: h5dump absent, layout test not run\n");
-        return;
+        BL_TEST_SKIP("h5dump absent (package hdf5-tools): the file layout cannot be read");
     }
     bl_dataset *ds = synth_ds(8);
     bl_model *m = quick_pretrain(ds, 1, 4);
@@ -1567,10 +1704,7 @@ END_TEST
  * other scale-outs; the error must be far below an untrained model's. */
 START_TEST(grep_pretrained_finetuned_beats_untrained) {
     const char *dir = bl_test_c3o_dir();
-    if (!dir) {
-        fprintf(stderr, "note: C3O data absent, acceptance test not run\n");
-        return;
-    }
+    if (!dir) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, or ../shared/datasets/c3o)");
     char data[4200];
     snprintf(data, sizeof data, "%s/grep.tsv", dir);
     bl_dataset *ds;
@@ -1610,15 +1744,14 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
         size_t r = c->rows[i];
         double ctx[BL_BNET_DIM_MAX], p, x = ds->scale_out[r], y = ds->runtime_s[r];
         if (x == 2 || x == 6 || x == 12) continue;
-        bl_model_context_row(f, ds, r, ctx, &e);
-        bl_model_predict(f, ctx, &x, 1, &p, &e);
-        err_f += fabs(p - y) / y;
-        bl_model_context_row(u, ds, r, ctx, &e);
-        bl_model_predict(u, ctx, &x, 1, &p, &e);
-        err_u += fabs(p - y) / y;
-        bl_model_context_row(uf, ds, r, ctx, &e);
-        bl_model_predict(uf, ctx, &x, 1, &p, &e);
-        err_uf += fabs(p - y) / y;
+        const bl_model *each[3] = {f, u, uf};
+        double *err[3] = {&err_f, &err_u, &err_uf};
+        for (int k = 0; k < 3; k++) {
+            ck_assert_msg(bl_model_context_row(each[k], ds, r, ctx, &e) == BL_OK, "row %zu: %s", r, e.message);
+            ck_assert_msg(bl_model_predict(each[k], ctx, &x, 1, &p, &e) == BL_OK, "row %zu: %s", r, e.message);
+            ck_assert_msg(isfinite(p) && (k != 0 || p > 0), "row %zu, model %d: %g", r, k, p); /* untrained: any sign */
+            *err[k] += fabs(p - y) / y;
+        }
         n++;
     }
     err_f /= (double)n;
@@ -1626,8 +1759,14 @@ START_TEST(grep_pretrained_finetuned_beats_untrained) {
     err_uf /= (double)n;
     fprintf(stderr, "grep held-out context %zu: MRE pre-trained+fine-tuned %.3f, untrained %.3f, "
             "untrained+fine-tuned %.3f\n", held, err_f, err_u, err_uf);
+    ck_assert_int_ge(n, 10); /* the held-out context's other scale-outs, 5 repetitions each */
     ck_assert_msg(err_f < 0.25, "MRE %g", err_f);
     ck_assert_msg(err_f < 0.3 * err_u, "MRE %g vs untrained %g", err_f, err_u);
+    /* fine-tuning alone, from an untrained network, fits three runs spanning 2..12 machines and grep's
+     * smooth curve between them to within 25 % (as the pre-trained model must); pre-training then does
+     * better still (the method's premise; 0.018 against 0.043 when written) */
+    ck_assert_msg(err_uf < 0.25, "MRE untrained+fine-tuned %g", err_uf);
+    ck_assert_msg(err_f < err_uf, "MRE pre-trained+fine-tuned %g, untrained+fine-tuned %g", err_f, err_uf);
     bl_model_free(m);
     bl_model_free(f);
     bl_model_free(u);
@@ -2463,6 +2602,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, workspace_fits_every_property_count_and_batch);
     suite_add_tcase(s, tc);
     TCase *tm = tcase_create("model");
+    tcase_add_test(tm, guard_weigh_alone_on_hand_made_runs);
+    tcase_add_test(tm, guard_scale_alone_on_hand_made_runs);
     tcase_set_timeout(tm, 600);
     tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
     tcase_add_test(tm, disagreement_exact_values);

@@ -229,25 +229,35 @@ START_TEST(test_adam_hand_values) {
     ck_assert_double_eq_tol(p.param[0], 1.0 - 0.3 * 0.5 / (0.5 + 1e-8), 1e-14);
     ck_assert_double_eq_tol(p.param[1], -2.0 + 0.3 * 0.25 / (0.25 + 1e-8), 1e-14);
     ck_assert_int_eq(p.views[0].step, 3);
-    /* (2) coupled weight decay 0.01, gradients [0.5·t, −0.25], lr 0.1, 0.05, 0.02 (a schedule).
+    /* (2) coupled weight decay 0.01, gradients [0.5·t, −0.25], lr 0.1, 0.05, 0.02 (a schedule), against
+     *     Adam's formulas (Kingma & Ba 2015, Algorithm 1, with PyTorch's coupled decay and ε outside the
+     *     root) evaluated here in long double:
+     *       g = ∇ + wd·θ;  m = β1·m + (1 − β1)·g;  v = β2·v + (1 − β2)·g²;
+     *       θ = θ − lr · (m / (1 − β1^t)) / (√(v / (1 − β2^t)) + ε).
      *     Step 1 by hand: g = 0.5 + 0.01·1 = 0.51, m = 0.051, v = 0.0002601, m̂ = 0.51, v̂ = 0.2601,
-     *     θ = 1 − 0.1·0.51/(0.51 + 1e-8) = 0.9000000019607843. Later steps: same formulas. */
+     *     θ = 1 − 0.1·0.51/(0.51 + 1e-8) = 0.9000000019607843. */
     bl_params_reset_adam(&p);
     ck_assert_int_eq(bl_adam_init(&opt, 0.1, 0.01, NULL), BL_OK);
     p.param[0] = 1.0, p.param[1] = -2.0;
     const double lrs[3] = {0.1, 0.05, 0.02};
-    const double want0[3] = {0.9000000019607843, 0.8516833465146757, 0.832501324611235};
-    const double want1[3] = {-1.9000000037037035, -1.8500049275373194, -1.8300088288903436};
-    const double wantm[3] = {0.05099999999999999, 0.14680000000196075, 0.2829716833482794};
-    const double wantv[3] = {0.00026010000000000025, 0.0012779209000395697, 0.0035522660159872455};
+    const long double b1 = 0.9L, b2 = 0.999L, eps = 1e-8L, wd = 0.01L;
+    long double th[2] = {1.0L, -2.0L}, m[2] = {0, 0}, v[2] = {0, 0};
     for (int t = 0; t < 3; t++) {
         p.grad[0] = 0.5 * (t + 1), p.grad[1] = -0.25;
         opt.lr = lrs[t];
         ck_assert_int_eq(bl_adam_step(&opt, &p, NULL), BL_OK);
-        ck_assert_double_eq_tol(p.param[0], want0[t], 1e-14);
-        ck_assert_double_eq_tol(p.param[1], want1[t], 1e-14);
-        ck_assert_double_eq_tol(p.m[0], wantm[t], 1e-15);
-        ck_assert_double_eq_tol(p.v[0], wantv[t], 1e-16);
+        for (int k = 0; k < 2; k++) {
+            const long double g = (long double)p.grad[k] + wd * th[k];
+            m[k] = b1 * m[k] + (1 - b1) * g;
+            v[k] = b2 * v[k] + (1 - b2) * g * g;
+            const long double mh = m[k] / (1 - powl(b1, t + 1)), vh = v[k] / (1 - powl(b2, t + 1));
+            th[k] -= (long double)lrs[t] * mh / (sqrtl(vh) + eps);
+            ck_assert_msg(fabsl(p.param[k] - th[k]) <= 1e-14L, "step %d, θ%d: %.17g, by hand %.17Lg", t + 1, k,
+                          p.param[k], th[k]);
+            ck_assert_msg(fabsl(p.m[k] - m[k]) <= 1e-15L, "step %d, m%d: %.17g, by hand %.17Lg", t + 1, k, p.m[k], m[k]);
+            ck_assert_msg(fabsl(p.v[k] - v[k]) <= 1e-16L, "step %d, v%d: %.17g, by hand %.17Lg", t + 1, k, p.v[k], v[k]);
+        }
+        if (t == 0) ck_assert_double_eq_tol(p.param[0], 0.9000000019607843, 1e-15);
         ck_assert_double_eq(p.grad[0], 0.5 * (t + 1)); /* the step leaves grad alone */
     }
     bl_params_free(&p);

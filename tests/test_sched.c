@@ -1059,7 +1059,7 @@ START_TEST(cli_json_errors_and_plots) {
         ck_assert_int_eq(stat(p, &st), 0);
         ck_assert_int_gt(st.st_size, 500);
     } else {
-        fprintf(stderr, "note: gnuplot absent, plot files not checked\n");
+        bl_test_skip_note(__func__, "gnuplot absent: the plot files are not checked");
     }
     /* without gnuplot: clear message, results still printed, exit 3 */
     snprintf(args, sizeof args, "--workload hybrid --policy oracle --plot '%s/x.svg'", bl_test_tmpdir());
@@ -1339,7 +1339,7 @@ START_TEST(cli_plot_of_many_jobs_is_small) {
     int rc = run_cli(args, out, sizeof out);
     getrusage(RUSAGE_CHILDREN, &after);
     if (access("/usr/bin/gnuplot", X_OK) != 0) {
-        fprintf(stderr, "note: gnuplot absent, the large plot is not checked\n");
+        bl_test_skip_note(__func__, "gnuplot absent: the large plot is not checked");
         ck_assert_int_eq(rc, 3);
     } else {
         ck_assert_msg(rc == 0, "%s", out);

@@ -1,9 +1,13 @@
 /* testutil.c — main() for every Check suite, and helpers to find data and temporary folders. */
-#define _XOPEN_SOURCE 700 /* nftw */
+#define _GNU_SOURCE /* nftw, syscall */
 #include "testutil.h"
 
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <ftw.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,83 @@ void bl_test_skip_all(const char *why) {
     exit(77);
 }
 
+int bl_test_obey_permissions(void) {
+    if (geteuid() != 0) return 1;
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    if (syscall(SYS_capget, &h, d) != 0) return 0;
+    const int caps[] = {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) d[caps[i] / 32].effective &= ~(1u << (caps[i] % 32));
+    if (syscall(SYS_capset, &h, d) != 0) return 0;
+    /* the proof: a file without read permission for its owner cannot be opened */
+    char p[4200];
+    snprintf(p, sizeof p, "%s/.perm-probe-%d", bl_test_tmpdir(), (int)getpid());
+    const int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0200);
+    if (fd < 0) return 0;
+    close(fd);
+    const int rd = open(p, O_RDONLY);
+    if (rd >= 0) close(rd);
+    unlink(p);
+    return rd < 0;
+}
+
+/* Skipped tests, one "name: reason" line each, in the suite's folder: Check runs each test in a child
+ * process, and main() reads them back after the run. */
+static const char *skip_file(void) {
+    static char buf[4200];
+    snprintf(buf, sizeof buf, "%s/skipped-tests", bl_test_tmpdir());
+    return buf;
+}
+
+void bl_test_skip_note(const char *fn, const char *fmt, ...) {
+    char line[1024];
+    size_t len = strlen(fn);
+    if (len > 3 && strcmp(fn + len - 3, "_fn") == 0) len -= 3; /* START_TEST(name) defines name_fn */
+    int k = snprintf(line, sizeof line, "%.*s: ", (int)len, fn);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + k, sizeof line - (size_t)k - 1, fmt, ap);
+    va_end(ap);
+    for (char *c = line; *c; c++)
+        if (*c == '\n') *c = ' ';
+    strcat(line, "\n");
+    fprintf(stderr, "SKIP %s", line);
+    const int fd = open(skip_file(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
+        perror(skip_file());
+        exit(1);
+    }
+    close(fd);
+}
+
+/* The name in a "START_TEST(name)" line of file (relative to the build folder, where Meson runs the
+ * suites), or 0 when the line is no such line or the file cannot be read. */
+static int start_test_at(const char *file, int lno, char *name, size_t cap) {
+    char path[4200];
+    FILE *f = fopen(file, "r");
+    const char *build = getenv("BELLAMY_BUILD_ROOT");
+    if (!f && build && file[0] != '/') {
+        snprintf(path, sizeof path, "%s/%s", build, file);
+        f = fopen(path, "r");
+    }
+    if (!f) return 0;
+    char line[1024];
+    int found = 0;
+    for (int i = 1; fgets(line, sizeof line, f); i++)
+        if (i == lno) {
+            const char *p = strstr(line, "START_TEST(");
+            if (p) {
+                p += strlen("START_TEST(");
+                size_t n = strcspn(p, ") \t");
+                snprintf(name, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+                found = 1;
+            }
+            break;
+        }
+    fclose(f);
+    return found;
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)sb;
     (void)flag;
@@ -75,11 +156,40 @@ int main(void) {
     const char *tmp = bl_test_tmpdir();
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
+    /* the tests that could not run */
+    char skipped[64 * 1024] = "";
+    FILE *sf = fopen(skip_file(), "r");
+    if (sf) {
+        size_t n = fread(skipped, 1, sizeof skipped - 1, sf);
+        skipped[n] = 0;
+        fclose(sf);
+    }
+    /* A passing test whose last checkpoint is its own START_TEST line passed no ck_assert (each passing
+     * assert marks its line, Check's mark_point): it asserted nothing, so it could not have failed. */
+    int empty = 0;
+    const int nrun = srunner_ntests_run(sr);
+    TestResult **res = srunner_results(sr);
+    for (int i = 0; res && i < nrun; i++) {
+        char name[256], key[260];
+        if (tr_rtype(res[i]) != CK_PASS || !tr_lfile(res[i]) ||
+            !start_test_at(tr_lfile(res[i]), tr_lno(res[i]), name, sizeof name))
+            continue;
+        snprintf(key, sizeof key, "%s: ", name);
+        int was_skipped = 0;
+        for (const char *p = strstr(skipped, key); p && !was_skipped; p = strstr(p + 1, key))
+            was_skipped = p == skipped || p[-1] == '\n';
+        if (was_skipped) continue;
+        fprintf(stderr, "NO ASSERT: %s (%s:%d) passed without asserting anything: it cannot fail\n", name,
+                tr_lfile(res[i]), tr_lno(res[i]));
+        empty++;
+    }
+    free(res);
     srunner_free(sr);
+    if (skipped[0]) fprintf(stderr, "skipped tests (the suite reports SKIP):\n%s", skipped);
     const char *keep = getenv("BELLAMY_KEEP_TMP");
     if (failed > 0 || (keep && *keep && strcmp(keep, "0") != 0)) fprintf(stderr, "kept %s\n", tmp);
     else nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return failed == 0 ? 0 : 1;
+    return failed > 0 || empty > 0 ? 1 : skipped[0] ? 77 : 0;
 }
 
 /* A user's own data set, shaped like the ETL reproducer (../shared/repro/etl): other column names than

@@ -1,6 +1,8 @@
 /* testutil.h — shared bits of the Check suites.
  * Each tests/test_<module>.c defines bl_test_suite(); testutil.c supplies main(), which runs the
- * suite and exits 0 (all passed), 1 (a failure) or 77 (the suite asked to be skipped). */
+ * suite and exits 1 when a test failed or a test that passed asserted nothing, else 77 when a test could
+ * not run (BL_TEST_SKIP) or the whole suite asked to be skipped, else 0. Skipped tests and tests that
+ * asserted nothing are named on stderr with their reason. */
 #ifndef BL_TESTUTIL_H
 #define BL_TESTUTIL_H
 
@@ -32,5 +34,21 @@ void bl_test_write_user_data(const char *dir);
 
 /* Exit the whole test binary with SKIP (77) and a reason on stderr. Call before srunner_run. */
 void bl_test_skip_all(const char *why);
+
+/* Makes file permissions apply to this process even when it runs as root (drops the capabilities that
+ * bypass them: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH; for the rest of the process, which under Check's
+ * fork mode is the running test). 1 when permissions now apply, 0 when they could not be made to. */
+int bl_test_obey_permissions(void);
+
+/* Ends the running test as one that could not run (printf-style reason): the suite then exits 77 unless
+ * another test failed. Use in the test's own body (it returns from it), before or instead of asserting. */
+#define BL_TEST_SKIP(...)                             \
+    do {                                              \
+        bl_test_skip_note(__func__, __VA_ARGS__);     \
+        return;                                       \
+    } while (0)
+/* Notes that a part of the running test (fn: __func__) could not run, and lets the test go on with the
+ * rest: the suite exits 77 as for BL_TEST_SKIP. */
+void bl_test_skip_note(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
