@@ -1462,7 +1462,7 @@ START_TEST(test_records_and_finetune_context) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.7.0");
+    ck_assert_str_eq(bl_version(), "0.8.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST
