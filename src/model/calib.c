@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -563,10 +564,61 @@ static void *fit_worker(void *arg) {
     for (;;) {
         size_t ci = atomic_fetch_add(&J->next, 1);
         if (ci >= J->nc || atomic_load(&J->cancel)) break;
+        if (!bl_ranks_mine(J->o, 0, ci)) continue; /* another rank's context (exchange_contexts) */
         calibrate_context(J, ci);
         if (J->out[ci].st) atomic_store(&J->cancel, 1);
     }
     return NULL;
+}
+
+/* A calibrated context's scores as the ranks exchange them: first its counts and disagreements, then
+ * its scores, padded to the most any context has. */
+typedef struct ctx_rec {
+    int32_t  st, nD[BL_CALIB_KMAX + 1];
+    uint64_t n;
+    double   D[BL_CALIB_KMAX + 1][BL_CALIB_DRAWS_MAX];
+    char     message[200];
+} ctx_rec;
+
+/* Over ranks, each context was calibrated by rank ci mod size alone: every rank gets every context's
+ * scores, exactly as their rank computed them. */
+static bl_status exchange_contexts(const bl_pretrain_opts *o, ctx_out *out, size_t nc, bl_error *err) {
+    ctx_rec *r = calloc(nc ? nc : 1, sizeof *r);
+    if (!r) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t ci = 0; ci < nc; ci++) {
+        if (!bl_ranks_mine(o, 0, ci)) continue;
+        r[ci].st = (int32_t)out[ci].st;
+        r[ci].n = out[ci].n;
+        memcpy(r[ci].nD, out[ci].nD, sizeof r[ci].nD);
+        memcpy(r[ci].D, out[ci].D, sizeof r[ci].D);
+        if (out[ci].st) snprintf(r[ci].message, sizeof r[ci].message, "%.199s", out[ci].err.message);
+    }
+    bl_status st = bl_ranks_gather(o, r, 0, nc, sizeof *r, "calibration scores", err);
+    size_t most = 0;
+    for (size_t ci = 0; ci < nc && !st; ci++) {
+        if (r[ci].n > most) most = (size_t)r[ci].n;
+        if (bl_ranks_mine(o, 0, ci)) continue;
+        ctx_out *O = &out[ci];
+        O->st = (bl_status)r[ci].st;
+        if (O->st) bl_seterr(&O->err, O->st, "%s", r[ci].message);
+        memcpy(O->nD, r[ci].nD, sizeof O->nD);
+        memcpy(O->D, r[ci].D, sizeof O->D);
+        O->n = 0;
+        if (r[ci].n && !(O->it = malloc((size_t)r[ci].n * sizeof *O->it))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        else O->n = O->cap = (size_t)r[ci].n;
+    }
+    item *all = NULL;
+    if (!st && most && !(all = calloc(nc * most, sizeof *all))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (!st && most) {
+        for (size_t ci = 0; ci < nc; ci++)
+            if (bl_ranks_mine(o, 0, ci) && out[ci].n) memcpy(all + ci * most, out[ci].it, out[ci].n * sizeof *all);
+        st = bl_ranks_gather(o, all, 0, nc, most * sizeof *all, "calibration scores", err);
+        for (size_t ci = 0; ci < nc && !st; ci++)
+            if (!bl_ranks_mine(o, 0, ci) && out[ci].n) memcpy(out[ci].it, all + ci * most, out[ci].n * sizeof *all);
+    }
+    free(all);
+    free(r);
+    return st;
 }
 
 /* Contexts calibrated on at least, where the data has them: the searches' held-out contexts, topped up
@@ -746,6 +798,7 @@ bl_status bl_calib_fit(bl_model *m, const bl_dataset *ds, const bl_pretrain_opts
         }
         fit_worker(&J);
         for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+        if (bl_ranks_multi(o)) st = exchange_contexts(o, out, nc, err);
         for (size_t ci = 0; ci < nc && !st; ci++)
             if (out[ci].st) {
                 st = out[ci].st;

@@ -50,6 +50,14 @@ double bl_finetune_lr(const bl_finetune_opts *o, long epoch);
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err);
 
+/* Ranks (bl_train_ranks, o->ranks): whether o spreads work over several, whether this rank computes work
+ * item first+i, and the exchange of n records of the items first.. (each filled by its owner) so that
+ * every rank holds all of them (BL_EIO naming the exchange's message when it fails). */
+int bl_ranks_multi(const bl_pretrain_opts *o);
+int bl_ranks_mine(const bl_pretrain_opts *o, size_t first, size_t i);
+bl_status bl_ranks_gather(const bl_pretrain_opts *o, void *recs, size_t first, size_t n, size_t rec_size,
+                          const char *what, bl_error *err);
+
 /* The guard (guard.h), as fine-tuning uses it (model.c gathers the runs and the prior's predictions).
  * Decides c->guard from the n runs (rows of runs; NULL: every row) c was fine-tuned on. prior: the
  * model before this fine-tuning. net_loo [n]: the network's held-out prediction of each run over

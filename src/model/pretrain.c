@@ -171,10 +171,19 @@ static void *worker(void *arg) {
 /* Ranks (bl_train_ranks): trial i of a search is trained by rank (item_base + i) mod size alone; after
  * every rung the ranks exchange each trial's bookkeeping whole, and after the last its best parameters,
  * so every rank holds what one process would have computed, bit for bit. */
-static int ranked(const bl_pretrain_opts *o) { return o->ranks && o->ranks->size > 1; }
-static int is_mine(const bl_pretrain_opts *o, int i) {
-    return !ranked(o) || ((size_t)o->item_base + (size_t)i) % (size_t)o->ranks->size == (size_t)o->ranks->rank;
+int bl_ranks_multi(const bl_pretrain_opts *o) { return o->ranks && o->ranks->size > 1; }
+int bl_ranks_mine(const bl_pretrain_opts *o, size_t first, size_t i) {
+    return !bl_ranks_multi(o) || (first + i) % (size_t)o->ranks->size == (size_t)o->ranks->rank;
 }
+bl_status bl_ranks_gather(const bl_pretrain_opts *o, void *recs, size_t first, size_t n, size_t rec_size,
+                          const char *what, bl_error *err) {
+    char msg[256] = "";
+    if (o->ranks->gather(o->ranks->ctx, recs, first, n, rec_size, msg, sizeof msg))
+        return bl_seterr(err, BL_EIO, "exchanging %s between ranks: %s", what, msg[0] ? msg : "failed");
+    return BL_OK;
+}
+static int ranked(const bl_pretrain_opts *o) { return bl_ranks_multi(o); }
+static int is_mine(const bl_pretrain_opts *o, int i) { return bl_ranks_mine(o, (size_t)o->item_base, (size_t)i); }
 
 /* A trial's bookkeeping as the ranks exchange it after a rung. */
 typedef struct trial_rec {
@@ -183,13 +192,6 @@ typedef struct trial_rec {
     int32_t status, cancelled;
     char    message[200];
 } trial_rec;
-
-static bl_status ranks_gather(const bl_pretrain_opts *o, void *recs, size_t n, size_t rec_size, bl_error *err) {
-    char msg[256] = "";
-    if (o->ranks->gather(o->ranks->ctx, recs, (size_t)o->item_base, n, rec_size, msg, sizeof msg))
-        return bl_seterr(err, BL_EIO, "exchanging trial results between ranks: %s", msg[0] ? msg : "failed");
-    return BL_OK;
-}
 
 static int cmp_trial_ptr(const void *a, const void *b) {
     const trial *x = *(trial *const *)a, *y = *(trial *const *)b;
@@ -242,7 +244,7 @@ static bl_status exchange_rung(search *s, bl_error *err) {
                            .best_epoch = t->best_epoch, .status = (int32_t)t->st, .cancelled = s->cancelled};
         if (t->st) snprintf(r[i].message, sizeof r[i].message, "%.199s", t->err.message);
     }
-    bl_status st = ranks_gather(s->o, r, n, sizeof *r, err);
+    bl_status st = bl_ranks_gather(s->o, r, (size_t)s->o->item_base, n, sizeof *r, "trial results", err);
     for (int i = 0; i < s->n && !st; i++) {
         if (r[i].cancelled) s->cancelled = 1;
         if (is_mine(s->o, i)) continue;
@@ -265,7 +267,7 @@ static bl_status exchange_best(search *s, bl_error *err) {
     if (!all) return bl_seterr(err, BL_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++)
         if (is_mine(s->o, i)) memcpy(all + (size_t)i * P, s->t[i].best, P * sizeof *all);
-    bl_status st = ranks_gather(s->o, all, n, P * sizeof *all, err);
+    bl_status st = bl_ranks_gather(s->o, all, (size_t)s->o->item_base, n, P * sizeof *all, "trial results", err);
     for (int i = 0; i < s->n && !st; i++)
         if (!is_mine(s->o, i)) memcpy(s->t[i].best, all + (size_t)i * P, P * sizeof *all);
     free(all);
