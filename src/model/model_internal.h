@@ -50,6 +50,9 @@ double bl_finetune_lr(const bl_finetune_opts *o, long epoch);
 bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_rng *rng, size_t *tr_rows,
                             size_t *n_tr, size_t *va_rows, size_t *n_va, bl_error *err);
 
+/* The epochs every trial of one search will train (the successive-halving plan), for a progress ETA. */
+long bl_pretrain_planned_epochs(const bl_pretrain_opts *o);
+
 /* Ranks (bl_train_ranks, o->ranks): whether o spreads work over several, whether this rank computes work
  * item first+i, and the exchange of n records of the items first.. (each filled by its owner) so that
  * every rank holds all of them (BL_EIO naming the exchange's message when it fails). */

@@ -12,7 +12,7 @@
  * own generator, so the outcome is the same for any thread count.
  * Devices: with o->device CUDA (or CPU_BATCHED) the rungs drive a trial group (tgroup.h) that trains
  * every alive trial at once, with the same generators, masks and halving decisions.
- * Not here: fine-tuning, files.
+ * Not here: the ensemble of searches and its calibration (ensemble.c), fine-tuning, files.
  */
 #include "model/model_internal.h"
 #include "model/seen.h"
@@ -200,8 +200,8 @@ static int cmp_trial_ptr(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Plans the epochs every trial will train, for progress ETA: rungs grace·rf^k up to epochs. */
-static long planned_epochs(const bl_pretrain_opts *o) {
+/* bl_pretrain_planned_epochs (model_internal.h). */
+long bl_pretrain_planned_epochs(const bl_pretrain_opts *o) {
     long total = 0, prev = 0;
     int alive = o->trials;
     long rung = first_rung(o);
@@ -454,99 +454,6 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
     return BL_OK;
 }
 
-/* Progress of one of several searches, reported as part of the whole. */
-typedef struct member_progress {
-    const bl_pretrain_opts *o;
-    long offset, total;
-    int search;                   /* the member whose search runs */
-} member_progress;
-
-static int on_member_progress(void *ctx, const bl_progress *p) {
-    const member_progress *mp = ctx;
-    bl_progress q = *p;
-    q.epochs_done_all += mp->offset;
-    q.epochs_planned_all = mp->total;
-    q.search = mp->search;
-    q.searches_total = mp->o->members;
-    return mp->o->progress(mp->o->progress_ctx, &q);
-}
-
-bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
-                      bl_model **out, bl_error *err) {
-    if (!out) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
-    *out = NULL;
-    bl_pretrain_opts def;
-    if (!o) {
-        bl_pretrain_opts_default(&def);
-        o = &def;
-    }
-    bl_status cst = bl_pretrain_opts_check(o, err);
-    if (cst != BL_OK) return cst;
-    if (ds && ds->settings.numbers == BL_ENC_NUMBERS_BOTH && o->members < 2)
-        return bl_seterr(err, BL_EINVAL, "numbers in both encodings need an ensemble of at least 2 members "
-                         "(members alternate bits and log magnitude), not %d", o->members);
-    if (o->members == 1 || !ds) {
-        bl_status s1 = bl_pretrain_top(ds, schema_text, o, 1, out, err);
-        if (!s1 && o->calibrate && (s1 = bl_calib_fit(*out, ds, o, err))) {
-            bl_model_free(*out);
-            *out = NULL;
-            bl_prefixerr(err, "calibrating intervals");
-        }
-        return s1;
-    }
-    /* An ensemble: the same search with seeds seed, seed + 1, ...; each winner becomes a member.
-     * Numbers in both encodings: members 2i (bits) and 2i + 1 (log magnitude) are the same search,
-     * seed + i, on the data encoded their way. */
-    const int both = ds->settings.numbers == BL_ENC_NUMBERS_BOTH;
-    bl_dataset *enc_ds[2] = {NULL, NULL};
-    if (both) {
-        bl_status s0 = bl_dataset_with_numbers(ds, BL_ENC_NUMBERS_BINARY, &enc_ds[0], err);
-        if (!s0) s0 = bl_dataset_with_numbers(ds, BL_ENC_NUMBERS_LOG, &enc_ds[1], err);
-        if (s0) {
-            bl_dataset_free(enc_ds[0]);
-            return s0;
-        }
-    }
-    bl_pretrain_opts oj = *o;
-    member_progress mp = {o, 0, 0, 0};
-    if (o->progress && o->trials >= 1 && o->epochs >= 1 && o->grace >= 1 && o->reduction >= 2) {
-        mp.total = planned_epochs(o) * o->members;
-        oj.progress = on_member_progress;
-        oj.progress_ctx = &mp;
-    }
-    bl_model *m = NULL;
-    bl_status st = BL_OK;
-    for (int j = 0; j < o->members && !st; j++) {
-        oj.seed = o->seed + (uint64_t)(both ? j / 2 : j);
-        oj.item_base = o->item_base + j * o->trials; /* the members' trials spread over the ranks together */
-        mp.offset = j * (mp.total / o->members);
-        mp.search = j;
-        bl_model *mj = NULL;
-        st = bl_pretrain_top(both ? enc_ds[j & 1] : ds, schema_text, &oj, 1, &mj, err);
-        if (st) break;
-        if (!m) {
-            m = mj;
-            if (both) m->enc.numbers = BL_ENC_NUMBERS_BOTH; /* member 0 reads bits, as it was trained */
-            continue;
-        }
-        const bl_model *mc = mj;
-        st = bl_model_add_members(m, &mc, 1, err);
-        bl_model_free(mj);
-    }
-    bl_dataset_free(enc_ds[0]);
-    bl_dataset_free(enc_ds[1]);
-    if (st) {
-        bl_model_free(m);
-        return o->members > 1 ? bl_prefixerr(err, "ensemble member search") : st;
-    }
-    if (o->calibrate && (st = bl_calib_fit(m, ds, o, err))) {
-        bl_model_free(m);
-        return bl_prefixerr(err, "calibrating intervals");
-    }
-    *out = m;
-    return BL_OK;
-}
-
 bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                           int k, bl_model **outs, bl_error *err) {
     if (!ds || !outs) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
@@ -642,7 +549,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         goto done;
     }
     mu_ok = 1;
-    s.planned_all = planned_epochs(o);
+    s.planned_all = bl_pretrain_planned_epochs(o);
     s.alive = s.n;
 
     /* successive halving */
