@@ -66,6 +66,8 @@ struct bl_modelrec;
 /* m->calib from the held-out contexts of ds (the data m was pre-trained on with opts o). */
 bl_status bl_calib_fit(struct bl_model *m, const struct bl_dataset *ds, const struct bl_pretrain_opts *o,
                        bl_error *err);
+/* calib_rec.c: the record. bl_calib_derive makes the sorted tables the quantiles read from c's scores. */
+bl_status bl_calib_derive(bl_model_calib *c, bl_error *err);
 void bl_calib_free(bl_model_calib *c);
 bl_status bl_calib_copy(bl_model_calib *dst, const bl_model_calib *src, bl_error *err);
 /* Group "calibration" of a model record, and back (absent: known = 0). */
