@@ -168,6 +168,23 @@ out:
     return st;
 }
 
+int bl_guard_ernest_alone(bl_guard *g, const bl_guard_runs *r, double within, const char *reason) {
+    int distinct = 0;
+    for (size_t i = 0; i < r->n && !distinct; i++) distinct = r->x[i] != r->x[0];
+    bl_ernest em;
+    if (!distinct || bl_ernest_fit(r->x, r->y, (int)r->n, &em, NULL) != BL_OK) return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const double p = bl_ernest_predict(&em, r->x[i]);
+        if (!(p >= r->y[i] / within && p <= r->y[i] * within)) return 0;
+    }
+    bl_guard_reset(g);
+    g->ernest_w = 1.0;
+    memcpy(g->theta, em.theta, sizeof g->theta);
+    snprintf(g->why, sizeof g->why, "Ernest alone, fitted to the runs: %s", reason);
+    set_method(g);
+    return 1;
+}
+
 double bl_guard_loo_log_error(const bl_guard *g, const double *x, const double *y, size_t n, const double *net_loo,
                               size_t folds) {
     if (n < 3 || folds < 2 || !net_loo) return NAN;
