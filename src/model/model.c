@@ -977,8 +977,9 @@ static bl_status worst_miss(const bl_model *c, const bl_dataset *runs, const siz
 /* A fine-tuned model c that misses one of its own runs by more than FT_MISS_MAX knows nothing it could
  * say: its network is dropped for the prior's (m's), and the model predicts with Ernest fitted to the
  * runs alone, else (runs at one scale-out) with the prior's curve scaled through the runs' geometric
- * mean; g->why says which and why. BL_ERANGE when neither predicts the runs within FT_MISS_MAX either.
- * *rescued: 1 when c was changed. */
+ * mean, else (neither predicts the runs within FT_MISS_MAX) with that mean at every scale-out (Ernest's
+ * constant term) and intervals never bounded; c->guard.why says which and why. *rescued: 0 when c was
+ * kept, 1 when rescued, 2 for the runs' level alone. */
 static bl_status keep_known(bl_model *c, const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
                             int *rescued, bl_error *err) {
     *rescued = 0;
@@ -1014,9 +1015,18 @@ static bl_status keep_known(bl_model *c, const bl_model *m, const bl_dataset *ru
                  f, reason);
         if ((st = worst_miss(c, runs, rows, n, fit, &w, &beyond, err)) || !beyond) goto out;
     }
-    st = bl_seterr(err, BL_ERANGE, "%s: %s; neither Ernest fitted to the %zu runs nor the pre-trained network "
-                   "scaled to them predicts each within a factor 100: the model cannot be fine-tuned on these runs "
-                   "(add runs at other scale-outs, or pre-train on jobs of this runtime scale)", runs->name, reason, n);
+    /* nothing knows the shape: the runs' level at every scale-out, which the interval does not vouch for */
+    c->target_scale = m->target_scale;
+    bl_guard_reset(&c->guard);
+    c->guard.ernest_w = 1.0;
+    c->guard.method = BL_GUARD_ERNEST;
+    double lv = 0;
+    for (size_t i = 0; i < n; i++) lv += log(r.y[i]);
+    c->guard.theta[0] = exp(lv / (double)n); /* their geometric mean */
+    snprintf(c->guard.why, sizeof c->guard.why, "the runs' own level (%.3g s) at every scale-out, the runtime "
+             "elsewhere unknown (neither Ernest fitted to the runs nor the pre-trained network predicts them "
+             "within a factor 100; runs at other scale-outs would show the scaling): %s", c->guard.theta[0], reason);
+    *rescued = 2;
 out:
     free(buf);
     return st;
@@ -1149,6 +1159,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
         double sum = 0;
         for (size_t i = 0; i < n; i++) sum += fabs(c->tuned.fit_pred[i] - c->tuned.fit_y[i]);
         c->finetune_mae = sum / (double)n;
+        if (rescued == 2) c->tuned.disagreement = INFINITY; /* a level, no curve: no interval is bounded */
     }
     /* (a rescued model's held-out error would be the dropped network's: its D stays the fit's) */
     if (!rescued && net_loo && c->tuned.n_fit == n && isfinite(c->tuned.disagreement)) {
