@@ -994,7 +994,7 @@ static bl_status keep_known(bl_model *c, const bl_model *m, const bl_dataset *ru
     const double xw = runs->scale_out[rw], yw = runs->runtime_s[rw], fw = fit[w];
     char reason[400];
     snprintf(reason, sizeof reason, "fine-tuning left a network that predicts %.3g s for its own run at scale-out "
-             "%.10g (%.3g s), %s, so it was dropped (the runs' runtimes are far from what its pre-training knows)",
+             "%.10g (%.3g s), %s, so it was dropped",
              fw, xw, yw, fw > 0 && isfinite(fw) ? "off by more than a factor 100" : "no runtime at all");
     for (int mi = 0; mi < c->n_members; mi++) {
         bl_params *P = &bl_model_member(c, mi)->P;
@@ -1011,7 +1011,8 @@ static bl_status keep_known(bl_model *c, const bl_model *m, const bl_dataset *ru
     if (isfinite(f) && f > 0 && isfinite(c->target_scale * f) && c->target_scale * f > 0) {
         c->target_scale *= f;
         snprintf(c->guard.why, sizeof c->guard.why, "the pre-trained network, its output scaled by %.3g to pass "
-                 "through the runs (Ernest alone does not predict them: it needs runs at two scale-outs or more): %s",
+                 "through the runs (Ernest fitted to them does not predict each within a factor 100, or the runs hold one "
+                 "scale-out): %s",
                  f, reason);
         if ((st = worst_miss(c, runs, rows, n, fit, &w, &beyond, err)) || !beyond) goto out;
     }
