@@ -18,6 +18,8 @@
 #include "api/api_internal.h"
 #include "data/synth.h"
 #include "model/model.h"
+/* the stress suite's users' data sets (seed 1733's: test_finetune_never_collapses_below_its_runs) */
+#include "gen_userdata.c"
 
 static char g_model[4096], g_tsv[4096], g_schema[4096], g_runs[4096], g_user[4096];
 static bl_synth_corpus *g_corpus;
@@ -1461,6 +1463,83 @@ START_TEST(test_records_and_finetune_context) {
 }
 END_TEST
 
+/* A fine-tuned model that cannot predict its own runs never answers as if it knew (the stress suite's
+ * seed 1733): a users' data set whose runs (~1.7 ms) lie far below the pre-training rows' runtimes (the
+ * pre-trained model predicts ~0.6 s there); fine-tuning the linear-target network on them overshot below
+ * zero, and the model predicted 1e-309 s (bl_model_positive's stand-in) at every run's scale-out. With the
+ * stress suite's quick settings, the fine-tuned model must predict each run within a factor 100, say
+ * which fallback it took, and bound no interval by the dropped network's fit. */
+START_TEST(test_finetune_never_collapses_below_its_runs) {
+    char dir[1024], why[512], pre[1100];
+    snprintf(dir, sizeof dir, "%s/collapse-1733", bl_test_tmpdir());
+    snprintf(pre, sizeof pre, "%s/pre.h5", dir);
+    gen_set s;
+    ck_assert_msg(gen_userdata(1733, GEN_VALID, NULL, dir, &s, why, sizeof why) == 0, "%s", why);
+    bl_error err = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = fopen(s.schema_path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(getdelim(&text, &len, '\0', f) > 0, 1);
+    fclose(f);
+    bl_encode_settings es; /* as test_stress's quick_pretrain, with calibration (seed % 4 == 1) */
+    bl_encode_settings_default(&es);
+    es.numbers = BL_ENC_NUMBERS_BOTH;
+    bl_pretrain_opts po;
+    bl_pretrain_opts_default(&po);
+    po.trials = 2;
+    po.epochs = 8;
+    po.grace = 4;
+    po.threads = 1;
+    bl_finetune_opts ft;
+    bl_finetune_opts_default(&ft);
+    ft.max_epochs = 20;
+    ft.patience = 10;
+    ft.cv_epochs = 20;
+    po.calib_draws = 1;
+    po.calib_ft = &ft;
+    po.calibrate = 1;
+    bl_dataset *ds = NULL, *runs = NULL;
+    ck_assert_msg(bl_dataset_load(s.data_path, s.schema_path, 0, &es, &ds, &err) == BL_OK, "%s", err.message);
+    bl_model *m = NULL;
+    ck_assert_msg(bl_pretrain(ds, text, &po, &m, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_model_save(m, pre, &err) == BL_OK, "%s", err.message);
+    bl_predictor *base = NULL, *tuned = NULL;
+    ck_assert_msg(bl_predictor_load(pre, NULL, &base, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_predictor_load_runs(base, s.runs_path, NULL, &runs, &err) == BL_OK, "%s", err.message);
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 20;
+    to.patience = 10;
+    ck_assert_msg(bl_predictor_finetune_runs(base, runs, &to, &tuned, &err) == BL_OK, "%s", err.message);
+    size_t far = 0; /* runs the pre-trained model misses by more than a factor 100: the case at hand */
+    for (size_t i = 0; i < runs->n_rows; i++) {
+        const double x = runs->scale_out[i], t = runs->runtime_s[i];
+        double y0 = 0, y = 0, lo = 0, hi = 0;
+        int w = -1;
+        ck_assert_int_eq(bl_predict(base, s.ctx, s.n_ctx, &x, 1, &y0, &err), BL_OK);
+        far += y0 > 100 * t;
+        ck_assert_msg(bl_predict_interval(tuned, s.ctx, s.n_ctx, &x, 1, 0.9, &lo, &y, &hi, &w, NULL, &err) == BL_OK,
+                      "%s", err.message);
+        ck_assert_msg(y >= t / 100 && y <= 100 * t, "run at scale-out %g: %g s, the fine-tuned model predicts %g s "
+                      "(the pre-trained one %g s)", x, t, y, y0);
+        ck_assert_msg(w != BL_INTERVAL_STAND_IN, "scale-out %g: a stand-in at the model's own run", x);
+    }
+    ck_assert_msg(far == runs->n_rows, "%zu of %zu runs far from the pre-trained model: the data no longer shows the "
+                  "case", far, runs->n_rows);
+    const char *method = NULL, *said = NULL;
+    double ew = -1;
+    ck_assert_int_eq(bl_predictor_method(tuned, &method, &ew, &said), BL_OK);
+    ck_assert_msg(strstr(said, "dropped"), "method %s (Ernest %g): %s", method, ew, said);
+    bl_predictor_free(tuned);
+    bl_predictor_free(base);
+    bl_dataset_free(runs);
+    bl_model_free(m);
+    bl_dataset_free(ds);
+    free(text);
+}
+END_TEST
+
 START_TEST(test_version_and_status) {
     ck_assert_str_eq(bl_version(), "0.8.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
@@ -1484,6 +1563,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_finetune_arrays);
     tcase_add_test(tc, test_finetune_values_odd_property_names);
     tcase_add_test(tc, test_finetune_file_and_save);
+    tcase_add_test(tc, test_finetune_never_collapses_below_its_runs);
     tcase_add_test(tc, test_load_runs_contexts);
     tcase_add_test(tc, test_runs_schema_must_match);
     tcase_add_test(tc, test_multi_model_file);

@@ -1066,6 +1066,37 @@ START_TEST(guard_weigh_alone_on_hand_made_runs) {
 }
 END_TEST
 
+/* Ernest alone for a fine-tuning whose network was dropped: taken only when Ernest fitted to the runs
+ * predicts every one within the factor asked (and the runs span two scale-outs or more); then it predicts
+ * whatever the network says, even infinity. */
+START_TEST(guard_ernest_alone_on_hand_made_runs) {
+    enum { N = 5 };
+    const double x[N] = {4, 8, 16, 24, 40}, one[N] = {8, 8, 8, 8, 8};
+    double y[N], prior[N];
+    for (int i = 0; i < N; i++) y[i] = law(x[i]), prior[i] = -1;
+    bl_guard g;
+    bl_guard_reset(&g);
+    bl_guard_runs r = {.n = N, .x = x, .y = y, .prior = prior, .lo = 2, .hi = 60};
+    ck_assert_int_eq(bl_guard_ernest_alone(&g, &r, 100, "why not"), 1);
+    ck_assert_msg(g.ernest_w == 1 && g.method == BL_GUARD_ERNEST && strstr(g.why, "Ernest alone") &&
+                  strstr(g.why, "why not"), "%g: %s", g.ernest_w, g.why);
+    const double theta[4] = {10, 200, 3, 0.5};
+    for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(g.theta[k], theta[k], 1e-6 * theta[k]);
+    ck_assert_double_eq_tol(bl_guard_apply(&g, 30, INFINITY), law(30), 1e-9 * law(30));
+    ck_assert_double_eq_tol(bl_guard_apply(&g, 30, NAN), law(30), 1e-9 * law(30));
+    /* one scale-out: no shape, g untouched */
+    bl_guard_reset(&g);
+    r.x = one;
+    ck_assert_int_eq(bl_guard_ernest_alone(&g, &r, 100, "why not"), 0);
+    ck_assert_msg(g.ernest_w == 0 && !g.why[0], "%g: %s", g.ernest_w, g.why);
+    /* a run Ernest misses by more than the factor asked (one run 1000 times slower than the law) */
+    r.x = x;
+    y[2] *= 1000;
+    ck_assert_int_eq(bl_guard_ernest_alone(&g, &r, 100, "why not"), 0);
+    ck_assert_msg(g.ernest_w == 0 && !g.why[0], "%g: %s", g.ernest_w, g.why);
+}
+END_TEST
+
 /* The output scale before fine-tuning on runs outside the pre-training's scale-outs: the geometric mean of
  * runtime / prior, so that the scaled prior passes through the runs' geometric mean; 1 inside or without
  * a prior. */
@@ -2604,6 +2635,7 @@ Suite *bl_test_suite(void) {
     TCase *tm = tcase_create("model");
     tcase_add_test(tm, guard_weigh_alone_on_hand_made_runs);
     tcase_add_test(tm, guard_scale_alone_on_hand_made_runs);
+    tcase_add_test(tm, guard_ernest_alone_on_hand_made_runs);
     tcase_set_timeout(tm, 600);
     tcase_add_test(tm, pretraining_is_deterministic_for_any_thread_count);
     tcase_add_test(tm, disagreement_exact_values);

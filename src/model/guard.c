@@ -21,6 +21,8 @@
  *     curvature between the runs), and a prior proven wrong by either should yield; and at least ½,
  *     since weights estimated from a few runs are noisy and the network is extrapolating;
  *   - one scale-out among the runs: the network alone (Ernest fitted to one scale-out has no shape).
+ * A fine-tuned network that misses one of its own runs by more than a factor 100 is dropped (model.c,
+ * keep_known): then Ernest alone (bl_guard_ernest_alone) where it predicts the runs.
  * A prediction is (1 − w_E)·network + w_E·Ernest(θ), θ fitted to all the runs. Before such runs are
  * fine-tuned on, the output scale is set so that the pre-trained curve passes through their geometric
  * mean (bl_guard_rescale): a job twenty times longer than any pre-training row is then a question of
@@ -47,6 +49,7 @@ void bl_guard_reset(bl_guard *g) { memset(g, 0, sizeof *g); }
 double bl_guard_apply(const bl_guard *g, double x, double net) {
     if (!(g->ernest_w > 0)) return net;
     const double e = g->theta[0] + g->theta[1] / x + g->theta[2] * log(x) + g->theta[3] * x;
+    if (g->ernest_w >= 1) return e; /* whatever the network says (a dropped one may say infinity) */
     return (1.0 - g->ernest_w) * net + g->ernest_w * e;
 }
 
@@ -166,6 +169,23 @@ out:
     free(ye);
     free(eloo);
     return st;
+}
+
+int bl_guard_ernest_alone(bl_guard *g, const bl_guard_runs *r, double within, const char *reason) {
+    int distinct = 0;
+    for (size_t i = 0; i < r->n && !distinct; i++) distinct = r->x[i] != r->x[0];
+    bl_ernest em;
+    if (!distinct || bl_ernest_fit(r->x, r->y, (int)r->n, &em, NULL) != BL_OK) return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const double p = bl_ernest_predict(&em, r->x[i]);
+        if (!(p >= r->y[i] / within && p <= r->y[i] * within)) return 0;
+    }
+    bl_guard_reset(g);
+    g->ernest_w = 1.0;
+    memcpy(g->theta, em.theta, sizeof g->theta);
+    snprintf(g->why, sizeof g->why, "Ernest alone, fitted to the runs: %s", reason);
+    set_method(g);
+    return 1;
 }
 
 double bl_guard_loo_log_error(const bl_guard *g, const double *x, const double *y, size_t n, const double *net_loo,

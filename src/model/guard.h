@@ -43,6 +43,11 @@ bl_status bl_guard_weigh(bl_guard *g, const bl_guard_runs *r, const double *net_
 double bl_guard_loo_log_error(const bl_guard *g, const double *x, const double *y, size_t n, const double *net_loo,
                               size_t folds);
 
+/* Ernest alone for a fine-tuning whose network cannot predict its own runs (reason: how it missed them,
+ * for g->why): 1 when Ernest fitted to the runs (two scale-outs or more) predicts each within a factor
+ * `within`, and g then holds it (weight 1); 0 otherwise, g untouched. */
+int bl_guard_ernest_alone(bl_guard *g, const bl_guard_runs *r, double within, const char *reason);
+
 /* The factor for the output scale before fine-tuning on runs that reach outside the pre-training
  * scale-outs: the prior's curve, scaled by it, passes through the runs' geometric mean (a job of another
  * runtime scale is then a matter of shape, which fine-tuning can learn from a few runs); 1 for runs

@@ -701,6 +701,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
     double best_mae = INFINITY;
     long since = 0, epoch = 0;
     const long last = fixed >= 0 ? fixed : o->max_epochs;
+    if (fixed < 0) memcpy(fc->best, P->param, P->n * sizeof *fc->best); /* kept when no MAE is a number */
     for (epoch = 0; epoch < last; epoch++) {
         if (epoch == fc->unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
         bl_params_zero_grad(P);
@@ -948,6 +949,90 @@ static bl_status record_fit(bl_model *c, const bl_model *prior, const bl_dataset
     return st;
 }
 
+/* How far a fine-tuned model may miss a run it was fine-tuned on (either way) and still be kept: beyond,
+ * it does not know the job (a network that overshot below zero, or a log output that ran off towards
+ * exp(-700), misses by 1e300). */
+#define FT_MISS_MAX 100.0
+
+/* c's prediction of each of the n runs (as bl_model_predict gives it, guard applied) into fit [n]; the
+ * index of the run missed worst (a prediction that is no positive number first), and whether it lies
+ * beyond FT_MISS_MAX. */
+static bl_status worst_miss(const bl_model *c, const bl_dataset *runs, const size_t *rows, size_t n, double *fit,
+                            size_t *worst, int *beyond, bl_error *err) {
+    double ctx[BL_BNET_DIM_MAX], far = -1;
+    *worst = 0;
+    *beyond = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t r = rows ? rows[i] : i;
+        bl_status st = bl_model_context_row(c, runs, r, ctx, err);
+        if (!st) st = bl_model_predict(c, ctx, &runs->scale_out[r], 1, &fit[i], err);
+        if (st) return st;
+        const double y = runs->runtime_s[r], d = fit[i] > 0 && isfinite(fit[i]) ? fabs(log(fit[i] / y)) : INFINITY;
+        if (d > far) far = d, *worst = i;
+    }
+    *beyond = !(far <= log(FT_MISS_MAX));
+    return BL_OK;
+}
+
+/* A fine-tuned model c that misses one of its own runs by more than FT_MISS_MAX knows nothing it could
+ * say: its network is dropped for the prior's (m's), and the model predicts with Ernest fitted to the
+ * runs alone, else (runs at one scale-out) with the prior's curve scaled through the runs' geometric
+ * mean, else (neither predicts the runs within FT_MISS_MAX) with that mean at every scale-out (Ernest's
+ * constant term) and intervals never bounded; c->guard.why says which and why. *rescued: 0 when c was
+ * kept, 1 when rescued, 2 for the runs' level alone. */
+static bl_status keep_known(bl_model *c, const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
+                            int *rescued, bl_error *err) {
+    *rescued = 0;
+    double *buf = malloc(4 * n * sizeof *buf), *fit = buf ? buf + 3 * n : NULL;
+    if (!buf) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    size_t w;
+    int beyond;
+    bl_status st = worst_miss(c, runs, rows, n, fit, &w, &beyond, err);
+    if (st || !beyond) goto out;
+    *rescued = 1;
+    const size_t rw = rows ? rows[w] : w;
+    const double xw = runs->scale_out[rw], yw = runs->runtime_s[rw], fw = fit[w];
+    char reason[400];
+    snprintf(reason, sizeof reason, "fine-tuning left a network that predicts %.3g s for its own run at scale-out "
+             "%.10g (%.3g s), %s, so it was dropped",
+             fw, xw, yw, fw > 0 && isfinite(fw) ? "off by more than a factor 100" : "no runtime at all");
+    for (int mi = 0; mi < c->n_members; mi++) {
+        bl_params *P = &bl_model_member(c, mi)->P;
+        memcpy(P->param, bl_model_member_c(m, mi)->P.param, P->n * sizeof *P->param);
+    }
+    c->target_scale = m->target_scale;
+    bl_guard_runs r;
+    if ((st = guard_runs(m, runs, rows, n, buf, &r, err))) goto out;
+    if (bl_guard_ernest_alone(&c->guard, &r, FT_MISS_MAX, reason)) goto out;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += log(r.y[i] / r.prior[i]);
+    const double f = exp(sum / (double)n);
+    bl_guard_reset(&c->guard);
+    if (isfinite(f) && f > 0 && isfinite(c->target_scale * f) && c->target_scale * f > 0) {
+        c->target_scale *= f;
+        snprintf(c->guard.why, sizeof c->guard.why, "the pre-trained network, its output scaled by %.3g to pass "
+                 "through the runs (Ernest fitted to them does not predict each within a factor 100, or the runs hold one "
+                 "scale-out): %s",
+                 f, reason);
+        if ((st = worst_miss(c, runs, rows, n, fit, &w, &beyond, err)) || !beyond) goto out;
+    }
+    /* nothing knows the shape: the runs' level at every scale-out, which the interval does not vouch for */
+    c->target_scale = m->target_scale;
+    bl_guard_reset(&c->guard);
+    c->guard.ernest_w = 1.0;
+    c->guard.method = BL_GUARD_ERNEST;
+    double lv = 0;
+    for (size_t i = 0; i < n; i++) lv += log(r.y[i]);
+    c->guard.theta[0] = exp(lv / (double)n); /* their geometric mean */
+    snprintf(c->guard.why, sizeof c->guard.why, "the runs' own level (%.3g s) at every scale-out, the runtime "
+             "elsewhere unknown (neither Ernest fitted to the runs nor the pre-trained network predicts them "
+             "within a factor 100; runs at other scale-outs would show the scaling): %s", c->guard.theta[0], reason);
+    *rescued = 2;
+out:
+    free(buf);
+    return st;
+}
+
 bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *rows, size_t n,
                       const bl_finetune_opts *o, bl_model **out, bl_error *err) {
     if (!m || !runs || !out) return bl_seterr(err, BL_EINVAL, "bl_finetune: NULL argument");
@@ -971,6 +1056,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     bl_bwork *w = NULL;
     double *best = NULL;
     double *member_loo = NULL, *net_loo = NULL; /* [n_members][n], [n]: held-out predictions (the guard) */
+    int rescued = 0; /* keep_known dropped the fine-tuned network */
     bl_status st = bl_model_clone(m, &c, err);
     if (st) return st;
     bl_guard_reset(&c->guard); /* the network alone while it is tuned; decided at the end */
@@ -1066,10 +1152,18 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
             goto done;
         }
         if ((st = bl_guard_decide(c, m, runs, rows, n, net_loo, net_loo ? folds : 0, err))) goto done;
+        if ((st = keep_known(c, m, runs, rows, n, &rescued, err))) goto done;
     }
     if ((st = record_fit(c, m, runs, rows, n, err))) goto done;
     c->tuned.protocol = bl_finetune_opts_fingerprint(o);
-    if (net_loo && c->tuned.n_fit == n && isfinite(c->tuned.disagreement)) {
+    if (rescued && c->tuned.n_fit == n) { /* the MAE of what the model now predicts */
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) sum += fabs(c->tuned.fit_pred[i] - c->tuned.fit_y[i]);
+        c->finetune_mae = sum / (double)n;
+        if (rescued == 2) c->tuned.disagreement = INFINITY; /* a level, no curve: no interval is bounded */
+    }
+    /* (a rescued model's held-out error would be the dropped network's: its D stays the fit's) */
+    if (!rescued && net_loo && c->tuned.n_fit == n && isfinite(c->tuned.disagreement)) {
         /* with held-out predictions of the runs, D is how the guarded model misses runs it did not see */
         const double d = bl_guard_loo_log_error(&c->guard, c->tuned.fit_x, c->tuned.fit_y, n, net_loo, folds);
         if (isfinite(d)) {
