@@ -193,10 +193,7 @@ END_TEST
 /* The inputs of ../shared/repro/ that broke the project, each with its own command: they train. */
 START_TEST(test_repro_inputs) {
     const char *etl = bl_test_shared_path("repro/etl");
-    if (!etl) {
-        fprintf(stderr, "note: no ../shared/repro/etl; the reproducer is not run\n");
-        return;
-    }
+    if (!etl) BL_TEST_SKIP("no ../shared/repro/etl: the reproducer is not run");
     /* a user's ETL history, 4 essential + 1 optional property: wrote past the pass's workspace */
     EXPECT(0, "%s pretrain --data '%s/history.csv' --schema '%s/etl.schema' --out etl.h5 --trials 2 --epochs 50 "
               "--members 2 --threads 1 --quiet", g_train, etl, etl);
@@ -236,10 +233,7 @@ END_TEST
  * beyond the data's, with its range. */
 START_TEST(test_c3o_contexts) {
     const char *c3o = bl_test_c3o_dir();
-    if (!c3o) {
-        fprintf(stderr, "note: no C3O data; the C3O contexts are not checked\n");
-        return;
-    }
+    if (!c3o) BL_TEST_SKIP("no C3O data (BELLAMY_DATA, ../shared/datasets/c3o): the C3O contexts are not checked");
     const char *sch = bl_test_source_path("datasets/c3o/grep.schema");
     EXPECT(0, "%s split --data '%s/grep.tsv' --schema '%s' --context 0 --held-out g0.tsv --rest grest.tsv", g_train, c3o,
            sch);
@@ -1218,10 +1212,10 @@ START_TEST(test_input_files_checked) {
     EXPECT_ERR(1, "--schema adir: is a folder", "%s pretrain --data rest.tsv --schema adir --out x.h5", g_train);
     EXPECT_ERR(1, "--history adir: is a folder", "%s --model model.h5 %s --scale-out 2 --history adir", g_predict, g_sets);
     EXPECT_ERR(1, "--data nothere.tsv: cannot open", "%s evaluate --model model.h5 --data nothere.tsv", g_train);
-    if (geteuid() != 0) { /* root reads anything */
-        EXPECT(0, "cp model.h5 unreadable.h5 && chmod 000 unreadable.h5");
-        EXPECT_ERR(1, "Permission denied", "%s --model unreadable.h5 %s --scale-out 2", g_predict, g_sets);
-    }
+    /* an unreadable file (as root too, without the capabilities that bypass permissions) */
+    if (!bl_test_obey_permissions()) BL_TEST_SKIP("running as root, and file permissions cannot be made to apply");
+    EXPECT(0, "cp model.h5 unreadable.h5 && chmod 000 unreadable.h5");
+    EXPECT_ERR(1, "Permission denied", "%s --model unreadable.h5 %s --scale-out 2", g_predict, g_sets);
 }
 END_TEST
 
@@ -1312,11 +1306,12 @@ START_TEST(test_train_output_checked_first) {
                "%s finetune --model model.h5 --data runs.tsv --out x.h5 --out-name a/b", g_train);
     EXPECT_ERR(1, "--out adir: is a folder", "mkdir -p adir && %s finetune --model model.h5 --data runs.tsv --out adir",
                g_train);
-    if (geteuid() != 0) { /* a read-only model file is not replaced behind its back */
-        EXPECT(0, "cp model.h5 ro.h5 && chmod 444 ro.h5 && cp ro.h5 ro-orig.h5");
-        EXPECT_ERR(1, "not writable", "%s finetune --model ro.h5 --data runs.tsv --out ro.h5", g_train);
-        EXPECT(0, "cmp ro.h5 ro-orig.h5");
-    }
+    /* a read-only model file is not replaced behind its back (as root too, without the capabilities
+     * that bypass permissions) */
+    if (!bl_test_obey_permissions()) BL_TEST_SKIP("running as root, and file permissions cannot be made to apply");
+    EXPECT(0, "cp model.h5 ro.h5 && chmod 444 ro.h5 && cp ro.h5 ro-orig.h5");
+    EXPECT_ERR(1, "not writable", "%s finetune --model ro.h5 --data runs.tsv --out ro.h5", g_train);
+    EXPECT(0, "cmp ro.h5 ro-orig.h5");
 }
 END_TEST
 
@@ -1342,10 +1337,7 @@ END_TEST
 
 /* A failed write of the results (disk full) is an error with a message, never a silent exit 1 or 0. */
 START_TEST(test_write_errors_reported) {
-    if (access("/dev/full", W_OK) != 0) {
-        fprintf(stderr, "note: no /dev/full, write errors not checked\n");
-        return;
-    }
+    if (access("/dev/full", W_OK) != 0) BL_TEST_SKIP("no writable /dev/full: write errors are not checked");
     EXPECT_ERR(1, "cannot write the output", "%s --model model.h5 %s --scale-out 2 >/dev/full", g_predict, g_sets);
     EXPECT_ERR(1, "cannot write the output", "%s inspect --data rest.tsv --schema synth.schema >/dev/full", g_train);
     EXPECT_ERR(1, "cannot write the output", "%s --help >/dev/full", g_train);
@@ -1487,10 +1479,7 @@ START_TEST(test_import_histories) {
     EXPECT(0, "test ! -e x.tsv && test ! -e y.tsv");
     /* the real logs: two attempts left out (one never ended, one failed), each named with why */
     const char *real = bl_test_shared_path("datasets/spark-eventlogs");
-    if (!real) {
-        fprintf(stderr, "note: no ../shared/datasets/spark-eventlogs; the real logs are not imported\n");
-        return;
-    }
+    if (!real) BL_TEST_SKIP("no ../shared/datasets/spark-eventlogs: the real logs are not imported");
     EXPECT(0, "rm -f real.tsv real.schema && %s import --out real.tsv '%s'", g_train, real);
     ck_assert_msg(strstr(g_out, "read 6 logs (0 unreadable, skipped): 6 runs, 3 left out") &&
                   strstr(g_err, "application_1713000000000_0001, attempt 1: the log ends before the application does; "

@@ -957,7 +957,8 @@ START_TEST(eval_options_checked_up_front) {
         { "--grace", "2000000" },     { "--ft-epochs", "1000001" },    { "--ft-patience", "0" },
         { "--ft-cv-epochs", "1000001" }, { "--ft-weight-decay", "1e300" }, { "--ft-weight-decay", "2" },
         { "--ft-lr-max", "1e300" },   { "--ft-lr-max", "0" },          { "--splits-per-cell", "0" },
-        { "--ensemble", "13" },       { "--threads", "0" },
+        { "--ensemble", "13" },       { "--threads", "0" },            { "--threads", "1025" },
+        { "--members", "0" },         { "--members", "17" },           { "--trials", "4294967297" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char out[4096], splits[4200];

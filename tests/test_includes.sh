@@ -4,7 +4,8 @@
 # helper of src/common/ ("common/...") or a header of the folder itself ("cli/..." in src/cli,
 # "sched/..." in src/sched), and for src/cli the programs' MPI layer ("dist/..."). Anything else (api/, data/, encode/, model/, modelfile/, nn/, the generated
 # bl_config.h, a path with "..") fails the test, naming the file, the line and the include.
-# Also checks that each allowed header exists, so a rename cannot leave a stale rule passing.
+# Also checks that each allowed header exists, so a rename cannot leave a stale rule passing, and that
+# no file of bench/ includes one of tests/ (benchmarks link no test fixture).
 # Usage: test_includes.sh [SOURCE_ROOT]   (default: INCLUDES_SOURCE_ROOT, else the folder above this one)
 set -u
 root=${1:-${INCLUDES_SOURCE_ROOT:-$(dirname "$0")/..}}
@@ -44,6 +45,13 @@ for dir in cli sched; do
         done
     done
 done > "${TMPDIR:-/tmp}/test_includes.$$"
+# bench/ holds benchmarks: none includes a test's file (tests/...); what both need belongs in src/
+for f in $(find "$root/bench" -type f \( -name '*.c' -o -name '*.h' \) | sort); do
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(\.\./\)*tests/' "$f" | while IFS=: read -r line inc; do
+        echo "bench/${f#"$root/bench/"}:$line: $inc: bench/ includes no test file; move what it needs into src/" >&2
+        echo bad
+    done
+done >> "${TMPDIR:-/tmp}/test_includes.$$"
 bad=$(grep -c bad "${TMPDIR:-/tmp}/test_includes.$$")
 rm -f "${TMPDIR:-/tmp}/test_includes.$$"
 if [ "$checked" -eq 0 ]; then
@@ -51,7 +59,7 @@ if [ "$checked" -eq 0 ]; then
     exit 1
 fi
 if [ "$bad" -gt 0 ]; then
-    echo "test_includes: $bad include(s) reach past the public face" >&2
+    echo "test_includes: $bad include(s) reach past the public face or into tests/" >&2
     exit 1
 fi
-echo "test_includes: $checked files in src/cli and src/sched include only public, common and own headers"
+echo "test_includes: $checked files in src/cli and src/sched include only public, common and own headers; bench/ none of tests/"

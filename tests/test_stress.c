@@ -1,7 +1,7 @@
 /* test_stress.c — users' data sets (issue 16): seeded random schemas and data files shaped like users'
  * histories (gen_userdata.h) go through the whole library path — load, pre-train with the default
- * ensemble (six members, numbers in both encodings) for a few epochs, save, load, fine-tune on the
- * runs file, predict, save, reload and predict again bit for bit (every fourth seed with one other
+ * ensemble (BL_TRAIN_MEMBERS_DEFAULT members, numbers in both encodings) for a few epochs, save, load,
+ * fine-tune on the runs file, predict, save, reload and predict again bit for bit (every fourth seed with one other
  * setting; every sixth also through the programs) — and spoilt ones must be refused with a message
  * naming the file, by the library and by bellamy-train. Over all the sets, fine-tuning must bring the
  * predictions at the runs' scale-outs towards the generator's own curve (test_fine_tuning_approaches_the_curve).
@@ -68,7 +68,7 @@ static char *slurp(const char *path, size_t *len) {
     return s;
 }
 
-/* Few epochs and trials, otherwise the defaults: six members, numbers in both encodings. */
+/* Few epochs and trials, otherwise the defaults: BL_TRAIN_MEMBERS_DEFAULT members, numbers in both encodings. */
 static void quick_pretrain(bl_pretrain_opts *o) {
     bl_pretrain_opts_default(o);
     o->trials = 2;
@@ -337,7 +337,9 @@ START_TEST(test_users_data_sets_train_tune_predict_reload) {
     ck_assert_ptr_nonnull(schema_text);
     bl_encode_settings es;
     bl_encode_settings_default(&es);
-    es.numbers = BL_ENC_NUMBERS_BOTH; /* what bellamy-train pretrain does with its default six members */
+    bl_data_opts dd; /* the library's default for data to pre-train on (bellamy-train's) */
+    bl_data_opts_for_training(&dd, NULL);
+    es.numbers = (uint32_t)dd.numbers;
     bl_pretrain_opts po;
     quick_pretrain(&po);
     po.calibrate = seed % 4 == 1; /* a quarter of the sets calibrate (intervals checked), for the suite's time */
@@ -599,7 +601,9 @@ START_TEST(test_repro_data_sets_through_the_library) {
         bl_error e = {0};
         bl_encode_settings es;
         bl_encode_settings_default(&es);
-        es.numbers = BL_ENC_NUMBERS_BOTH;
+        bl_data_opts dd; /* the library's default for data to pre-train on (bellamy-train's) */
+        bl_data_opts_for_training(&dd, NULL);
+        es.numbers = (uint32_t)dd.numbers;
         bl_dataset *ds = NULL;
         ck_assert_msg(bl_dataset_load(data, schema, 0, &es, &ds, &e) == BL_OK, "%s: %s", sub, e.message);
         char *schema_text = slurp(schema, NULL);

@@ -35,9 +35,10 @@ void bl_test_write_user_data(const char *dir);
 /* Exit the whole test binary with SKIP (77) and a reason on stderr. Call before srunner_run. */
 void bl_test_skip_all(const char *why);
 
-/* Makes file permissions apply to this process even when it runs as root (drops the capabilities that
- * bypass them: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH; for the rest of the process, which under Check's
- * fork mode is the running test). 1 when permissions now apply, 0 when they could not be made to. */
+/* Makes file permissions apply to this process and the programs it starts even when it runs as root
+ * (drops the capabilities that bypass them, CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, from the effective
+ * and the bounding set; for the rest of the process, which under Check's fork mode is the running test).
+ * 1 when permissions now apply, 0 when they could not be made to. */
 int bl_test_obey_permissions(void);
 
 /* Ends the running test as one that could not run (printf-style reason): the suite then exits 77 unless

@@ -7,6 +7,7 @@
 #include "common/utf8.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -63,6 +64,31 @@ void bl_cli_error(const char *prog, const char *fmt, ...) {
 int bl_cli_fail(const char *prog, const bl_error *err) {
     bl_cli_error(prog, "%s", err && err->message[0] ? err->message : "failed");
     return BL_EXIT_FAIL;
+}
+
+int bl_cli_opts_fail(const char *prog, const bl_error *err) {
+    static const char pre[] = "bl_train_opts.";
+    const char *m = err->message;
+    if (strncmp(m, pre, sizeof pre - 1) != 0) {
+        bl_cli_error(prog, "%s", m);
+        return BL_EXIT_USAGE;
+    }
+    m += sizeof pre - 1;
+    char opt[64];
+    size_t n = 0;
+    for (; m[n] && m[n] != ' ' && m[n] != ':' && n + 1 < sizeof opt; n++) opt[n] = m[n] == '_' ? '-' : m[n];
+    opt[n] = '\0';
+    bl_cli_error(prog, "--%s%s", opt, m + n);
+    return BL_EXIT_USAGE;
+}
+
+int bl_cli_int_option(const char *prog, const char *name, long v, int *out) {
+    if (v < INT_MIN || v > INT_MAX) {
+        bl_cli_error(prog, "--%s %ld: out of range", name, v);
+        return BL_EXIT_USAGE;
+    }
+    *out = (int)v;
+    return 0;
 }
 
 char bl_cli_delim(const char *value) {

@@ -83,6 +83,13 @@ void bl_cli_error(const char *prog, const char *fmt, ...)
 /* Prints a library error ("PROG: message") and returns BL_EXIT_FAIL. */
 int bl_cli_fail(const char *prog, const bl_error *err);
 
+/* Prints a refusal of the training options ("bl_train_opts.val_fraction 1: must be ...") under the
+ * option's name ("--val-fraction 1: must be ...") and returns BL_EXIT_USAGE. */
+int bl_cli_opts_fail(const char *prog, const bl_error *err);
+
+/* *out = v where the library keeps an int; else prints "--NAME V: out of range" and returns BL_EXIT_USAGE. */
+int bl_cli_int_option(const char *prog, const char *name, long v, int *out);
+
 /* Parses a delimiter option value: NULL → 0 (by extension), "tab" → '\t', "comma" → ','. */
 char bl_cli_delim(const char *value);
 

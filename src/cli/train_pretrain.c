@@ -11,7 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,34 +119,6 @@ static long default_threads(void) {
 
 
 #define VAL_SPLIT_DEFAULT "contexts" /* bl_train_opts_init's val_split */
-
-/* The library names the field of bl_train_opts that is out of range ("bl_train_opts.val_fraction 1:
- * must be ..."); the user gave it as an option ("--val-fraction 1: must be ..."). */
-static int opts_fail(const char *prog, const bl_error *err) {
-    static const char pre[] = "bl_train_opts.";
-    const char *m = err->message;
-    if (strncmp(m, pre, sizeof pre - 1) != 0) {
-        bl_cli_error(prog, "%s", m);
-        return BL_EXIT_USAGE;
-    }
-    m += sizeof pre - 1;
-    char opt[64];
-    size_t n = 0;
-    for (; m[n] && m[n] != ' ' && m[n] != ':' && n + 1 < sizeof opt; n++) opt[n] = m[n] == '_' ? '-' : m[n];
-    opt[n] = '\0';
-    bl_cli_error(prog, "--%s%s", opt, m + n);
-    return BL_EXIT_USAGE;
-}
-
-/* An option's value where the library keeps an int. */
-static int int_option(const char *prog, const char *name, long v, int *out) {
-    if (v < INT_MIN || v > INT_MAX) {
-        bl_cli_error(prog, "--%s %ld: out of range", name, v);
-        return BL_EXIT_USAGE;
-    }
-    *out = (int)v;
-    return 0;
-}
 
 /* bl_train_ranks.gather over the MPI ranks (src/dist). */
 static int gather_ranks(void *ctx, void *recs, size_t first, size_t n, size_t rec_size, char *msg, size_t cap) {
@@ -273,8 +244,9 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
         if (threads > BL_TRAIN_THREADS_MAX) threads = BL_TRAIN_THREADS_MAX;
         if (threads < 1) threads = 1;
     }
-    if ((rc = int_option(prog, "trials", trials, &po.trials)) || (rc = int_option(prog, "threads", threads, &po.threads)) ||
-        (rc = int_option(prog, "members", members, &po.members)))
+    if ((rc = bl_cli_int_option(prog, "trials", trials, &po.trials)) ||
+        (rc = bl_cli_int_option(prog, "threads", threads, &po.threads)) ||
+        (rc = bl_cli_int_option(prog, "members", members, &po.members)))
         return rc;
     po.epochs = epochs;
     po.grace = grace;
@@ -305,7 +277,7 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
         bl_cli_error(prog, "--device cuda: no CUDA support here: %s; use --device cpu", err.message);
         return BL_EXIT_FAIL;
     }
-    if (cst != BL_OK) return opts_fail(prog, &err);
+    if (cst != BL_OK) return bl_cli_opts_fail(prog, &err);
     if (po.threads > po.trials) po.threads = po.trials; /* the result does not depend on it */
     bl_data_opts dopt;
     bl_data_opts_for_training(&dopt, &po);

@@ -25,7 +25,7 @@
 #include "common/str.h"
 #include "dist/dist.h"
 
-/* The library's bound (include/bellamy/train.h), for fine-tuning's epochs too: more is a typo, not a plan. */
+/* Pre-training's bound (include/bellamy/train.h), for fine-tuning's epochs too: more is a typo, not a plan. */
 #define EPOCHS_MAX BL_TRAIN_EPOCHS_MAX
 /* Largest fine-tuning weight decay and peak learning rate: beyond, the schedule is meaningless. */
 #define FT_WD_MAX 1.0
@@ -296,30 +296,52 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
     if (SEEN("val-split")) o.pre.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
-    /* Every option is checked here, before any data is read or any training starts, with the bounds
-     * bellamy-train and the library use; a bad one is a usage error (exit 2) naming flag and value. */
+    /* Every option is checked here, before any data is read or any training starts; a bad one is a
+     * usage error (exit 2) naming flag and value. Pre-training's by the library's one check. */
+    o.seed = seed;
+    o.pre.seed = SEEN("pretrain-seed") ? pre_seed : seed;
+    if ((rc = bl_cli_int_option(prog, "threads", threads, &o.pre.threads))) return rc;
+    o.threads = o.pre.threads;
+    if (SEEN("members") && (rc = bl_cli_int_option(prog, "members", members, &o.pre.members))) return rc;
+    if (SEEN("trials") && (rc = bl_cli_int_option(prog, "trials", trials, &o.pre.trials))) return rc;
+    if (SEEN("epochs")) o.pre.epochs = epochs;
+    if (SEEN("grace")) o.pre.grace = grace;
+    if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
+                                     : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
+                                                                  : BL_TARGET_SECONDS;
+    o.target_scaling = o.pre.target_scaling;
+    bl_error perr;
+    if (bl_pretrain_opts_check(&o.pre, &perr) != BL_OK) return bl_cli_opts_fail(prog, &perr);
+    /* bellamy-eval's own */
     if (ensemble < 1 || ensemble > BL_TRAIN_TRIALS_MAX) {
         bl_cli_error(prog, "--ensemble %ld: must be 1..%d", ensemble, BL_TRAIN_TRIALS_MAX);
         return BL_EXIT_USAGE;
     }
     o.ensemble = (int)ensemble;
     o.ensemble_seeds = ens_seeds;
-    if (SEEN("members")) {
-        if (members < 1 || members > BL_TRAIN_MEMBERS_MAX) {
-            bl_cli_error(prog, "--members %ld: must be 1..%d", members, BL_TRAIN_MEMBERS_MAX);
-            return BL_EXIT_USAGE;
-        }
-        o.pre.members = (int)members;
-    }
     if (o.pre.members > 1 && (o.ensemble > 1 || o.ensemble_seeds)) {
         bl_cli_error(prog, "--ensemble combines single networks: use it with --members 1");
+        return BL_EXIT_USAGE;
+    }
+    /* K best trials of one search need K trials (--ensemble-seeds runs K searches instead) */
+    if (o.ensemble > o.pre.trials && !o.ensemble_seeds) {
+        bl_cli_error(prog, "--ensemble %d: the %d best trials of a search of %d trials do not exist (raise --trials "
+                     "or use --ensemble-seeds)", o.ensemble, o.ensemble, o.pre.trials);
         return BL_EXIT_USAGE;
     }
     o.ensemble_agg = strcmp(ens_agg, "median") == 0 ? 1 : strcmp(ens_agg, "gmean") == 0 ? 2 : 0;
     o.totals_per_machine = per_machine;
     o.fold_by = fold_by;
-    if (!numbers) numbers = o.pre.members >= 2 && o.ensemble <= 1 && !o.ensemble_seeds ? "both" : "binary";
-    o.numbers = bl_enc_numbers_parse(numbers); /* one of the choices above */
+    if (numbers) {
+        o.numbers = bl_enc_numbers_parse(numbers); /* one of the choices above */
+    } else { /* the library's default for data to pre-train on (bellamy-train's) */
+        bl_train_opts to;
+        bl_train_opts_init(&to);
+        to.members = o.pre.members;
+        bl_data_opts dd;
+        bl_data_opts_for_training(&dd, &to);
+        o.numbers = dd.numbers;
+    }
     if (o.numbers == BL_ENC_NUMBERS_BOTH && (o.pre.members < 2 || o.ensemble > 1 || o.ensemble_seeds)) {
         bl_cli_error(prog, "--numbers both: the members of an ensemble alternate the encodings, so it needs "
                      "--members 2 or more (and no --ensemble)");
@@ -345,11 +367,6 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         o.ft.lr_max = ft_lr_max;
         if (o.ft.lr_min > ft_lr_max) o.ft.lr_min = ft_lr_max;
     }
-    o.seed = seed;
-    o.pre.seed = SEEN("pretrain-seed") ? pre_seed : seed;
-    if (threads < 1 || threads > 256) { bl_cli_error(prog, "--threads %ld: must be 1..256", threads); return BL_EXIT_USAGE; }
-    o.threads = (int)threads;
-    o.pre.threads = (int)threads;
     if (SEEN("contexts")) o.contexts = contexts;
     if (SEEN("splits-per-cell")) {
         if (spc < 1) { bl_cli_error(prog, "--splits-per-cell %zu: must be at least 1", spc); return BL_EXIT_USAGE; }
@@ -360,27 +377,17 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     if (folds < 2 || folds > 1000) { bl_cli_error(prog, "--folds %ld: must be 2..1000", folds); return BL_EXIT_USAGE; }
     o.folds = (int)folds;
     struct { const char *name; long v, max; } bounded[] = {
-        { "epochs", epochs, EPOCHS_MAX },       { "trials", trials, BL_TRAIN_TRIALS_MAX },
-        { "grace", grace, EPOCHS_MAX },         { "ft-epochs", ft_epochs, EPOCHS_MAX },
-        { "ft-patience", ft_patience, EPOCHS_MAX }, { "ft-cv-epochs", ft_cv_epochs, EPOCHS_MAX },
+        { "ft-epochs", ft_epochs, EPOCHS_MAX }, { "ft-patience", ft_patience, EPOCHS_MAX },
+        { "ft-cv-epochs", ft_cv_epochs, EPOCHS_MAX },
     };
     for (size_t i = 0; i < sizeof bounded / sizeof bounded[0]; i++)
         if (SEEN(bounded[i].name) && (bounded[i].v < 1 || bounded[i].v > bounded[i].max)) {
             bl_cli_error(prog, "--%s %ld: must be 1..%ld", bounded[i].name, bounded[i].v, bounded[i].max);
             return BL_EXIT_USAGE;
         }
-    if (SEEN("epochs")) o.pre.epochs = epochs;
-    if (SEEN("trials")) o.pre.trials = (int)trials;
-    if (SEEN("grace")) o.pre.grace = grace;
     if (SEEN("ft-epochs")) o.ft.max_epochs = ft_epochs;
     if (SEEN("ft-patience")) o.ft.patience = ft_patience;
     if (SEEN("ft-cv-epochs")) o.ft.cv_epochs = ft_cv_epochs;
-    /* K best trials of one search need K trials (--ensemble-seeds runs K searches instead) */
-    if (o.ensemble > o.pre.trials && !o.ensemble_seeds) {
-        bl_cli_error(prog, "--ensemble %d: the %d best trials of a search of %d trials do not exist (raise --trials "
-                     "or use --ensemble-seeds)", o.ensemble, o.ensemble, o.pre.trials);
-        return BL_EXIT_USAGE;
-    }
     if (SEEN("stop-mae")) {
         if (!(stop_mae >= 0)) { bl_cli_error(prog, "--stop-mae %g: must be >= 0 seconds", stop_mae); return BL_EXIT_USAGE; }
         o.ft.stop_mae = stop_mae;
@@ -398,10 +405,6 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         }
         o.ft.fixed_epochs = ft_fixed;
     }
-    if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
-                                     : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
-                                                                  : BL_TARGET_SECONDS;
-    o.target_scaling = o.pre.target_scaling;
     if (methods) {
         o.methods = 0;
         for (const char *p = methods; *p;) {

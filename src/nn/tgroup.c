@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bellamy/train.h"
 #include "bl_config.h"
 #include "common/error.h"
 #include "common/rng.h"
@@ -265,8 +266,8 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
     if (o->per_row_dropout < 0 || o->per_row_dropout > 2)
         return bl_seterr(err, BL_EINVAL, "trial group: dropout-mask mode %d (0 per value, 1 per row, 2 hybrid)",
                          o->per_row_dropout);
-    if (o->threads < 1 || o->threads > 1024)
-        return bl_seterr(err, BL_EINVAL, "trial group: threads %d out of range", o->threads);
+    if (o->threads < 1 || o->threads > BL_TRAIN_THREADS_MAX)
+        return bl_seterr(err, BL_EINVAL, "trial group: threads %d: must be 1..%d", o->threads, BL_TRAIN_THREADS_MAX);
     if (!bl_nn_device_batched(o->device))
         return bl_seterr(err, BL_EINVAL, "trial group: device %d (%s) is not a batched one (%d %s, %d %s)",
                          o->device, bl_nn_device_name(o->device), BL_NN_CPU_BATCHED,
