@@ -40,19 +40,15 @@ static void fmt_duration(double s, char *out, size_t cap) {
 }
 
 /* The search reports each trial's epoch count at every 25th epoch and at each rung's end. The share
- * done is counted here from those counts, per trial: the library's epochs_done_all adds "epochs since
- * the last multiple of 25", which overcounts when a rung ends off a multiple of 25 (grace 10: 175 %).
- * A trial's count only grows within one search, so a count at or below the last one seen means the
- * next ensemble member's search has started it again from 0. Each trial's last report is at its last
- * rung, so the sum ends at exactly epochs_planned_all (the successive-halving plan of every member). */
-#define PROGRESS_MAX_TRIALS 64
-
+ * done is counted here from those counts, per search and trial: the library's epochs_done_all adds
+ * "epochs since the last multiple of 25", which overcounts when a rung ends off a multiple of 25 (grace
+ * 10: 175 %). The members' searches run side by side, so their reports interleave; each trial's last
+ * report is at its last rung, so the sum ends at exactly epochs_planned_all (every member's plan). */
 typedef struct progress_state {
     int    tty;
     double t0, last;
     int    printed;   /* a live line is on the terminal */
-    int    search;    /* the search the counts below are of */
-    long   seen[PROGRESS_MAX_TRIALS];   /* last epoch count reported per trial, in the current search */
+    long   seen[BL_TRAIN_MEMBERS_MAX][BL_TRAIN_TRIALS_MAX]; /* last epoch count reported per search and trial */
     long   done;                        /* epochs trained so far, every trial and member */
     int    ranks;                       /* > 1: these counts are rank 0's own trials, about 1/ranks of all */
 } progress_state;
@@ -60,13 +56,10 @@ typedef struct progress_state {
 /* Adds p's epochs to s->done and returns the share of the plan done, in [0, 1]. */
 static double progress_fraction(progress_state *s, const bl_train_progress *p) {
     if (p->epochs_planned_all <= 0) return 0;
-    if (p->search != s->search) { /* the next member's search: its trials start again from 0 */
-        memset(s->seen, 0, sizeof s->seen);
-        s->search = p->search;
-    }
-    if (p->trial >= 0 && p->trial < PROGRESS_MAX_TRIALS && p->epoch >= 0) {
-        long *seen = &s->seen[p->trial];
-        s->done += p->epoch > *seen ? p->epoch - *seen : p->epoch;
+    if (p->search >= 0 && p->search < BL_TRAIN_MEMBERS_MAX && p->trial >= 0 && p->trial < BL_TRAIN_TRIALS_MAX &&
+        p->epoch >= 0) {
+        long *seen = &s->seen[p->search][p->trial];
+        if (p->epoch > *seen) s->done += p->epoch - *seen;
         *seen = p->epoch;
     } else if (p->epochs_done_all > s->done) {
         s->done = p->epochs_done_all;   /* not expected: fall back on the library's count */
@@ -331,7 +324,7 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
     bl_data_summary sum;
     bl_data_summarize(ds, &sum);
     /* last = long ago: the first report prints at once */
-    progress_state ps = { isatty(STDERR_FILENO), bl_tr_now_s(), -1e9, 0, 0, { 0 }, 0, ranks.size };
+    progress_state ps = { isatty(STDERR_FILENO), bl_tr_now_s(), -1e9, 0, { { 0 } }, 0, ranks.size };
     if (!quiet) {
         po.progress = on_progress;
         po.progress_ctx = &ps;

@@ -6,17 +6,22 @@
 
 #include "common/error.h"
 
-/* Progress of one of several searches, reported as part of the whole. */
+/* Progress of one of several searches, reported as part of the whole: the searches run side by side and
+ * their reports are serialised, so one sum over all of them counts each epoch once and never goes back. */
 typedef struct member_progress {
     const bl_pretrain_opts *o;
-    long offset, total;
-    int search;                   /* the member whose search runs */
+    long  total;
+    int   search;                 /* the member whose search reports */
+    long  seen;                   /* its own count at its last report */
+    long *sum;                    /* every member's epochs so far */
 } member_progress;
 
 static int on_member_progress(void *ctx, const bl_progress *p) {
-    const member_progress *mp = ctx;
+    member_progress *mp = ctx;
+    *mp->sum += p->epochs_done_all - mp->seen;
+    mp->seen = p->epochs_done_all;
     bl_progress q = *p;
-    q.epochs_done_all += mp->offset;
+    q.epochs_done_all = *mp->sum;
     q.epochs_planned_all = mp->total;
     q.search = mp->search;
     q.searches_total = mp->o->members;
@@ -59,32 +64,36 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
             return s0;
         }
     }
-    bl_pretrain_opts oj = *o;
-    member_progress mp = {o, 0, 0, 0};
-    if (o->progress && o->trials >= 1 && o->epochs >= 1 && o->grace >= 1 && o->reduction >= 2) {
-        mp.total = bl_pretrain_planned_epochs(o) * o->members;
-        oj.progress = on_member_progress;
-        oj.progress_ctx = &mp;
+    /* every member's search at once, rung by rung (each its own seed, its own progress report) */
+    bl_pretrain_opts oj[BL_TRAIN_MEMBERS_MAX];
+    member_progress mp[BL_TRAIN_MEMBERS_MAX];
+    const bl_dataset *dj[BL_TRAIN_MEMBERS_MAX];
+    const long total = o->progress ? bl_pretrain_planned_epochs(o) * o->members : 0;
+    long sum = 0;
+    for (int j = 0; j < o->members; j++) {
+        oj[j] = *o;
+        oj[j].seed = o->seed + (uint64_t)(both ? j / 2 : j);
+        oj[j].item_base = o->item_base + j * o->trials; /* the members' trials spread over the ranks together */
+        mp[j] = (member_progress){o, total, j, 0, &sum};
+        if (o->progress) {
+            oj[j].progress = on_member_progress;
+            oj[j].progress_ctx = &mp[j];
+        }
+        dj[j] = both ? enc_ds[j & 1] : ds;
     }
-    bl_model *m = NULL;
-    bl_status st = BL_OK;
+    bl_model *mj[BL_TRAIN_MEMBERS_MAX] = {NULL}, *m = NULL;
+    bl_status st = bl_pretrain_searches(dj, schema_text, oj, o->members, 1, mj, err);
     for (int j = 0; j < o->members && !st; j++) {
-        oj.seed = o->seed + (uint64_t)(both ? j / 2 : j);
-        oj.item_base = o->item_base + j * o->trials; /* the members' trials spread over the ranks together */
-        mp.offset = j * (mp.total / o->members);
-        mp.search = j;
-        bl_model *mj = NULL;
-        st = bl_pretrain_top(both ? enc_ds[j & 1] : ds, schema_text, &oj, 1, &mj, err);
-        if (st) break;
         if (!m) {
-            m = mj;
+            m = mj[j];
+            mj[j] = NULL;
             if (both) m->enc.numbers = BL_ENC_NUMBERS_BOTH; /* member 0 reads bits, as it was trained */
             continue;
         }
-        const bl_model *mc = mj;
+        const bl_model *mc = mj[j];
         st = bl_model_add_members(m, &mc, 1, err);
-        bl_model_free(mj);
     }
+    for (int j = 0; j < o->members; j++) bl_model_free(mj[j]);
     bl_dataset_free(enc_ds[0]);
     bl_dataset_free(enc_ds[1]);
     if (st) {

@@ -249,6 +249,11 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
  * (k ≤ trials). On failure every outs[i] is NULL. */
 bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
                           int k, bl_model **outs, bl_error *err);
+/* n searches run side by side, search j on ds[j] with o[j] (the same schedule: trials, epochs, grace,
+ * reduction, device, threads), rung by rung: outs[j·k .. j·k+k) the k best of search j. The same models as
+ * n calls of bl_pretrain_top, sooner on several threads or ranks. */
+bl_status bl_pretrain_searches(const bl_dataset *const *ds, const char *schema_text, const bl_pretrain_opts *o,
+                               int n, int k, bl_model **outs, bl_error *err);
 
 /* A fresh, untrained model for ds's properties (for training from scratch): weights drawn from
  * seed, scaler fitted on ds's rows, target scale from ds's runtimes. */

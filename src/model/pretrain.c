@@ -61,18 +61,29 @@ typedef struct trial {
 
 typedef struct search {
     const bl_pretrain_opts *o;
+    const bl_dataset *ds;
+    bl_model *m;              /* the model the winner becomes (the search's until search_close) */
     bl_vbuf  tr, va;
     int      has_val;
+    size_t  *tr_rows, *va_rows, *val_idx;
+    size_t   n_va;
     trial   *t;
     int      n;
-    int     *todo;            /* trials to run in this rung */
-    int      n_todo, next;
-    long     target;          /* epoch the rung trains to */
     long     done_all, planned_all;
     int      alive;
     int      cancelled;
-    pthread_mutex_t mu;
 } search;
+
+/* One rung of one or several searches at once: the alive trials of every search that this rank trains,
+ * handed out to worker threads; progress reports and cancels are serialised by mu. */
+typedef struct rung_job {
+    search **S;
+    int     (*todo)[2];       /* (search, trial) */
+    int      n_todo, next;
+    long     target;          /* epoch the rung trains to */
+    int      cancelled;
+    pthread_mutex_t mu;
+} rung_job;
 
 /* Loss of the whole view in evaluation mode; rows are 0..n-1. */
 static bl_status full_loss(trial *t, const bl_vbuf *vb, bl_bwork *w, const size_t *idx, double *loss,
@@ -126,24 +137,19 @@ static bl_status train_epoch(search *s, trial *t, const size_t *val_idx) {
     return run_epoch(s, t, &s->tr, val_idx, 1);
 }
 
-typedef struct worker_arg {
-    search *s;
-    const size_t *val_idx;
-} worker_arg;
-
 static void *worker(void *arg) {
-    worker_arg *wa = arg;
-    search *s = wa->s;
+    rung_job *J = arg;
     for (;;) {
-        pthread_mutex_lock(&s->mu);
-        int k = s->cancelled ? s->n_todo : s->next++;
-        pthread_mutex_unlock(&s->mu);
-        if (k >= s->n_todo) break;
-        trial *t = &s->t[s->todo[k]];
-        while (t->epochs_done < s->target) {
-            if ((t->st = train_epoch(s, t, wa->val_idx))) break;
-            if (s->o->progress && (t->epochs_done % 25 == 0 || t->epochs_done == s->target)) {
-                pthread_mutex_lock(&s->mu);
+        pthread_mutex_lock(&J->mu);
+        int k = J->cancelled ? J->n_todo : J->next++;
+        pthread_mutex_unlock(&J->mu);
+        if (k >= J->n_todo) break;
+        search *s = J->S[J->todo[k][0]];
+        trial *t = &s->t[J->todo[k][1]];
+        while (t->epochs_done < J->target) {
+            if ((t->st = train_epoch(s, t, s->val_idx))) break;
+            if (s->o->progress && (t->epochs_done % 25 == 0 || t->epochs_done == J->target)) {
+                pthread_mutex_lock(&J->mu);
                 s->done_all += t->epochs_done - t->reported; /* rungs need not end on a multiple of 25 */
                 t->reported = t->epochs_done;
                 bl_progress p = {.trial = t->id, .trials_alive = s->alive, .trials_total = s->n,
@@ -153,16 +159,16 @@ static void *worker(void *arg) {
                                  .best_val_loss = t->best_val, .has_val = s->has_val};
                 for (int i = 0; i < s->n; i++)
                     if (s->t[i].best_val < p.best_val_loss) p.best_val_loss = s->t[i].best_val;
-                if (s->o->progress(s->o->progress_ctx, &p)) s->cancelled = 1;
-                int stop = s->cancelled;
-                pthread_mutex_unlock(&s->mu);
+                if (s->o->progress(s->o->progress_ctx, &p)) J->cancelled = 1;
+                int stop = J->cancelled;
+                pthread_mutex_unlock(&J->mu);
                 if (stop) break;
             }
         }
         if (t->st) {
-            pthread_mutex_lock(&s->mu);
-            s->cancelled = 1;
-            pthread_mutex_unlock(&s->mu);
+            pthread_mutex_lock(&J->mu);
+            J->cancelled = 1;
+            pthread_mutex_unlock(&J->mu);
         }
     }
     return NULL;
@@ -454,55 +460,51 @@ bl_status bl_pretrain_split(const bl_dataset *ds, const bl_pretrain_opts *o, bl_
     return BL_OK;
 }
 
-bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
-                          int k, bl_model **outs, bl_error *err) {
-    if (!ds || !outs) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
-    if (k < 1) return bl_seterr(err, BL_EINVAL, "bl_pretrain: %d models asked for", k);
-    for (int i = 0; i < k; i++) outs[i] = NULL;
-    bl_status cst = bl_cpu_kernels_check(err);
-    if (cst != BL_OK) return cst;
-    bl_model **out = outs;
-    bl_pretrain_opts def;
-    if (!o) {
-        bl_pretrain_opts_default(&def);
-        o = &def;
-    }
-    if ((cst = bl_pretrain_opts_check(o, err)) != BL_OK) return cst;
-    if (k > o->trials) return bl_seterr(err, BL_EINVAL, "%d models asked for from %d trials", k, o->trials);
-    if (ds->n_rows < 2) return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds->name);
+static void search_free(search *s) {
+    if (s->t)
+        for (int i = 0; i < s->n; i++) {
+            bl_bnet_free(&s->t[i].net);
+            bl_bwork_free(s->t[i].w);
+            bl_bwork_free(s->t[i].wv);
+            free(s->t[i].order);
+            free(s->t[i].best);
+        }
+    free(s->t);
+    bl_vbuf_free(&s->tr);
+    bl_vbuf_free(&s->va);
+    free(s->tr_rows);
+    free(s->va_rows);
+    free(s->val_idx);
+    bl_model_free(s->m);
+    memset(s, 0, sizeof *s);
+}
 
+/* A search of o on ds made ready to run: its model and scalers, its validation split, its sampled
+ * configurations and every trial's initial state. */
+static bl_status search_open(search *s, const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                             bl_error *err) {
+    memset(s, 0, sizeof *s);
+    s->o = o;
+    s->ds = ds;
     bl_status st;
-    bl_model *m = NULL;
-    search s;
-    memset(&s, 0, sizeof s);
-    s.o = o;
-    size_t *tr_rows = NULL, *va_rows = NULL, *val_idx = NULL;
-    int mu_ok = 0;
     bl_rng rng;
     bl_rng_seed(&rng, o->seed);
-
-    if ((st = bl_model_from_dataset(ds, schema_text, NULL, &m, err))) return st;
-    if ((st = bl_model_fit_scalers(m, ds, o->target_scaling, err))) goto done;
+    if ((st = bl_model_from_dataset(ds, schema_text, NULL, &s->m, err))) return st;
+    if ((st = bl_model_fit_scalers(s->m, ds, o->target_scaling, err))) return st;
 
     /* the validation split */
-    tr_rows = malloc(ds->n_rows * sizeof *tr_rows);
-    va_rows = malloc(ds->n_rows * sizeof *va_rows);
-    if (!tr_rows || !va_rows) {
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-        goto done;
-    }
+    s->tr_rows = malloc(ds->n_rows * sizeof *s->tr_rows);
+    s->va_rows = malloc(ds->n_rows * sizeof *s->va_rows);
+    if (!s->tr_rows || !s->va_rows) return bl_seterr(err, BL_ENOMEM, "out of memory");
     size_t n_tr = 0, n_va = 0;
-    if ((st = bl_pretrain_split(ds, o, &rng, tr_rows, &n_tr, va_rows, &n_va, err))) goto done;
-    if ((st = bl_vbuf_build(m, ds, tr_rows, n_tr, &s.tr, err))) goto done;
-    s.has_val = n_va > 0;
-    if (s.has_val) {
-        if ((st = bl_vbuf_build(m, ds, va_rows, n_va, &s.va, err))) goto done;
-        val_idx = malloc(n_va * sizeof *val_idx);
-        if (!val_idx) {
-            st = bl_seterr(err, BL_ENOMEM, "out of memory");
-            goto done;
-        }
-        for (size_t i = 0; i < n_va; i++) val_idx[i] = i;
+    if ((st = bl_pretrain_split(ds, o, &rng, s->tr_rows, &n_tr, s->va_rows, &n_va, err))) return st;
+    if ((st = bl_vbuf_build(s->m, ds, s->tr_rows, n_tr, &s->tr, err))) return st;
+    s->n_va = n_va;
+    s->has_val = n_va > 0;
+    if (s->has_val) {
+        if ((st = bl_vbuf_build(s->m, ds, s->va_rows, n_va, &s->va, err))) return st;
+        if (!(s->val_idx = malloc(n_va * sizeof *s->val_idx))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n_va; i++) s->val_idx[i] = i;
     }
 
     /* sample the configurations */
@@ -514,16 +516,11 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         grid[i] = grid[j];
         grid[j] = tmp;
     }
-    s.n = o->trials;
-    s.t = calloc((size_t)s.n, sizeof *s.t);
-    s.todo = malloc((size_t)s.n * sizeof *s.todo);
-    if (!s.t || !s.todo) {
-        st = bl_seterr(err, BL_ENOMEM, "out of memory");
-        goto done;
-    }
+    s->n = o->trials;
+    if (!(s->t = calloc((size_t)s->n, sizeof *s->t))) return bl_seterr(err, BL_ENOMEM, "out of memory");
     const size_t B = (size_t)o->batch < n_tr ? (size_t)o->batch : n_tr;
-    for (int i = 0; i < s.n; i++) {
-        trial *t = &s.t[i];
+    for (int i = 0; i < s->n; i++) {
+        trial *t = &s->t[i];
         t->id = i;
         t->dropout = o->dropouts[grid[i] / 9];
         t->lr = o->lrs[(grid[i] / 3) % 3];
@@ -531,73 +528,98 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         t->best_val = INFINITY;
         t->alive = 1;
         bl_rng_seed(&t->rng, trial_seed(o->seed, i));
-        if ((st = bl_bnet_init(&t->net, &m->net.d, &t->rng, err))) goto done;
-        if ((st = bl_adam_init(&t->opt, t->lr, t->wd, err))) goto done;
-        if ((st = bl_bwork_new(&t->net, &s.tr.v, B, &t->w, err))) goto done;
-        if (s.has_val && (st = bl_bwork_new(&t->net, &s.va.v, n_va, &t->wv, err))) goto done;
+        if ((st = bl_bnet_init(&t->net, &s->m->net.d, &t->rng, err))) return st;
+        if ((st = bl_adam_init(&t->opt, t->lr, t->wd, err))) return st;
+        if ((st = bl_bwork_new(&t->net, &s->tr.v, B, &t->w, err))) return st;
+        if (s->has_val && (st = bl_bwork_new(&t->net, &s->va.v, n_va, &t->wv, err))) return st;
         t->order = malloc(n_tr * sizeof *t->order);
         t->best = malloc(t->net.P.n * sizeof *t->best);
-        if (!t->order || !t->best) {
-            st = bl_seterr(err, BL_ENOMEM, "out of memory");
-            goto done;
-        }
+        if (!t->order || !t->best) return bl_seterr(err, BL_ENOMEM, "out of memory");
         for (size_t k = 0; k < n_tr; k++) t->order[k] = k;
         memcpy(t->best, t->net.P.param, t->net.P.n * sizeof *t->best);
     }
-    if (pthread_mutex_init(&s.mu, NULL) != 0) {
-        st = bl_seterr(err, BL_EINTERNAL, "cannot create a mutex");
-        goto done;
-    }
-    mu_ok = 1;
-    s.planned_all = bl_pretrain_planned_epochs(o);
-    s.alive = s.n;
+    s->planned_all = bl_pretrain_planned_epochs(o);
+    s->alive = s->n;
+    return BL_OK;
+}
 
-    /* successive halving */
-    long rung = first_rung(o);
+/* Successive halving of ns searches with the same schedule (trials, epochs, grace, reduction), rung by
+ * rung together: on the CPU every alive trial of every search is one task for the threads (and, over
+ * ranks, the rank that owns it), so later rungs, with few trials per search, still find work for every
+ * thread and rank. A trial's arithmetic is its own: the result is that of the searches one by one. */
+static bl_status searches_run(search **S, int ns, bl_error *err) {
+    const bl_pretrain_opts *o = S[0]->o;
+    bl_status st = BL_OK;
     if (o->device != BL_DEVICE_CPU) {
-        if ((st = search_on_group(&s, &m->net.d, err))) goto done;
-        rung = o->epochs; /* the rungs ran on the group */
+        for (int j = 0; j < ns && !st; j++)
+            if ((st = search_on_group(S[j], &S[j]->m->net.d, err)) && ns > 1) bl_prefixerr(err, "search %d", j + 1);
+        return st;
     }
-    for (; o->device == BL_DEVICE_CPU;) {
-        s.n_todo = 0;
-        for (int i = 0; i < s.n; i++)
-            if (s.t[i].alive && is_mine(o, i)) s.todo[s.n_todo++] = i;
-        s.next = 0;
-        s.target = rung;
-        int nth = o->threads < s.n_todo ? o->threads : s.n_todo;
+    rung_job J;
+    memset(&J, 0, sizeof J);
+    J.S = S;
+    int total = 0;
+    for (int j = 0; j < ns; j++) total += S[j]->n;
+    if (!(J.todo = malloc((size_t)(total ? total : 1) * sizeof *J.todo))) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    if (pthread_mutex_init(&J.mu, NULL) != 0) {
+        free(J.todo);
+        return bl_seterr(err, BL_EINTERNAL, "cannot create a mutex");
+    }
+    for (long rung = first_rung(o);; rung = next_rung(o, rung)) {
+        J.n_todo = 0;
+        for (int j = 0; j < ns; j++)
+            for (int i = 0; i < S[j]->n; i++)
+                if (S[j]->t[i].alive && is_mine(S[j]->o, i)) {
+                    J.todo[J.n_todo][0] = j;
+                    J.todo[J.n_todo++][1] = i;
+                }
+        J.next = 0;
+        J.target = rung;
+        int nth = o->threads < J.n_todo ? o->threads : J.n_todo;
         pthread_t th[BL_TRAIN_THREADS_MAX];
-        worker_arg wa = {&s, val_idx};
         int started = 0;
         for (int i = 1; i < nth; i++) {
-            if (pthread_create(&th[i], NULL, worker, &wa) != 0) break;
+            if (pthread_create(&th[i], NULL, worker, &J) != 0) break;
             started = i;
         }
-        worker(&wa);
+        worker(&J);
         for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
-        if (ranked(o) && (st = exchange_rung(&s, err))) goto done;
-        for (int i = 0; i < s.n; i++)
-            if (s.t[i].st) {
-                st = s.t[i].st;
-                bl_seterr(err, st, "trial %d: %s", i, s.t[i].err.message);
-                goto done;
-            }
-        if (s.cancelled) {
-            st = bl_seterr(err, BL_EINTERNAL, "pre-training cancelled");
-            goto done;
+        for (int j = 0; j < ns && !st; j++) {
+            S[j]->cancelled = J.cancelled;
+            if (ranked(o)) st = exchange_rung(S[j], err);
         }
-        if (rung >= o->epochs) break;
-        halve(&s, NULL);
-        rung = next_rung(o, rung);
+        for (int j = 0; j < ns && !st; j++) {
+            J.cancelled |= S[j]->cancelled;
+            for (int i = 0; i < S[j]->n && !st; i++)
+                if (S[j]->t[i].st) {
+                    st = bl_seterr(err, S[j]->t[i].st, "trial %d: %s", i, S[j]->t[i].err.message);
+                    if (ns > 1) bl_prefixerr(err, "search %d", j + 1);
+                }
+        }
+        if (!st && J.cancelled) st = bl_seterr(err, BL_EINTERNAL, "pre-training cancelled");
+        if (st || rung >= o->epochs) break;
+        for (int j = 0; j < ns; j++) halve(S[j], NULL);
     }
+    pthread_mutex_destroy(&J.mu);
+    free(J.todo);
+    for (int j = 0; j < ns && !st; j++)
+        if (ranked(o)) st = exchange_best(S[j], err);
+    return st;
+}
 
-    if (ranked(o) && (st = exchange_best(&s, err))) goto done;
-    /* the winner */
+/* The search's winner into its model (after a refit when o->refit), then the k best models into outs
+ * (outs[0] the winner: the search gives its model away). */
+static bl_status search_close(search *s, int k, bl_model **outs, bl_error *err) {
+    const bl_pretrain_opts *o = s->o;
+    const bl_dataset *ds = s->ds;
+    bl_model *m = s->m;
+    bl_status st = BL_OK;
     trial *best = NULL;
-    for (int i = 0; i < s.n; i++)
-        if (!best || s.t[i].best_val < best->best_val) best = &s.t[i];
+    for (int i = 0; i < s->n; i++)
+        if (!best || s->t[i].best_val < best->best_val) best = &s->t[i];
     memcpy(m->net.P.param, best->best, m->net.P.n * sizeof(double));
     long refit_epochs = 0;
-    if (o->refit && s.has_val) {
+    if (o->refit && s->has_val) {
         /* The winner's configuration again, from the same initial weights and generator, on every
          * row (training and validation contexts) for as many epochs as its best validation state. */
         trial r;
@@ -617,7 +639,7 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
             for (size_t k = 0; k < ds->n_rows; k++) r.order[k] = k;
             refit_epochs = best->best_epoch > 0 ? best->best_epoch : best->epochs_done;
             for (long e = 0; e < refit_epochs && !st; e++) {
-                st = run_epoch(&s, &r, &all, NULL, 0);
+                st = run_epoch(s, &r, &all, NULL, 0);
                 if (st) bl_seterr(err, st, "refit: %s", r.err.message);
             }
         }
@@ -626,29 +648,35 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
         bl_bwork_free(r.w);
         free(r.order);
         bl_vbuf_free(&all);
-        if (st) goto done;
+        if (st) return st;
     }
     m->dropout = best->dropout;
     m->lr = best->lr;
     m->weight_decay = best->wd;
     m->best_val_loss = best->best_val;
     m->best_train_loss = best->last_train;
-    m->val_rows = s.has_val ? (int64_t)n_va : 0;
+    m->val_rows = s->has_val ? (int64_t)s->n_va : 0;
     m->epochs = refit_epochs ? refit_epochs : best->epochs_done;
     m->pretrained = 1;
     m->data_hash = ds->data_hash;
     m->rows = (int64_t)ds->n_rows;
     m->contexts = (int64_t)ds->n_contexts;
     bl_model_stamp_now(m);
-    if ((st = bl_model_seen_record(m, ds, err))) goto done;
+    if ((st = bl_model_seen_record(m, ds, err))) return st;
     if (k > 1) {
         /* the runners-up, best validation loss first (the winner is rank[0]) */
         trial *rank[GRID];
-        for (int i = 0; i < s.n; i++) rank[i] = &s.t[i];
-        qsort(rank, (size_t)s.n, sizeof rank[0], cmp_trial_ptr);
+        for (int i = 0; i < s->n; i++) rank[i] = &s->t[i];
+        qsort(rank, (size_t)s->n, sizeof rank[0], cmp_trial_ptr);
         for (int i = 1; i < k; i++) {
             bl_model *c = NULL;
-            if ((st = bl_model_clone(m, &c, err))) goto done;
+            if ((st = bl_model_clone(m, &c, err))) {
+                for (int q = 1; q < i; q++) {
+                    bl_model_free(outs[q]);
+                    outs[q] = NULL;
+                }
+                return st;
+            }
             outs[i] = c;
             memcpy(c->net.P.param, rank[i]->best, c->net.P.n * sizeof(double));
             c->dropout = rank[i]->dropout;
@@ -659,31 +687,55 @@ bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const b
             c->epochs = rank[i]->epochs_done;
         }
     }
-    *out = m;
-    m = NULL;
-    st = BL_OK;
-done:
-    if (s.t)
-        for (int i = 0; i < s.n; i++) {
-            bl_bnet_free(&s.t[i].net);
-            bl_bwork_free(s.t[i].w);
-            bl_bwork_free(s.t[i].wv);
-            free(s.t[i].order);
-            free(s.t[i].best);
-        }
-    free(s.t);
-    free(s.todo);
-    if (mu_ok) pthread_mutex_destroy(&s.mu);
-    bl_vbuf_free(&s.tr);
-    bl_vbuf_free(&s.va);
-    free(tr_rows);
-    free(va_rows);
-    free(val_idx);
-    bl_model_free(m);
+    outs[0] = m;
+    s->m = NULL;
+    return BL_OK;
+}
+
+bl_status bl_pretrain_searches(const bl_dataset *const *ds, const char *schema_text, const bl_pretrain_opts *o,
+                               int n, int k, bl_model **outs, bl_error *err) {
+    if (!ds || !o || !outs || n < 1 || n > BL_TRAIN_MEMBERS_MAX)
+        return bl_seterr(err, BL_EINVAL, "bl_pretrain_searches: NULL argument or %d searches", n);
+    if (k < 1) return bl_seterr(err, BL_EINVAL, "bl_pretrain: %d models asked for", k);
+    for (int i = 0; i < n * k; i++) outs[i] = NULL;
+    bl_status st = bl_cpu_kernels_check(err);
+    if (st != BL_OK) return st;
+    for (int j = 0; j < n; j++) {
+        if (!ds[j]) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
+        if ((st = bl_pretrain_opts_check(&o[j], err)) != BL_OK) return st;
+        if (k > o[j].trials) return bl_seterr(err, BL_EINVAL, "%d models asked for from %d trials", k, o[j].trials);
+        if (ds[j]->n_rows < 2)
+            return bl_seterr(err, BL_EINVAL, "%s: pre-training needs at least 2 rows", ds[j]->name);
+        if (o[j].trials != o[0].trials || o[j].epochs != o[0].epochs || o[j].grace != o[0].grace ||
+            o[j].reduction != o[0].reduction || o[j].device != o[0].device || o[j].threads != o[0].threads)
+            return bl_seterr(err, BL_EINVAL, "searches run together share one schedule (search %d differs)", j + 1);
+    }
+    search *all = calloc((size_t)n, sizeof *all), *S[BL_TRAIN_MEMBERS_MAX];
+    if (!all) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (int j = 0; j < n; j++) S[j] = &all[j];
+    for (int j = 0; j < n && !st; j++)
+        if ((st = search_open(S[j], ds[j], schema_text, &o[j], err)) && n > 1) bl_prefixerr(err, "search %d", j + 1);
+    if (!st) st = searches_run(S, n, err);
+    for (int j = 0; j < n && !st; j++)
+        if ((st = search_close(S[j], k, outs + (size_t)j * (size_t)k, err)) && n > 1)
+            bl_prefixerr(err, "search %d", j + 1);
+    for (int j = 0; j < n; j++) search_free(S[j]);
+    free(all);
     if (st)
-        for (int i = 1; i < k; i++) {
+        for (int i = 0; i < n * k; i++) {
             bl_model_free(outs[i]);
             outs[i] = NULL;
         }
     return st;
+}
+
+bl_status bl_pretrain_top(const bl_dataset *ds, const char *schema_text, const bl_pretrain_opts *o,
+                          int k, bl_model **outs, bl_error *err) {
+    bl_pretrain_opts def;
+    if (!o) {
+        bl_pretrain_opts_default(&def);
+        o = &def;
+    }
+    if (!ds || !outs) return bl_seterr(err, BL_EINVAL, "bl_pretrain: NULL argument");
+    return bl_pretrain_searches(&ds, schema_text, o, 1, k, outs, err);
 }
