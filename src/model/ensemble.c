@@ -1,4 +1,4 @@
-/* ensemble.c — a pre-trained model: the ensemble members' searches (pretrain.c), one after another, then
+/* ensemble.c — a pre-trained model: the ensemble members' searches (pretrain.c), side by side, then
  * the calibration of its intervals (calib.c). Here, above both: the calibration runs searches of its own
  * (its folds), so the search must not call the calibration.
  */
