@@ -212,7 +212,8 @@ bl_status bl_eval_report(const bl_eval *ev, const char *out_dir, FILE *table, bl
 /* The command line (argv[0] is the program name); returns the exit code. */
 int bl_eval_main(int argc, char **argv);
 /* bl_eval_main as one rank of an MPI job (src/dist; NULL: alone): the ranks share every pre-training's
- * trials (bl_train_ranks); rank 0 alone prints and writes --out, and no rank uses --model-cache. */
+ * trials (bl_train_ranks) and the split groups' fits; rank 0 alone prints and writes --out, and no rank
+ * uses --model-cache. */
 struct bl_dist;
 int bl_eval_main_ranks(int argc, char **argv, struct bl_dist *dist);
 

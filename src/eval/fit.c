@@ -24,6 +24,7 @@
 
 #include "baselines/baselines.h"
 #include "model/calib.h"
+#include "model/model_internal.h" /* the ranks: bl_ranks_mine, bl_ranks_gather */
 #include "common/error.h"
 #include "common/rng.h"
 #include "common/str.h"
@@ -551,7 +552,8 @@ static void *worker(void *arg) {
         if (stop) break;
         bl_error e;
         bl_clearerr(&e);
-        bl_status st = fit_group(ev, g, &e);
+        /* over ranks, group g is fitted by rank g mod K alone (exchange_fits) */
+        bl_status st = bl_ranks_mine(&ev->o.pre, 0, g) ? fit_group(ev, g, &e) : BL_OK;
         pthread_mutex_lock(&p->lock);
         if (st != BL_OK && !p->failed) {
             p->failed = 1;
@@ -567,6 +569,74 @@ static void *worker(void *arg) {
         pthread_mutex_unlock(&p->lock);
     }
     return NULL;
+}
+
+/* Over ranks: every fit group's results, each from the rank that fitted it, into every rank's splits and
+ * grids; a group that failed fails every rank with its message. One record per group, sized by the
+ * largest group (every rank knows the groups' sizes: they come from the splits and grids alone). */
+static bl_status exchange_fits(bl_eval *ev, int failed, const bl_error *first, bl_error *err) {
+    const size_t M = BL_EVAL_N_METHODS, G = ev->n_groups;
+    size_t ns_max = 0, nx_max = 0;
+    for (size_t g = 0; g < G; g++) {
+        size_t ns = ev->group_first[g + 1] - ev->group_first[g];
+        if (ns > ns_max) ns_max = ns;
+        if (ev->grids[g].nx > nx_max) nx_max = ev->grids[g].nx;
+    }
+    /* a record: status (8 bytes), message (256), then per split 4M doubles (pred, lo, hi, fit_ms), per candidate 3M doubles
+     * and M known bytes */
+    const size_t head = 8 + 256, dbl = ns_max * 4 * M + nx_max * 3 * M;
+    const size_t rec = head + dbl * sizeof(double) + nx_max * M;
+    unsigned char *all = calloc(G ? G : 1, rec);
+    if (!all) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    for (size_t g = 0; g < G; g++) {
+        if (!bl_ranks_mine(&ev->o.pre, 0, g)) continue;
+        unsigned char *r = all + g * rec;
+        int32_t st = failed ? (int32_t)first->status : 0;
+        memcpy(r, &st, sizeof st);
+        if (failed) snprintf((char *)r + 8, 256, "%.255s", first->message);
+        double *d = (double *)(void *)(r + head);
+        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++, d += 4 * M) {
+            const bl_eval_split *sp = &ev->splits[ev->group_split[k]];
+            memcpy(d, sp->pred, M * sizeof *d);
+            memcpy(d + M, sp->lo, M * sizeof *d);
+            memcpy(d + 2 * M, sp->hi, M * sizeof *d);
+            memcpy(d + 3 * M, sp->fit_ms, M * sizeof *d);
+        }
+        const bl_eval_grid *gd = &ev->grids[g];
+        d = (double *)(void *)(r + head) + ns_max * 4 * M;
+        memcpy(d, gd->pred, M * gd->nx * sizeof *d);
+        memcpy(d + M * nx_max, gd->lo, M * gd->nx * sizeof *d);
+        memcpy(d + 2 * M * nx_max, gd->hi, M * gd->nx * sizeof *d);
+        memcpy(r + head + dbl * sizeof(double), gd->known, M * gd->nx);
+    }
+    bl_status st = head % sizeof(double) ? bl_seterr(err, BL_EINTERNAL, "fit record misaligned")
+                                         : bl_ranks_gather(&ev->o.pre, all, 0, G, rec, "fits", err);
+    for (size_t g = 0; g < G && !st; g++) {
+        const unsigned char *r = all + g * rec;
+        int32_t gst;
+        memcpy(&gst, r, sizeof gst);
+        if (gst) {
+            st = bl_seterr(err, (bl_status)gst, "%s", (const char *)r + 8);
+            break;
+        }
+        if (bl_ranks_mine(&ev->o.pre, 0, g)) continue;
+        const double *d = (const double *)(const void *)(r + head);
+        for (size_t k = ev->group_first[g]; k < ev->group_first[g + 1]; k++, d += 4 * M) {
+            bl_eval_split *sp = &ev->splits[ev->group_split[k]];
+            memcpy(sp->pred, d, M * sizeof *d);
+            memcpy(sp->lo, d + M, M * sizeof *d);
+            memcpy(sp->hi, d + 2 * M, M * sizeof *d);
+            memcpy(sp->fit_ms, d + 3 * M, M * sizeof *d);
+        }
+        bl_eval_grid *gd = &ev->grids[g];
+        d = (const double *)(const void *)(r + head) + ns_max * 4 * M;
+        memcpy(gd->pred, d, M * gd->nx * sizeof *d);
+        memcpy(gd->lo, d + M * nx_max, M * gd->nx * sizeof *d);
+        memcpy(gd->hi, d + 2 * M * nx_max, M * gd->nx * sizeof *d);
+        memcpy(gd->known, r + head + dbl * sizeof(double), M * gd->nx);
+    }
+    free(all);
+    return st;
 }
 
 bl_status bl_eval_fit(bl_eval *ev, bl_error *err) {
@@ -590,6 +660,10 @@ bl_status bl_eval_fit(bl_eval *ev, bl_error *err) {
     free(th);
     pthread_mutex_destroy(&p.lock);
     ev->fit_wall_s = now_s() - p.t0;
+    if (bl_ranks_multi(&ev->o.pre)) { /* every rank reaches the exchange, failed or not */
+        bl_status xst = exchange_fits(ev, p.failed, &p.err, err);
+        if (xst != BL_OK) return xst;
+    }
     if (p.failed) {
         if (err) *err = p.err;
         return p.err.status;
