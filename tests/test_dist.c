@@ -12,6 +12,12 @@
 
 #include "bl_config.h"
 
+#if BL_HAVE_MPI && !defined(BL_DIST_NO_MPI)
+#define DIST_MPI 1
+#else
+#define DIST_MPI 0
+#endif
+
 static int failures;
 static int my_rank;
 
@@ -77,7 +83,7 @@ static void test_open_alone(void) {
     bl_dist *d2 = NULL;
     CHECK(bl_dist_open(NULL, NULL, &d2, &err) == BL_EINVAL && d2 == NULL, "second open refused");
     bl_dist_close(d);
-#if !BL_HAVE_MPI
+#if !DIST_MPI
     /* a build without MPI started by mpirun -np 3: refused, never three copies each training alone */
     setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
     CHECK(bl_dist_open(NULL, NULL, &d, &err) == BL_EUNSUPPORTED && strstr(err.message, "no MPI") &&
@@ -160,9 +166,23 @@ static int test_ranks(int argc, char **argv, int die) {
     return bad ? 1 : 0;
 }
 
+/* Started with a launcher's variables (tests/test_dist_mpi.sh sets PMI_SIZE=3, as MPICH's Hydra would) but
+ * without Open MPI's launcher: MPI sees one rank, and the group is refused naming the cause. */
+static int test_other_launcher(void) {
+    bl_error err = {0};
+    bl_dist *d = NULL;
+    bl_status st = bl_dist_open(NULL, NULL, &d, &err);
+    CHECK(st == BL_EUNSUPPORTED && d == NULL, "status %d: %s", (int)st, err.message);
+    CHECK(strstr(err.message, "another MPI") && strstr(err.message, "3 ranks"), "%s", err.message);
+    bl_dist_close(d);
+    printf("test_dist --other-launcher: %s\n", failures ? "FAILED" : "refused as it should");
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     int ranks = 0, die = -1;
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--other-launcher") == 0) return test_other_launcher();
         if (strcmp(argv[i], "--ranks") == 0) ranks = 1;
         else if (strcmp(argv[i], "--die") == 0 && i + 1 < argc) die = atoi(argv[++i]);
     }
@@ -170,6 +190,6 @@ int main(int argc, char **argv) {
     test_launcher_size();
     test_group_of_one();
     test_open_alone();
-    printf("test_dist: %s (MPI %s)\n", failures ? "FAILED" : "all checks passed", BL_HAVE_MPI ? "built" : "absent");
+    printf("test_dist: %s (MPI %s)\n", failures ? "FAILED" : "all checks passed", DIST_MPI ? "built" : "absent");
     return failures ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_dist_mpi.sh — src/dist on real ranks: test_dist --ranks under mpirun with 2 and 3 ranks (an uneven
-# split of the items), then a rank that kills itself: the job must end non-zero, never hang.
+# split of the items), a rank of another MPI's launcher (refused), then a rank that kills itself: the job
+# must end non-zero, never hang.
 # SKIP (77) where this build has no MPI or no mpirun is found. Usage: test_dist_mpi.sh TEST_DIST HAVE_MPI
 set -u
 exe=$1
@@ -17,6 +18,8 @@ for np in 2 3; do
         echo "FAIL: test_dist --ranks on $np ranks"; fail=1
     fi
 done
+# a rank of another MPI's launcher (Hydra's PMI_SIZE, no Open MPI launcher): refused, never run alone
+PMI_SIZE=3 timeout 60 "$exe" --other-launcher || { echo "FAIL: a rank of another launcher was not refused"; fail=1; }
 start=$SECONDS
 timeout 120 mpirun -np 3 "$exe" --ranks --die 1 >/dev/null 2>&1
 rc=$?

@@ -9,8 +9,13 @@
 
 #include "bl_config.h"
 
-#if BL_HAVE_MPI
+/* BL_DIST_NO_MPI: this file built as a build without MPI builds it (tests/meson.build's test_dist_nompi
+ * checks that path in an MPI build too). */
+#if BL_HAVE_MPI && !defined(BL_DIST_NO_MPI)
+#define DIST_MPI 1
 #include <mpi.h>
+#else
+#define DIST_MPI 0
 #endif
 
 struct bl_dist {
@@ -72,7 +77,7 @@ bl_status bl_dist_open(int *argc, char ***argv, bl_dist **out, bl_error *err) {
     bl_dist *d = calloc(1, sizeof *d);
     if (!d) return fail(err, BL_ENOMEM, "out of memory");
     d->size = 1;
-#if BL_HAVE_MPI
+#if DIST_MPI
     if (launched >= 1) {
         int provided = 0;
         if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -115,7 +120,7 @@ bl_status bl_dist_open(int *argc, char ***argv, bl_dist **out, bl_error *err) {
 
 void bl_dist_close(bl_dist *d) {
     if (!d) return;
-#if BL_HAVE_MPI
+#if DIST_MPI
     if (d->mpi) MPI_Finalize();
 #endif
     free(d);
@@ -123,7 +128,7 @@ void bl_dist_close(bl_dist *d) {
 }
 
 void bl_dist_abort(bl_dist *d, int code) {
-#if BL_HAVE_MPI
+#if DIST_MPI
     if (d && d->mpi) MPI_Abort(MPI_COMM_WORLD, code);
 #endif
     (void)d;
@@ -153,7 +158,7 @@ int bl_dist_owner(const bl_dist *d, size_t item) {
 bl_status bl_dist_gather(bl_dist *d, void *records, size_t first, size_t n_items, size_t rec_size, bl_error *err) {
     if (n_items && rec_size && !records) return fail(err, BL_EINVAL, "bl_dist_gather: NULL records");
     if (bl_dist_size(d) == 1 || n_items == 0 || rec_size == 0) return BL_OK;
-#if BL_HAVE_MPI
+#if DIST_MPI
     const size_t size = (size_t)d->size;
     const size_t most = (n_items + size - 1) / size; /* items of the rank that owns the most */
     if (rec_size > (size_t)INT_MAX / most || n_items > (size_t)INT_MAX / rec_size)
@@ -203,7 +208,7 @@ bl_status bl_dist_gather(bl_dist *d, void *records, size_t first, size_t n_items
 bl_status bl_dist_bcast(bl_dist *d, void *buf, size_t n, bl_error *err) {
     if (bl_dist_size(d) == 1 || n == 0) return BL_OK;
     if (!buf) return fail(err, BL_EINVAL, "bl_dist_bcast: NULL buffer");
-#if BL_HAVE_MPI
+#if DIST_MPI
     for (size_t off = 0; off < n;) { /* in pieces below INT_MAX bytes */
         size_t k = n - off < (size_t)1 << 30 ? n - off : (size_t)1 << 30;
         int rc = MPI_Bcast((unsigned char *)buf + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -218,7 +223,7 @@ bl_status bl_dist_bcast(bl_dist *d, void *buf, size_t n, bl_error *err) {
 
 bl_status bl_dist_agree(bl_dist *d, bl_status local, bl_error *err) {
     if (bl_dist_size(d) == 1) return local;
-#if BL_HAVE_MPI
+#if DIST_MPI
     int mine = local != BL_OK ? d->rank : d->size, first = d->size;
     int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) return fail(err, BL_EIO, "MPI_Allreduce failed (error %d)", rc);
