@@ -14,6 +14,7 @@ void bl_bnet_dims_default(bl_bnet_dims *d, int n_ess, int n_opt) {
     d->vec_len = 40; d->ae_hidden = 8; d->code = 4;
     d->z_hidden = 8;
     d->n_ess = n_ess; d->n_opt = n_opt;
+    d->f32 = 0;
 }
 
 static bl_status dims_check(const bl_bnet_dims *d, bl_error *err) {
@@ -27,6 +28,7 @@ static bl_status dims_check(const bl_bnet_dims *d, bl_error *err) {
     if (d->n_ess < 0 || d->n_opt < 0 || d->n_ess > BL_BNET_PROPS_MAX || d->n_opt > BL_BNET_PROPS_MAX)
         return bl_seterr(err, BL_EINVAL, "property counts %d essential, %d optional (must be 0..%d)",
                          d->n_ess, d->n_opt, BL_BNET_PROPS_MAX);
+    if (d->f32 != 0 && d->f32 != 1) return bl_seterr(err, BL_EINVAL, "network precision flag f32 = %d (must be 0 or 1)", d->f32);
     return BL_OK;
 }
 

@@ -35,6 +35,8 @@ typedef struct bl_bnet_dims {
     int vec_len, ae_hidden, code;  /* 40, 8, 4 */
     int z_hidden;                  /* 8 */
     int n_ess, n_opt;              /* essential / optional properties (n_ess ≥ 0, n_opt ≥ 0) */
+    int f32;                       /* 0: the float64 engine; 1: the float32 kernel copies (parameters and
+                                      Adam stay float64: passes and predictions compute in float32) */
 } bl_bnet_dims;
 
 /* The parameter blocks in the order they are laid out (and drawn at initialisation):
