@@ -20,7 +20,9 @@
 #include "nn/bpass.h"
 #include "nn/nn.h"
 
-#define TOL 1e-12 /* relative agreement of a copy with the reference */
+/* Relative agreement of a copy with its reference: 1e-12 between float64 copies; between float32 copies
+ * and against float64 the check sets it from the shapes (f32_tol, F32_VS_F64). */
+static double TOL = 1e-12;
 
 /* ---- random shapes ---- */
 
@@ -107,8 +109,8 @@ typedef struct pass_case {
     uint64_t seed;
 } pass_case;
 
-/* Runs the case through both tables; returns the number of disagreements (0: the copy passes) and
- * describes the first in why. */
+/* Runs the case through both tables, each on a network of its own precision (ref->f32, k->f32); returns
+ * the number of disagreements (0: the copy passes) and describes the first in why. */
 static int check_pass(const bl_kernel_table *ref, const bl_kernel_table *k, const pass_case *c, char *why,
                       size_t why_len) {
     bl_rng r;
@@ -122,7 +124,9 @@ static int check_pass(const bl_kernel_table *ref, const bl_kernel_table *k, cons
     for (int i = 0; i < 2; i++) {
         bl_rng wr;
         bl_rng_seed(&wr, c->seed + 1);
-        ck_assert_int_eq(bl_bnet_init(&net[i], &f.d, &wr, &e), BL_OK);
+        bl_bnet_dims d = f.d;
+        d.f32 = (i == 0 ? ref : k)->f32;
+        ck_assert_int_eq(bl_bnet_init(&net[i], &d, &wr, &e), BL_OK);
         net[i].P.param[net[i].z2b] = 1.0 + 0.25 * (double)(c->seed % 4); /* both sides of the output SELU */
         if (c->frozen_ae) {
             ck_assert_int_eq(bl_params_set_frozen(&net[i].P, "g.", 1, NULL, &e), BL_OK);
@@ -504,6 +508,180 @@ START_TEST(the_cap_decides_the_copies) {
 }
 END_TEST
 
+/* ---- the float32 copies ----
+ * Each float32 copy against the float32 reference (the generic copy compiled with BL_F32) to a
+ * tolerance from the case's shapes, and the float32 reference against the float64 one to a stated
+ * bound. A float32 sum of n terms is within about n·2⁻²⁴ of the exact one relative to its largest
+ * term (and two copies that order it differently within twice that); a value passes through the
+ * decoder (V + H terms), z (the properties' terms) and the batch's gradient sum (B rows), so
+ * f32_tol = 2⁻²⁴ · 8 · (V + H + Z·(np + 1) + B), relative to the largest magnitude of its kind, as the
+ * float64 checks are; the factor 8 covers the few chained layers and SELU/tanh within 4 ulp. Measured
+ * on 300 cases: every copy passes at a tenth of it, and fails at a hundredth (4e-7 there, 10 float ulp). */
+static double f32_tol(const pass_case *c) {
+    const int V = c->paper ? 40 : 45, H = c->paper ? 8 : 11, Z = c->paper ? 8 : 11; /* odd dims: their maxima */
+    return ldexp(8.0 * (double)(V + H + Z * (c->n_ess + c->n_opt + 1) + (int)c->B), -24);
+}
+/* float32 against float64 (the same case, the same draws): 1e-4 of the largest magnitude of each kind
+ * of output, a fixed bound a user can rely on (f32_tol is at most 1.9e-4 on these shapes, but the
+ * float64 side adds no rounding of its own to the float32 error). */
+#define F32_VS_F64 1e-4
+
+static int other_copies_f32(void) {
+    int n = 0;
+    for (int level = BL_CPU_GENERIC + 1; level < BL_CPU_LEVELS; level++) n += bl_kernels_copy_prec(level, 1) != NULL;
+    return n;
+}
+
+START_TEST(every_float32_copy_pass_matches_the_float32_reference) {
+    SKIP_WITHOUT_OTHER_COPIES();
+    const bl_kernel_table *ref = bl_kernels_copy_prec(BL_CPU_GENERIC, 1);
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_int_eq(ref->f32, 1);
+    ck_assert_int_eq(other_copies_f32(), other_copies()); /* every float64 copy has its float32 twin */
+    int copies = 0;
+    double worst = 0.0;
+    for (int level = BL_CPU_GENERIC + 1; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *k = bl_kernels_copy_prec(level, 1);
+        if (!k) continue;
+        ck_assert_int_eq(k->f32, 1);
+        copies++;
+        bl_rng r;
+        bl_rng_seed(&r, 43);
+        for (int i = 0; i < n_cases(); i++) {
+            const pass_case c = random_case(&r, i);
+            char why[512] = "";
+            TOL = f32_tol(&c);
+            worst = fmax(worst, TOL);
+            ck_assert_msg(check_pass(ref, k, &c, why, sizeof why) == 0,
+                          "%s float32 pass, case %d (%s dims, %d+%d properties, mode %d, B %zu of %zu, dropout %g, "
+                          "grad %d, recon %d, frozen %d; tolerance %.3g): %s",
+                          k->name, i, c.paper ? "paper" : "odd", c.n_ess, c.n_opt, c.mode, c.B, c.max_batch, c.dropout,
+                          c.grad, c.recon, c.frozen_ae, TOL, why);
+        }
+    }
+    TOL = 1e-12;
+    ck_assert_int_eq(copies, other_copies());
+    fprintf(stderr, "test_kernels: checked %d float32 copies against the float32 reference (tolerances up to %.3g)\n",
+            copies, worst);
+}
+END_TEST
+
+/* The float32 reference computes what the float64 one does, to F32_VS_F64: the same masks (the same
+ * draws), losses, predictions and gradients. */
+START_TEST(the_float32_reference_agrees_with_float64) {
+    const bl_kernel_table *r64 = bl_kernels_copy_prec(BL_CPU_GENERIC, 0), *r32 = bl_kernels_copy_prec(BL_CPU_GENERIC, 1);
+    bl_rng r;
+    bl_rng_seed(&r, 44);
+    TOL = F32_VS_F64;
+    for (int i = 0; i < n_cases(); i++) {
+        const pass_case c = random_case(&r, i);
+        char why[512] = "";
+        ck_assert_msg(check_pass(r64, r32, &c, why, sizeof why) == 0,
+                      "float32 against float64, case %d (%s dims, %d+%d properties, mode %d, B %zu, dropout %g, grad %d): %s",
+                      i, c.paper ? "paper" : "odd", c.n_ess, c.n_opt, c.mode, c.B, c.dropout, c.grad, why);
+    }
+    /* and it is float32: the same case differs from float64 beyond float64's rounding */
+    TOL = 1e-12;
+    pass_case c = {.paper = 1, .n_ess = 3, .n_opt = 2, .mode = 1, .training = 1, .grad = 1, .recon = 1,
+                   .dropout = 0.1, .n_rows = 90, .B = 37, .max_batch = 64, .seed = 5};
+    char why[512];
+    ck_assert_msg(check_pass(r64, r32, &c, why, sizeof why) > 0, "the float32 reference computes in float64");
+}
+END_TEST
+
+/* Predictions: every float32 copy against the float32 reference, and that against float64. */
+START_TEST(every_float32_copy_predicts_like_the_references) {
+    enum { K = 6, NS = 203 };
+    const bl_kernel_table *r64 = bl_kernels_copy_prec(BL_CPU_GENERIC, 0), *r32 = bl_kernels_copy_prec(BL_CPU_GENERIC, 1);
+    for (int dims = 0; dims < 2; dims++) {
+        bl_bnet_dims d;
+        bl_bnet_dims_default(&d, 2, 1);
+        if (dims) d.f_hidden = 12; /* the plain loops */
+        bl_rng r;
+        bl_rng_seed(&r, 91 + (uint64_t)dims);
+        bl_bnet nets[K];
+        const bl_bnet *np[K];
+        bl_error e;
+        for (int k = 0; k < K; k++) {
+            ck_assert_int_eq(bl_bnet_init(&nets[k], &d, &r, &e), BL_OK);
+            for (size_t i = 0; i < nets[k].P.n; i++) nets[k].P.param[i] *= 1.5;
+            nets[k].P.param[nets[k].z2b] = 0.5 + 0.1 * k;
+            np[k] = &nets[k];
+        }
+        static double ctx[K * 8], feat[NS * 3], want[NS], out[NS], F[K][NS * 8];
+        for (int k = 0; k < K * 8; k++) ctx[k] = 4.0 * bl_rng_uniform(&r) - 2.0;
+        for (int i = 0; i < NS * 3; i++) feat[i] = 4.0 * bl_rng_uniform(&r) - 1.0;
+        /* f32_tol's terms for a prediction: f's 16 and 8 sums, z's 8, the median */
+        TOL = ldexp(8.0 * (16 + 8 + 8 + 8), -24);
+        for (int level = 0; level < BL_CPU_LEVELS; level++) {
+            const bl_kernel_table *kt = bl_kernels_copy_prec(level, 1);
+            if (!kt) continue;
+            const bl_kernel_table *ref = level == BL_CPU_GENERIC ? r64 : r32;
+            if (level == BL_CPU_GENERIC) TOL = F32_VS_F64;
+            const size_t ns[] = {1, 7, 8, 9, 65, NS};
+            for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+                for (size_t i = 0; i < NS; i++) out[i] = -12345.0;
+                kt->predict(np[0], ctx, feat, ns[t], out);
+                ref->predict(np[0], ctx, feat, ns[t], want);
+                const double mag = max_abs(want, ns[t]);
+                for (size_t i = 0; i < NS; i++)
+                    ck_assert_msg(i < ns[t] ? close(out[i], want[i], mag) : out[i] == -12345.0,
+                                  "%s float32 predict, dims %d, n %zu, sample %zu: %.17g, reference %.17g", kt->name,
+                                  dims, ns[t], i, out[i], want[i]);
+                const double *Fp[K];
+                for (int k = 0; k < K; k++) {
+                    kt->f_forward(np[k], feat, ns[t], F[k]);
+                    Fp[k] = F[k];
+                }
+                for (int from_f = 0; from_f < 2; from_f++) {
+                    if (from_f) kt->predict_median_f(np, K, ctx, Fp, ns[t], out);
+                    else kt->predict_median(np, K, ctx, feat, ns[t], out);
+                    ref->predict_median(np, K, ctx, feat, ns[t], want);
+                    const double m2 = max_abs(want, ns[t]);
+                    for (size_t i = 0; i < ns[t]; i++)
+                        ck_assert_msg(close(out[i], want[i], m2), "%s float32 median%s, dims %d, n %zu, sample %zu: %.17g, reference %.17g",
+                                      kt->name, from_f ? " from f" : "", dims, ns[t], i, out[i], want[i]);
+                }
+            }
+            TOL = ldexp(8.0 * (16 + 8 + 8 + 8), -24);
+            /* float32 outputs are floats: the copy really computes in float */
+            kt->predict(np[0], ctx, feat, NS, out);
+            for (size_t i = 0; i < NS; i++) ck_assert_msg((double)(float)out[i] == out[i], "%s: %.17g is no float", kt->name, out[i]);
+        }
+        TOL = 1e-12;
+        for (int k = 0; k < K; k++) bl_bnet_free(&nets[k]);
+    }
+}
+END_TEST
+
+/* SELU and tanh in float32 within a few float ulp of libm's (double, rounded to float). */
+START_TEST(every_float32_activation_is_within_a_few_float_ulp) {
+    enum { N = 20000 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    for (int i = 0; i < N; i++) x[i] = (double)(float)(-30.0 + 60.0 * i / (N - 1));
+    for (int level = 0; level < BL_CPU_LEVELS; level++) {
+        const bl_kernel_table *kt = bl_kernels_copy_prec(level, 1);
+        if (!kt) continue;
+        for (int fn = 0; fn < 2; fn++) {
+            kt->act(fn, x, N, y);
+            for (int i = 0; i < N; i++) {
+                const float ref = (float)(fn == 0 ? lselu(x[i]) : tanh(x[i]));
+                if (ref == 0.0f) {
+                    ck_assert_msg(fabs(y[i]) < 1e-37, "%s fn %d at %g: %g", kt->name, fn, x[i], y[i]);
+                    continue;
+                }
+                const double ulp = (double)(nextafterf(fabsf(ref), INFINITY) - fabsf(ref));
+                const double err = fabs(y[i] - (double)ref) / ulp;
+                ck_assert_msg(err <= 4.0, "%s float32 fn %d at %.9g: %.9g, libm %.9g (%g float ulp)", kt->name, fn,
+                              x[i], y[i], (double)ref, err);
+            }
+        }
+    }
+    free(x);
+    free(y);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("copies");
@@ -514,6 +692,10 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, every_copy_predicts_like_the_reference);
     tcase_add_test(tc, every_copy_activation_is_within_a_few_ulp_of_libm);
     tcase_add_test(tc, every_copy_adam_is_bit_identical);
+    tcase_add_test(tc, every_float32_copy_pass_matches_the_float32_reference);
+    tcase_add_test(tc, the_float32_reference_agrees_with_float64);
+    tcase_add_test(tc, every_float32_copy_predicts_like_the_references);
+    tcase_add_test(tc, every_float32_activation_is_within_a_few_float_ulp);
     suite_add_tcase(s, tc);
     return s;
 }

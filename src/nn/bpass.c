@@ -24,6 +24,9 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
     const size_t np = (size_t)net->d.n_ess + (size_t)net->d.n_opt;
     if (np != w->n_props || v->n_sx > w->n_sx_view)
         return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: the view does not match the workspace it was made for");
+    if (w->f32 != net->d.f32)
+        return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: a %s workspace for a %s network", w->f32 ? "float32" : "float64",
+                         net->d.f32 ? "float32" : "float64");
     for (size_t p = 0; p < np; p++)
         if (v->n_vals[p] > w->n_vals_view[p])
             return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: property %zu has more values than the workspace holds", p);
@@ -35,28 +38,30 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
             if (v->val[r * np + p] >= v->n_vals[p])
                 return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: row %zu: value index outside property %zu", r, p);
     }
-    return bl_kernels()->pass(net, v, rows, B, pass, w, pred, loss, err);
+    return bl_kernels_prec(net->d.f32)->pass(net, v, rows, B, pass, w, pred, loss, err);
 }
 
+/* Predictions run in the networks' precision (an ensemble's members share their model's). */
 void bl_bnet_predict_scaled(const bl_bnet *net, const double *ctx, const double *feat, size_t n, double *out) {
-    if (n) bl_kernels()->predict(net, ctx, feat, n, out);
+    if (n) bl_kernels_prec(net->d.f32)->predict(net, ctx, feat, n, out);
 }
 
 void bl_bnet_predict_median(const bl_bnet *const *nets, int K, const double *ctx, const double *feat, size_t n,
                             double *out) {
     if (n == 0 || K < 1 || K > BL_BNET_MEMBERS_MAX) return;
-    if (K == 1) bl_kernels()->predict(nets[0], ctx, feat, n, out);
-    else bl_kernels()->predict_median(nets, K, ctx, feat, n, out);
+    const bl_kernel_table *k = bl_kernels_prec(nets[0]->d.f32);
+    if (K == 1) k->predict(nets[0], ctx, feat, n, out);
+    else k->predict_median(nets, K, ctx, feat, n, out);
 }
 
 void bl_bnet_predict_median_f(const bl_bnet *const *nets, int K, const double *ctx, const double *const *F,
                               size_t n, double *out) {
     if (n == 0 || K < 1 || K > BL_BNET_MEMBERS_MAX) return;
-    bl_kernels()->predict_median_f(nets, K, ctx, F, n, out);
+    bl_kernels_prec(nets[0]->d.f32)->predict_median_f(nets, K, ctx, F, n, out);
 }
 
 void bl_bnet_f_forward(const bl_bnet *net, const double *feat, size_t n, double *F) {
-    if (n) bl_kernels()->f_forward(net, feat, n, F);
+    if (n) bl_kernels_prec(net->d.f32)->f_forward(net, feat, n, F);
 }
 
 /* y[o] = Σ_i W[o][i] x[i]   W: [out×in] with row stride ld */

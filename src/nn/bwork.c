@@ -37,23 +37,23 @@ static void *carve(carver *c, size_t n, size_t size) {
 
 static void bwork_layout(bl_bwork *w, carver *c, const bl_bview *v, size_t n_sx, size_t n_params, size_t H,
                          size_t n_dec) {
-    const size_t np = w->n_props, B = w->max_batch;
+    const size_t np = w->n_props, B = w->max_batch, es = w->f32 ? sizeof(float) : sizeof(double);
     w->sx_slot = carve(c, n_sx, sizeof(int32_t));
     w->sx_list = carve(c, w->sx_cap, sizeof(uint32_t));
-    w->sx_rec = carve(c, w->sx_cap, w->sx_stride * sizeof(double));
+    w->sx_rec = carve(c, w->sx_cap, w->sx_stride * es);
     w->val_slot = carve(c, np, sizeof(int32_t *));
     w->val_list = carve(c, np, sizeof(uint32_t *));
-    w->val_rec = carve(c, np, sizeof(double *));
-    w->val_w = carve(c, np, sizeof(double *));
-    w->val_mask = carve(c, np, sizeof(double *));
+    w->val_rec = carve(c, np, sizeof(void *));
+    w->val_w = carve(c, np, sizeof(void *));
+    w->val_mask = carve(c, np, sizeof(void *));
     w->val_cap = carve(c, np, sizeof(size_t));
     w->val_first = carve(c, np, sizeof(uint32_t *));
     for (size_t p = 0; p < np; p++) { /* per-row dropout gives every row its own slot: B slots */
         int32_t *slot = carve(c, v->n_vals[p], sizeof(int32_t));
         uint32_t *list = carve(c, B, sizeof(uint32_t));
-        double *rec = carve(c, B, w->val_stride * sizeof(double));
-        double *mask = carve(c, B, 4 * H * sizeof(double));
-        double *wt = carve(c, B, sizeof(double));
+        void *rec = carve(c, B, w->val_stride * es);
+        void *mask = carve(c, B, 4 * H * es);
+        void *wt = carve(c, B, es);
         uint32_t *first = carve(c, B, sizeof(uint32_t));
         if (!c->base || c->ovf) continue;
         w->val_cap[p] = B;
@@ -64,14 +64,16 @@ static void bwork_layout(bl_bwork *w, carver *c, const bl_bview *v, size_t n_sx,
         w->val_w[p] = wt;
         w->val_first[p] = first;
     }
-    w->row = carve(c, B, w->row_stride * sizeof(double));
-    w->WT = carve(c, n_params, sizeof(double));
+    w->row = carve(c, B, w->row_stride * es);
+    w->WT = carve(c, n_params, es);
+    w->Wf = w->f32 ? carve(c, n_params, es) : NULL;
+    w->Gf = w->f32 ? carve(c, n_params, es) : NULL;
     w->row_slot = carve(c, B, (np ? np : 1) * sizeof(uint32_t));
     w->dec_code = carve(c, n_dec, sizeof(void *));
     w->dec_x = carve(c, n_dec, sizeof(void *));
     w->dec_mask = carve(c, n_dec, sizeof(void *));
     w->dec_dcd = carve(c, n_dec, sizeof(void *));
-    w->dec_w = carve(c, n_dec, sizeof(double));
+    w->dec_w = carve(c, n_dec, es);
     w->n_vals_view = carve(c, np, sizeof(size_t));
 }
 
@@ -89,10 +91,13 @@ bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, 
     if (!w) return bl_seterr(err, BL_ENOMEM, "out of memory for a training workspace");
     w->max_batch = max_batch;
     w->n_props = np;
-    w->sx_stride = BL_ROUND8(2 * (size_t)d->f_hidden + 3 * (size_t)d->f_out + 2 * Z);
+    w->f32 = d->f32;
+    const size_t es = w->f32 ? sizeof(float) : sizeof(double);
+    w->sx_stride = BL_ROUND_REC(2 * (size_t)d->f_hidden + 3 * (size_t)d->f_out + 2 * Z, es);
     w->sx_cap = v->n_sx < max_batch ? v->n_sx : max_batch;
-    w->val_stride = BL_SLOT_STRIDE(d->ae_hidden, d->code, d->z_hidden);
-    w->row_stride = BL_ROUND8(2 * Z + 3);
+    w->val_stride = w->f32 ? BL_SLOT_STRIDE_F32(d->ae_hidden, d->code, d->z_hidden, d->vec_len)
+                           : BL_SLOT_STRIDE(d->ae_hidden, d->code, d->z_hidden);
+    w->row_stride = BL_ROUND_REC(2 * Z + 3, es);
     size_t n_dec; /* decoder slots: at most one per row and property */
     carver c = {NULL, 0, 0};
     if (bl_mul_size(max_batch, np ? np : 1, &n_dec)) c.ovf = 1;

@@ -33,6 +33,7 @@ typedef struct bl_adam_hyper {
 typedef struct bl_kernel_table {
     const char *name;   /* "generic", "avx2", "avx512" */
     int level;          /* BL_CPU_* */
+    int f32;            /* 1: a float32 copy */
     bl_status (*pass)(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
                       bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err);
     void (*f_forward)(const bl_bnet *net, const double *feat, size_t n, double *F);
@@ -45,15 +46,22 @@ typedef struct bl_kernel_table {
     void (*adam)(size_t n, const bl_adam_hyper *h, double *p, const double *g, double *m, double *v);
 } bl_kernel_table;
 
-/* The table of the level in use (bl_cpu_level()). Never NULL. */
+/* The float64 table of the level in use (bl_cpu_level()). Never NULL. */
 const bl_kernel_table *bl_kernels(void);
+/* The table of the level in use in a precision (f32 0 or 1). Never NULL: every level this build has
+ * exists in both precisions (a build without one is refused at configuration, src/nn/meson.build). */
+const bl_kernel_table *bl_kernels_prec(int f32);
 /* The table of one copy, or NULL when this build lacks it, the processor cannot run it, or
  * BELLAMY_CPU caps below it. bl_kernels_copy(BL_CPU_GENERIC) is never NULL. */
 const bl_kernel_table *bl_kernels_copy(int level);
+const bl_kernel_table *bl_kernels_copy_prec(int level, int f32);
 
 /* Each copy's init: fills every entry (kern/init.c compiled per copy). */
 void bl_kernels_init_generic(bl_kernel_table *k);
 void bl_kernels_init_avx2(bl_kernel_table *k);
 void bl_kernels_init_avx512(bl_kernel_table *k);
+void bl_kernels_init_generic_f32(bl_kernel_table *k);
+void bl_kernels_init_avx2_f32(bl_kernel_table *k);
+void bl_kernels_init_avx512_f32(bl_kernel_table *k);
 
 #endif /* BL_NN_KERNELS_H */

@@ -3,9 +3,13 @@
  *   BL_ISA 0  generic  portable C, no contraction into FMA: the reference every copy is checked against
  *   BL_ISA 1  avx2     -march=x86-64-v3, FMA contraction, 4-double vectors
  *   BL_ISA 2  avx512   -march=x86-64-v4, FMA contraction, 8-double vectors
- * KFN(name) gives a function its copy's suffix (name_generic, name_avx2, name_avx512).
- * In the vector copies: vd is one native vector of VL doubles, v8 holds 8 doubles (one hidden layer of
- * the paper's network) in NV = 8 / VL native vectors, v4 is a 4-double vector (a code).
+ * and each once more with BL_F32 = 1: the float32 copies (`real` is float; the same source).
+ * KFN(name) gives a function its copy's suffix (name_generic, name_avx2, name_avx512; name_generic_f32, …).
+ * In the vector copies: vd is one native vector of VL reals, v8 holds 8 reals (one hidden layer of the
+ * paper's network) in NV = 8 / VL native vectors, v4 is a 4-real vector (a code). The float32 copies
+ * use 8-float vectors on AVX2 and AVX-512 alike: a hidden layer of 8 units is one 256-bit vector, so
+ * both run the float64 copies' kernels with twice the lanes per byte (AVX-512 adds its 32 registers
+ * and EVEX forms); 16-float vectors would need two slots per vector, a different kernel.
  */
 #ifndef BL_NN_KERN_ISA_H
 #define BL_NN_KERN_ISA_H
@@ -18,12 +22,34 @@
 #error "kern/ files are compiled per copy with -DBL_ISA=0|1|2 (src/nn/meson.build)"
 #endif
 
+#ifndef BL_F32
+#define BL_F32 0
+#endif
+
+#if BL_F32
+#define KSUF(name, isa) name##_##isa##_f32
+typedef float real;
+typedef uint32_t rbits;            /* a real's bits */
+#define R_EXP_BITS 23              /* mantissa bits: where the exponent starts */
+#define R_EXP_BIAS 127
+#define R_FABS fabsf
+#define R_COPYSIGN copysignf
+#else
+#define KSUF(name, isa) name##_##isa
+typedef double real;
+typedef uint64_t rbits;
+#define R_EXP_BITS 52
+#define R_EXP_BIAS 1023
+#define R_FABS fabs
+#define R_COPYSIGN copysign
+#endif
+
 #if BL_ISA == 0
-#define KFN(name) name##_generic
+#define KFN(name) KSUF(name, generic)
 #elif BL_ISA == 1
-#define KFN(name) name##_avx2
+#define KFN(name) KSUF(name, avx2)
 #elif BL_ISA == 2
-#define KFN(name) name##_avx512
+#define KFN(name) KSUF(name, avx512)
 #else
 #error "BL_ISA must be 0, 1 or 2"
 #endif
@@ -54,55 +80,73 @@
 #endif
 #include <immintrin.h>
 
-#if BL_ISA == 2
+#if BL_F32 /* 8 floats in one 256-bit vector on both instruction sets (see the top) */
+#define VL 8
+typedef float vd __attribute__((vector_size(32)));
+typedef int32_t vi __attribute__((vector_size(32)));
+typedef float v4 __attribute__((vector_size(16)));
+#elif BL_ISA == 2
 #define VL 8
 typedef double vd __attribute__((vector_size(64)));
 typedef int64_t vi __attribute__((vector_size(64)));
+typedef double v4 __attribute__((vector_size(32)));
 #else
 #define VL 4
 typedef double vd __attribute__((vector_size(32)));
 typedef int64_t vi __attribute__((vector_size(32)));
+typedef double v4 __attribute__((vector_size(32)));
 #endif
 #define NV (8 / VL)
-typedef double v4 __attribute__((vector_size(32)));
 typedef struct v8 { vd q[NV]; } v8;
 
 /* Loads and stores through memcpy: one unaligned vector move, no aliasing assumptions. */
-static BL_INLINE vd vd_ld(const double *p) { vd v; memcpy(&v, p, sizeof v); return v; }
-static BL_INLINE void vd_st(double *p, vd v) { memcpy(p, &v, sizeof v); }
-static BL_INLINE vd vd_set1(double x) { return (vd){0} + x; }
-static BL_INLINE v4 v4_ld(const double *p) { v4 v; memcpy(&v, p, sizeof v); return v; }
-static BL_INLINE void v4_st(double *p, v4 v) { memcpy(p, &v, sizeof v); }
+static BL_INLINE vd vd_ld(const real *p) { vd v; memcpy(&v, p, sizeof v); return v; }
+static BL_INLINE void vd_st(real *p, vd v) { memcpy(p, &v, sizeof v); }
+static BL_INLINE vd vd_set1(real x) { return (vd){0} + x; }
+static BL_INLINE v4 v4_ld(const real *p) { v4 v; memcpy(&v, p, sizeof v); return v; }
+static BL_INLINE void v4_st(real *p, v4 v) { memcpy(p, &v, sizeof v); }
 
 /* Per-lane selects on comparisons, through the instruction set's own compare-and-blend (GCC's generic
  * vector comparisons cost a mask conversion more on AVX-512). */
 static BL_INLINE vd vd_gt_sel(vd x, vd y, vd a, vd b) { /* x > y ? a : b (false for NaN) */
-#if BL_ISA == 2
+#if BL_F32
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, y, _CMP_GT_OQ));
+#elif BL_ISA == 2
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, y, _CMP_GT_OQ), b, a);
 #else
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, y, _CMP_GT_OQ));
 #endif
 }
 static BL_INLINE v4 v4_gt_sel(v4 x, v4 y, v4 a, v4 b) {
+#if BL_F32
+    return _mm_blendv_ps(b, a, _mm_cmp_ps(x, y, _CMP_GT_OQ));
+#else
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, y, _CMP_GT_OQ));
+#endif
 }
 /* Lanes where x is NaN (all ones), for a median that must not hide a NaN member. */
 static BL_INLINE vd vd_nan_or(vd acc, vd x) {
-#if BL_ISA == 2
+#if BL_F32
+    return _mm256_blendv_ps(acc, vd_set1(NAN), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+#elif BL_ISA == 2
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), acc, vd_set1(NAN));
 #else
     return _mm256_blendv_pd(acc, vd_set1(NAN), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 #endif
 }
 static BL_INLINE vd vd_min(vd a, vd b) { /* a < b ? a : b, as a compare-exchange needs */
-#if BL_ISA == 2
+#if BL_F32
+    return _mm256_min_ps(a, b);
+#elif BL_ISA == 2
     return _mm512_min_pd(a, b);
 #else
     return _mm256_min_pd(a, b);
 #endif
 }
 static BL_INLINE vd vd_max(vd a, vd b) {
-#if BL_ISA == 2
+#if BL_F32
+    return _mm256_max_ps(a, b);
+#elif BL_ISA == 2
     return _mm512_max_pd(a, b);
 #else
     return _mm256_max_pd(a, b);
@@ -110,17 +154,17 @@ static BL_INLINE vd vd_max(vd a, vd b) {
 }
 
 /* v8 arithmetic, one native vector at a time. */
-static BL_INLINE v8 v8_ld(const double *p) { v8 r; for (int i = 0; i < NV; i++) r.q[i] = vd_ld(p + VL * i); return r; }
-static BL_INLINE void v8_st(double *p, v8 a) { for (int i = 0; i < NV; i++) vd_st(p + VL * i, a.q[i]); }
-static BL_INLINE v8 v8_set1(double x) { v8 r; for (int i = 0; i < NV; i++) r.q[i] = vd_set1(x); return r; }
+static BL_INLINE v8 v8_ld(const real *p) { v8 r; for (int i = 0; i < NV; i++) r.q[i] = vd_ld(p + VL * i); return r; }
+static BL_INLINE void v8_st(real *p, v8 a) { for (int i = 0; i < NV; i++) vd_st(p + VL * i, a.q[i]); }
+static BL_INLINE v8 v8_set1(real x) { v8 r; for (int i = 0; i < NV; i++) r.q[i] = vd_set1(x); return r; }
 static BL_INLINE v8 v8_add(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] += b.q[i]; return a; }
 static BL_INLINE v8 v8_sub(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] -= b.q[i]; return a; }
 static BL_INLINE v8 v8_mul(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] *= b.q[i]; return a; }
-static BL_INLINE v8 v8_muls(v8 a, double s) { for (int i = 0; i < NV; i++) a.q[i] *= s; return a; }
+static BL_INLINE v8 v8_muls(v8 a, real s) { for (int i = 0; i < NV; i++) a.q[i] *= s; return a; }
 static BL_INLINE v8 v8_fma(v8 a, v8 b, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * b.q[i] + c.q[i]; return c; }
-static BL_INLINE v8 v8_fmas(v8 a, double s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * s + c.q[i]; return c; }
+static BL_INLINE v8 v8_fmas(v8 a, real s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * s + c.q[i]; return c; }
 /* lane k of a v8 */
-static BL_INLINE double v8_lane(const v8 *a, int k) { return a->q[k / VL][k % VL]; }
+static BL_INLINE real v8_lane(const v8 *a, int k) { return a->q[k / VL][k % VL]; }
 #endif /* BL_ISA > 0 */
 
 #endif /* BL_NN_KERN_ISA_H */

@@ -38,37 +38,50 @@
 #define O_DCD BL_O_DCD(H, C, Z)
 #define O_A2C BL_O_A2C(H, C, Z)
 #define O_CC  BL_O_CC(H, C, Z)
+#define O_X   BL_O_X(H, C, Z)
+
+/* The workspace's real-valued arrays in this copy's precision (bwork.h). */
+#define SX_REC(w)      ((real *)(w)->sx_rec)
+#define VAL_REC(w, p)  ((real *)(w)->val_rec[p])
+#define VAL_MASK(w, p) ((real *)(w)->val_mask[p])
+#define VAL_W(w, p)    ((real *)(w)->val_w[p])
+#define ROWS(w)        ((real *)(w)->row)
+#define DEC_CODE(w)    ((const real **)(w)->dec_code)
+#define DEC_X(w)       ((const real **)(w)->dec_x)
+#define DEC_MASK(w)    ((const real **)(w)->dec_mask)
+#define DEC_DCD(w)     ((real **)(w)->dec_dcd)
+#define DEC_W(w)       ((real *)(w)->dec_w)
 
 /* ---- small products of the plain loops ---- */
 
 /* Same as y = W·x from the transposed weights WT [in×ldt]: y[o] = Σ_i WT[i][o] x[i], summed in index
  * order but vectorisable along o. */
-static BL_INLINE void mvt(const double *restrict WT, int ldt, int out, int in, const double *restrict x,
-                         double *restrict y) {
-    double acc[BL_BNET_DIM_MAX]; /* in registers when out is a constant: y may be read elsewhere */
+static BL_INLINE void mvt(const real *restrict WT, int ldt, int out, int in, const real *restrict x,
+                         real *restrict y) {
+    real acc[BL_BNET_DIM_MAX]; /* in registers when out is a constant: y may be read elsewhere */
     for (int o = 0; o < out; o++) acc[o] = 0.0;
     for (int i = 0; i < in; i++) {
-        const double *w = WT + (size_t)i * ldt;
-        const double xi = x[i];
+        const real *w = WT + (size_t)i * ldt;
+        const real xi = x[i];
         for (int o = 0; o < out; o++) acc[o] += w[o] * xi;
     }
     for (int o = 0; o < out; o++) y[o] = acc[o];
 }
 /* x[i] += Σ_o W[o][i] dy[o] */
-static BL_INLINE void mtv_add(const double *restrict W, int ld, int out, int in, const double *restrict dy,
-                             double *restrict dx) {
+static BL_INLINE void mtv_add(const real *restrict W, int ld, int out, int in, const real *restrict dy,
+                             real *restrict dx) {
     for (int o = 0; o < out; o++) {
-        const double *w = W + (size_t)o * ld;
-        const double g = dy[o];
+        const real *w = W + (size_t)o * ld;
+        const real g = dy[o];
         for (int i = 0; i < in; i++) dx[i] += w[i] * g;
     }
 }
 /* G[o][i] += s · dy[o] · x[i] */
-static BL_INLINE void outer_add(double *restrict G, int ld, int out, int in, const double *restrict dy,
-                               const double *restrict x, double s) {
+static BL_INLINE void outer_add(real *restrict G, int ld, int out, int in, const real *restrict dy,
+                               const real *restrict x, real s) {
     for (int o = 0; o < out; o++) {
-        const double g = dy[o] * s;
-        double *row = G + (size_t)o * ld;
+        const real g = dy[o] * s;
+        real *row = G + (size_t)o * ld;
         for (int i = 0; i < in; i++) row[i] += g * x[i];
     }
 }
@@ -80,48 +93,48 @@ static BL_INLINE void outer_add(double *restrict G, int ld, int out, int in, con
  * running sum would chain every addition). With grad_h the h gradients are added into GH0 [H×C]
  * and GH3 [V×H]; with grad_in d loss / d code goes to dcd[s] [C]. */
 #define DEC_NS 4
-static BL_INLINE void dec_block(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
-                                const double *restrict H3, double *restrict GH0, double *restrict GH3,
-                                const double *const *code, const double *const *x, const double *const *m,
-                                const double *w, double *const *dcd, double *restrict e2, int grad_h, int grad_in,
+static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H0, const real *restrict H3T,
+                                const real *restrict H3, real *restrict GH0, real *restrict GH3,
+                                const real *const *code, const real *const *x, const real *const *m,
+                                const real *w, real *const *dcd, double *restrict e2, int grad_h, int grad_in,
                                 const int NS, const int H, const int C, const int V) {
-    double b1[DEC_NS][BL_BNET_DIM_MAX], t1[DEC_NS][BL_BNET_DIM_MAX], e1[DEC_NS][BL_BNET_DIM_MAX];
-    double r[DEC_NS][BL_BNET_DIM_MAX], dr[DEC_NS][BL_BNET_DIM_MAX], de1[DEC_NS][BL_BNET_DIM_MAX];
+    real b1[DEC_NS][BL_BNET_DIM_MAX], t1[DEC_NS][BL_BNET_DIM_MAX], e1[DEC_NS][BL_BNET_DIM_MAX];
+    real r[DEC_NS][BL_BNET_DIM_MAX], dr[DEC_NS][BL_BNET_DIM_MAX], de1[DEC_NS][BL_BNET_DIM_MAX];
     for (int s = 0; s < NS; s++) {
         for (int h = 0; h < H; h++) b1[s][h] = 0.0;
         for (int c = 0; c < C; c++) {
-            const double cv = code[s][c];
+            const real cv = code[s][c];
             for (int h = 0; h < H; h++) b1[s][h] += cv * H0T[c * H + h];
         }
         for (int h = 0; h < H; h++) t1[s][h] = k_selu(b1[s][h]);
         for (int h = 0; h < H; h++) e1[s][h] = t1[s][h] * m[s][h] + m[s][H + h];
         for (int o = 0; o < V; o++) r[s][o] = 0.0;
         for (int h = 0; h < H; h++) {
-            const double ev = e1[s][h];
+            const real ev = e1[s][h];
             for (int o = 0; o < V; o++) r[s][o] += ev * H3T[h * V + o];
         }
         for (int o = 0; o < V; o++) r[s][o] = k_tanh(r[s][o]);
-        const double ws = w[s], ws2 = 2.0 * ws;
-        const double *xs = x[s];
+        const real ws = w[s], ws2 = (real)2.0 * ws;
+        const real *xs = x[s];
         for (int o = 0; o < V; o++) {
-            const double y = r[s][o], dy = y - xs[o];
-            e2[o] += ws * (dy * dy);
-            dr[s][o] = ws2 * dy * (1.0 - y * y); /* d loss / d (H3·e1) */
+            const real y = r[s][o], dy = y - xs[o];
+            e2[o] += (double)(ws * (dy * dy));
+            dr[s][o] = ws2 * dy * ((real)1.0 - y * y); /* d loss / d (H3·e1) */
         }
     }
     if (!grad_h && !grad_in) return;
     for (int s = 0; s < NS; s++)
         for (int h = 0; h < H; h++) de1[s][h] = 0.0;
     for (int o = 0; o < V; o++) { /* de1 = H3ᵀ dr, GH3 += dr e1ᵀ */
-        const double *w3 = H3 + o * H;
+        const real *w3 = H3 + o * H;
         for (int s = 0; s < NS; s++) {
-            const double d = dr[s][o];
+            const real d = dr[s][o];
             for (int h = 0; h < H; h++) de1[s][h] += d * w3[h];
         }
         if (grad_h) {
-            double *g = GH3 + o * H;
+            real *g = GH3 + o * H;
             for (int s = 0; s < NS; s++) {
-                const double d = dr[s][o];
+                const real d = dr[s][o];
                 for (int h = 0; h < H; h++) g[h] += d * e1[s][h];
             }
         }
@@ -130,14 +143,14 @@ static BL_INLINE void dec_block(const double *restrict H0T, const double *restri
         for (int h = 0; h < H; h++) de1[s][h] *= m[s][h] * k_selu_d(b1[s][h], t1[s][h]); /* d b1 */
         if (grad_h)
             for (int h = 0; h < H; h++) {
-                const double g = de1[s][h];
+                const real g = de1[s][h];
                 for (int c = 0; c < C; c++) GH0[h * C + c] += g * code[s][c];
             }
         if (grad_in) {
-            double *dc = dcd[s];
+            real *dc = dcd[s];
             for (int c = 0; c < C; c++) dc[c] = 0.0;
             for (int h = 0; h < H; h++) {
-                const double g = de1[s][h];
+                const real g = de1[s][h];
                 for (int c = 0; c < C; c++) dc[c] += g * H0[h * C + c];
             }
         }
@@ -159,16 +172,16 @@ static BL_INLINE void dec_block(const double *restrict H0T, const double *restri
  *   E  GH3 += drᵀ·e1                                           [40 × 8], tiles of 8 rows over the slots
  *   F  db1 = de1·mk·selu'(b1); GH0 += db1·codeᵀ (gh0t, transposed); dcd = H0ᵀ·db1
  * gh0t [4] accumulates H0's gradient transposed (unit h in lane h), e2 [NO40] the loss per position. */
-static BL_INLINE void vdec_chunk(const double *restrict H0T, const double *restrict H0, const double *restrict H3T,
-                                 const double *restrict H3, double *restrict GH3, v8 *restrict gh0t,
-                                 const double *const *code, const double *const *x, const double *const *m,
-                                 const double *w, double *const *dcd, vd *restrict e2, int grad_h, int grad_in,
+static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict H0, const real *restrict H3T,
+                                 const real *restrict H3, real *restrict GH3, v8 *restrict gh0t,
+                                 const real *const *code, const real *const *x, const real *const *m,
+                                 const real *w, real *const *dcd, vd *restrict e2, int grad_h, int grad_in,
                                  const int ns) {
-    _Alignas(64) double B1[DCH][8], T1[DCH][8], E1[DCH][8], R[DCH][40], DE1[DCH][8];
+    _Alignas(64) real B1[DCH][8], T1[DCH][8], E1[DCH][8], R[DCH][40], DE1[DCH][8];
     /* A */
     const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
     for (int s = 0; s < ns; s++) {
-        const double *cs = code[s];
+        const real *cs = code[s];
         v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0])))));
     }
     for (int s0 = 0; s0 < ns; s0 += 8) { /* SELU of 8 slots' units at a time */
@@ -207,7 +220,7 @@ static BL_INLINE void vdec_chunk(const double *restrict H0T, const double *restr
         vd y[NO40];
         for (int j = 0; j < NO40; j++) y[j] = vd_ld(R[s] + VL * j);
         v_tanh(y, y, NO40);
-        const double ws = w[s], ws2 = 2.0 * ws;
+        const real ws = w[s], ws2 = (real)2.0 * ws;
         for (int j = 0; j < NO40; j++) {
             const vd dy = y[j] - vd_ld(x[s] + VL * j);
             e2[j] = ws * (dy * dy) + e2[j];
@@ -242,11 +255,11 @@ static BL_INLINE void vdec_chunk(const double *restrict H0T, const double *restr
     /* F */
     for (int s = 0; s < ns; s++) {
         const v8 db1 = v8_mul(v8_mul(v8_ld(DE1[s]), v8_ld(m[s])), v8_selu_d(v8_ld(B1[s]), v8_ld(T1[s])));
-        const double *cs = code[s];
+        const real *cs = code[s];
         if (grad_h)
             for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas(db1, cs[c], gh0t[c]);
         if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
-            _Alignas(64) double d[8];
+            _Alignas(64) real d[8];
             v8_st(d, db1);
             v4 dc = v4_ld(H0) * d[0];
             for (int h = 1; h < 8; h++) dc = v4_ld(H0 + 4 * h) * d[h] + dc;
@@ -272,22 +285,28 @@ typedef struct pass_ctx {
     const size_t   *rows;          /* [B] rows of v */
     size_t          B;
     bl_bwork       *w;
-    const double   *W, *WT;        /* parameters; the same transposed per block (see mvt) */
-    double         *G;             /* gradients, added into */
+    const real   *W, *WT;        /* parameters; the same transposed per block (see mvt) */
+    real         *G;             /* gradients, added into */
     size_t          n_sx;
     int             NE, NO, NP, ZI;
     size_t          ST, MS;        /* a slot record's stride; a slot's mask stride */
     int             decode, hybrid, grad_f, grad_g, grad_h, grad_z;
 } pass_ctx;
 
-/* WT = every block of W transposed, at the same offsets. */
-static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, double *WT) {
+/* WT = every block of W transposed, at the same offsets; the float32 copies also round W into Wf
+ * (the parameters stay double: Adam updates them there). */
+static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real *WT, real *Wf) {
+#if BL_F32
+    for (size_t i = 0; i < net->P.n; i++) Wf[i] = (real)W[i];
+#else
+    (void)Wf;
+#endif
     for (int i = 0; i < net->P.n_views; i++) {
         const bl_param_view *pv = &net->P.views[i];
         const double *src = W + pv->offset;
-        double *dst = WT + pv->offset;
+        real *dst = WT + pv->offset;
         for (int r = 0; r < pv->rows; r++)
-            for (int c = 0; c < pv->cols; c++) dst[(size_t)c * pv->rows + r] = src[(size_t)r * pv->cols + c];
+            for (int c = 0; c < pv->cols; c++) dst[(size_t)c * pv->rows + r] = (real)src[(size_t)r * pv->cols + c];
     }
 }
 
@@ -306,7 +325,7 @@ static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t
     for (int p = 0; p < NP; p++) {
         size_t n = 0;
         int32_t *slot = w->val_slot[p];
-        double *cnt = w->val_w[p];
+        real *cnt = VAL_W(w, p);
         for (size_t b = 0; b < B; b++) {
             uint32_t x = v->val[rows[b] * (size_t)NP + (size_t)p];
             if (per_row) { /* every row its own copy (and dropout mask) of the value */
@@ -316,7 +335,7 @@ static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t
                 cnt[n] = 1.0;
                 if (hybrid) { /* one reconstruction per value, weighted by its rows */
                     cnt[n] = 0.0;
-                    cnt[slot[x]] += 1.0;
+                    cnt[slot[x]] += (real)1.0;
                 }
                 w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)n++;
                 continue;
@@ -328,7 +347,7 @@ static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t
                 cnt[n] = 0.0;
                 n++;
             }
-            cnt[slot[x]] += 1.0;
+            cnt[slot[x]] += (real)1.0;
             w->row_slot[b * (size_t)NP + (size_t)p] = (uint32_t)slot[x];
         }
         n_val[p] = n;
@@ -346,21 +365,22 @@ static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, cons
     const int NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
     const size_t MS = cx->MS;
     if (drop) {
-        uint64_t s[4], kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
+        uint64_t s[4];
+        rbits kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
         memcpy(s, pass->rng->s, sizeof s);
-        const double ad_off = BL_SELU_ALPHA_PRIME * da + db;
-        memcpy(&kd, &da, sizeof kd);
-        memcpy(&kb, &db, sizeof kb);
+        const real rda = (real)da, rdb = (real)db, ad_off = (real)(BL_SELU_ALPHA_PRIME * da + db);
+        memcpy(&kd, &rda, sizeof kd);
+        memcpy(&kb, &rdb, sizeof kb);
         memcpy(&koff, &ad_off, sizeof koff);
         const uint64_t thresh = bl_rng_threshold(pass->dropout);
         for (int p = 0; p < NP; p++)
             for (size_t i = 0; i < n_val[p]; i++) {
-                double *mk = w->val_mask[p] + i * MS;
+                real *mk = VAL_MASK(w, p) + i * MS;
                 const int dec = decode && (!hybrid || w->val_first[p][i] == i);
                 for (int part = 0; part < 1 + dec; part++, mk += 2 * H)
                     for (int k = 0; k < H; k++) {
-                        const uint64_t keep = 0 - (uint64_t)((bl_xoshiro_next(s) >> 11) >= thresh);
-                        const uint64_t m = kd & keep, a = (kb & keep) | (koff & ~keep);
+                        const rbits keep = 0 - (rbits)((bl_xoshiro_next(s) >> 11) >= thresh);
+                        const rbits m = kd & keep, a = (kb & keep) | (koff & ~keep);
                         memcpy(mk + k, &m, sizeof m);     /* da or +0.0 */
                         memcpy(mk + H + k, &a, sizeof a); /* db or α'·da + db */
                     }
@@ -369,7 +389,7 @@ static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, cons
     } else {
         for (int p = 0; p < NP; p++)
             for (size_t i = 0; i < n_val[p]; i++) {
-                double *mk = w->val_mask[p] + i * MS;
+                real *mk = VAL_MASK(w, p) + i * MS;
                 for (int k = 0; k < H; k++) mk[k] = mk[2 * H + k] = 1.0;
                 for (int k = 0; k < H; k++) mk[H + k] = mk[3 * H + k] = 0.0;
             }
@@ -383,12 +403,18 @@ static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, c
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
-    const double *W = cx->W, *WT = cx->WT;
+    const real *W = cx->W, *WT = cx->WT;
     const size_t n_sx = cx->n_sx;
     for (size_t i = 0; i < n_sx; i++) {
-        double *r = w->sx_rec + i * w->sx_stride;
-        double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *A = F + FO;
-        const double *x = v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI;
+        real *r = SX_REC(w) + i * w->sx_stride;
+        real *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *A = F + FO;
+        const double *xd = v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI;
+#if BL_F32
+        real x[BL_BNET_DIM_MAX];
+        for (int k = 0; k < FI; k++) x[k] = (real)xd[k];
+#else
+        const real *x = xd;
+#endif
         mvt(WT + net->f0w, FH, FH, FI, x, a0);
         for (int k = 0; k < FH; k++) a0[k] += W[net->f0b + (size_t)k];
         for (int k = 0; k < FH; k++) s0[k] = k_selu(a0[k]);
@@ -397,7 +423,7 @@ static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, c
         for (int k = 0; k < FO; k++) F[k] = k_selu(a2[k]);
         mvt(WT + net->z0w, Z, Z, FO, F, A);
         for (int k = 0; k < Z; k++) A[k] += W[net->z0b + (size_t)k];
-        memset(A + Z, 0, (size_t)(Z + FO) * sizeof(double)); /* dA, dF */
+        memset(A + Z, 0, (size_t)(Z + FO) * sizeof(real)); /* dA, dF */
     }
 }
 
@@ -411,22 +437,28 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
-    const double *WT = cx->WT;
+    const real *WT = cx->WT;
     const size_t B = cx->B, ST = cx->ST, MS = cx->MS;
     const int NE = cx->NE, NO = cx->NO, NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
-    const double *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
+    const real *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
     size_t n_dec = 0;
     for (int p = 0; p < NP; p++) {
         const int opt = p >= NE;
         const int col = opt ? FO + C * NE : FO + C * p;
-        const double scale = opt ? 1.0 / NO : 1.0;
-        const double rs = 1.0 / ((double)B * (opt ? NO : NE) * V);
-        const double *restrict WTz = WT + net->z0w + (size_t)col * Z;
-        double *base = w->val_rec[p];
+        const real scale = opt ? 1.0 / NO : 1.0;
+        const real rs = (real)(1.0 / ((double)B * (opt ? NO : NE) * V));
+        const real *restrict WTz = WT + net->z0w + (size_t)col * Z;
+        real *base = VAL_REC(w, p);
         for (size_t i = 0; i < n_val[p]; i++) { /* the first layer once per distinct value */
             if (w->val_first[p][i] != i) continue;
-            double *rec = base + i * ST;
-            const double *xv = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+            real *rec = base + i * ST;
+            const double *xvd = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+#if BL_F32 /* the value's vector in float, kept in its first slot for the decoder and G0's gradient */
+            real *xv = rec + O_X;
+            for (int k = 0; k < V; k++) xv[k] = (real)xvd[k];
+#else
+            const real *xv = xvd;
+#endif
 #if BL_ISA > 0
             if (FAST) { /* a1 = G0·x, the 8 units in one v8, two chains */
                 v8 a = v8_muls(v8_ld(G0T), xv[0]), b = v8_muls(v8_ld(G0T + 8), xv[1]);
@@ -443,43 +475,47 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
 #endif
             mvt(G0T, H, H, V, xv, rec + O_A1);
             for (int k = 0; k < H; k++) rec[O_S1 + k] = k_selu(rec[O_A1 + k]); /* s1 = selu(G0·x) */
-            memset(rec + O_ACC, 0, (size_t)H * sizeof(double));
+            memset(rec + O_ACC, 0, (size_t)H * sizeof(real));
         }
 #if BL_ISA > 0
         if (FAST) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
             const size_t n = n_val[p];
             for (size_t i = 0; i < n; i++) {
-                double *rec = base + i * ST;
-                const double *mk = w->val_mask[p] + i * MS, *s1 = base + (size_t)w->val_first[p][i] * ST + O_S1;
+                real *rec = base + i * ST;
+                const real *mk = VAL_MASK(w, p) + i * MS, *s1 = base + (size_t)w->val_first[p][i] * ST + O_S1;
                 const v8 d1 = v8_fma(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
                 v8_st(rec + O_D1, d1);
-                const double *dd = rec + O_D1;
+                const real *dd = rec + O_D1;
                 v4 a2 = v4_ld(G3T) * dd[0];
                 for (int k = 1; k < 8; k++) a2 = v4_ld(G3T + 4 * k) * dd[k] + a2;
                 v4_st(rec + O_A2, a2);
             }
             for (size_t i0 = 0; i0 < n; i0 += 16) {
-                _Alignas(64) double buf[16][4] = {{0}};
+                _Alignas(64) real buf[16][4] = {{0}};
                 vd a[64 / VL];
                 for (size_t i = i0; i < n && i < i0 + 16; i++)
-                    memcpy(buf[i - i0], base + i * ST + O_A2, 4 * sizeof(double));
+                    memcpy(buf[i - i0], base + i * ST + O_A2, 4 * sizeof(real));
                 for (int q = 0; q < 64 / VL; q++) a[q] = vd_ld(&buf[0][0] + VL * q);
                 v_selu(a, a, 64 / VL);
                 for (int q = 0; q < 64 / VL; q++) vd_st(&buf[0][0] + VL * q, a[q]);
                 for (size_t i = i0; i < n && i < i0 + 16; i++)
-                    memcpy(base + i * ST + O_C, buf[i - i0], 4 * sizeof(double));
+                    memcpy(base + i * ST + O_C, buf[i - i0], 4 * sizeof(real));
             }
         }
 #endif
         for (size_t i = 0; i < n_val[p]; i++) {
-            double *rec = base + i * ST;
-            const double *mk = w->val_mask[p] + i * MS;
-            const double *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+            real *rec = base + i * ST;
+            const real *mk = VAL_MASK(w, p) + i * MS;
             const uint32_t first = w->val_first[p][i];
-            const double *s1 = base + (size_t)first * ST + O_S1;
+#if BL_F32
+            const real *x = base + (size_t)first * ST + O_X;
+#else
+            const real *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+#endif
+            const real *s1 = base + (size_t)first * ST + O_S1;
 #if BL_ISA > 0
             if (FAST) {
-                const double *c = rec + O_C;
+                const real *c = rec + O_C;
                 const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
                                              v8_fmas(v8_ld(WTz + 16), c[2],
                                                      v8_fmas(v8_ld(WTz + 8), c[1], v8_muls(v8_ld(WTz), c[0])))),
@@ -489,26 +525,26 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             } else
 #endif
             {
-                double *d1 = rec + O_D1, *a2 = rec + O_A2, *c = rec + O_C, *P = rec + O_P;
+                real *d1 = rec + O_D1, *a2 = rec + O_A2, *c = rec + O_C, *P = rec + O_P;
                 for (int k = 0; k < H; k++) d1[k] = s1[k] * mk[k] + mk[H + k];
                 mvt(G3T, C, C, H, d1, a2);
                 for (int k = 0; k < C; k++) c[k] = k_selu(a2[k]);
                 mvt(WTz, Z, Z, C, c, P);
                 for (int k = 0; k < Z; k++) P[k] *= scale;
-                memset(rec + O_DP, 0, (size_t)Z * sizeof(double));
+                memset(rec + O_DP, 0, (size_t)Z * sizeof(real));
             }
             if (!decode || (hybrid && first != i)) continue;
-            const double *code = rec + O_C;
+            const real *code = rec + O_C;
             if (hybrid) { /* the decoder reads the value's code without encoder dropout */
                 mvt(G3T, C, C, H, s1, rec + O_A2C);
                 for (int k = 0; k < C; k++) rec[O_CC + k] = k_selu(rec[O_A2C + k]);
                 code = rec + O_CC;
             }
-            w->dec_code[n_dec] = code;
-            w->dec_x[n_dec] = x;
-            w->dec_mask[n_dec] = mk + 2 * H;
-            w->dec_dcd[n_dec] = rec + O_DCD;
-            w->dec_w[n_dec] = rs * w->val_w[p][i];
+            DEC_CODE(w)[n_dec] = code;
+            DEC_X(w)[n_dec] = x;
+            DEC_MASK(w)[n_dec] = mk + 2 * H;
+            DEC_DCD(w)[n_dec] = rec + O_DCD;
+            DEC_W(w)[n_dec] = rs * VAL_W(w, p)[i];
             n_dec++;
         }
     }
@@ -524,12 +560,12 @@ static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_de
                                                  const int V, const int FAST) {
     const bl_bnet *net = cx->net;
     bl_bwork *w = cx->w;
-    const double *W = cx->W, *WT = cx->WT;
-    double *G = cx->G;
+    const real *W = cx->W, *WT = cx->WT;
+    real *G = cx->G;
     const int grad_g = cx->grad_g, grad_h = cx->grad_h;
     double recon_loss = 0.0;
-    const double *H0T = WT + net->h0w, *H0 = W + net->h0w, *H3T = WT + net->h3w, *H3 = W + net->h3w;
-    double *GH0 = G + net->h0w, *GH3 = G + net->h3w;
+    const real *H0T = WT + net->h0w, *H0 = W + net->h0w, *H3T = WT + net->h3w, *H3 = W + net->h3w;
+    real *GH0 = G + net->h0w, *GH3 = G + net->h3w;
     size_t i = 0;
 #if BL_ISA > 0
     if (FAST) {
@@ -539,12 +575,20 @@ static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_de
         for (int k = 0; k < 4; k++) gh0t[k] = v8_set1(0.0);
         for (; i < n_dec; i += DCH) {
             const int ns = n_dec - i < DCH ? (int)(n_dec - i) : DCH;
-            vdec_chunk(H0T, H0, H3T, H3, GH3, gh0t, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                       w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, ns);
+            vdec_chunk(H0T, H0, H3T, H3, GH3, gh0t, DEC_CODE(w) + i, DEC_X(w) + i, DEC_MASK(w) + i,
+                       DEC_W(w) + i, DEC_DCD(w) + i, e2, grad_h, grad_g, ns);
+#if BL_F32 /* float sums per chunk, double across chunks */
+            vd e = e2[0];
+            for (int k = 1; k < NO40; k++) e += e2[k];
+            for (int k = 0; k < VL; k++) recon_loss += (double)e[k];
+            for (int k = 0; k < NO40; k++) e2[k] = vd_set1(0.0);
+#endif
         }
+#if !BL_F32
         vd e = e2[0];
         for (int k = 1; k < NO40; k++) e += e2[k];
         for (int k = 0; k < VL; k++) recon_loss += e[k];
+#endif
         if (grad_h)
             for (int h = 0; h < 8; h++)
                 for (int c = 0; c < 4; c++) GH0[h * 4 + c] += v8_lane(&gh0t[c], h);
@@ -554,11 +598,11 @@ static BL_INLINE double decoder_forward_backward(const pass_ctx *cx, size_t n_de
         double e2[BL_BNET_DIM_MAX];
         for (int k = 0; k < V; k++) e2[k] = 0.0;
         for (; i + DEC_NS <= n_dec; i += DEC_NS)
-            dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                      w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, DEC_NS, H, C, V);
+            dec_block(H0T, H0, H3T, H3, GH0, GH3, DEC_CODE(w) + i, DEC_X(w) + i, DEC_MASK(w) + i,
+                      DEC_W(w) + i, DEC_DCD(w) + i, e2, grad_h, grad_g, DEC_NS, H, C, V);
         for (; i < n_dec; i++)
-            dec_block(H0T, H0, H3T, H3, GH0, GH3, w->dec_code + i, w->dec_x + i, w->dec_mask + i,
-                      w->dec_w + i, w->dec_dcd + i, e2, grad_h, grad_g, 1, H, C, V);
+            dec_block(H0T, H0, H3T, H3, GH0, GH3, DEC_CODE(w) + i, DEC_X(w) + i, DEC_MASK(w) + i,
+                      DEC_W(w) + i, DEC_DCD(w) + i, e2, grad_h, grad_g, 1, H, C, V);
         for (int k = 0; k < V; k++) recon_loss += e2[k];
     }
     return recon_loss;
@@ -572,25 +616,25 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
     const bl_bview *v = cx->v;
     const size_t *rows = cx->rows, B = cx->B, ST = cx->ST;
     bl_bwork *w = cx->w;
-    const double *W = cx->W;
+    const real *W = cx->W;
     const int NP = cx->NP;
-    const double *z2 = W + net->z2w;
+    const real *z2 = W + net->z2w;
     for (size_t b = 0; b < B; b++) {
         size_t row = rows[b];
-        double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
-        const double *A = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO;
+        real *rr = ROWS(w) + b * w->row_stride, *u = rr, *h = u + Z;
+        const real *A = SX_REC(w) + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO;
         const uint32_t *rsl = w->row_slot + b * (size_t)NP;
-        double pre = W[net->z2b];
+        real pre = W[net->z2b];
 #if BL_ISA > 0
         if (FAST) {
             v8 uv = v8_ld(A);
-            for (int p = 0; p < NP; p++) uv = v8_add(uv, v8_ld(w->val_rec[p] + (size_t)rsl[p] * ST + O_P));
+            for (int p = 0; p < NP; p++) uv = v8_add(uv, v8_ld(VAL_REC(w, p) + (size_t)rsl[p] * ST + O_P));
             const v8 hv = v8_selu(uv);
             v8_st(u, uv);
             v8_st(h, hv);
             vd zh = hv.q[0] * vd_ld(z2);
             for (int q = 1; q < NV; q++) zh = hv.q[q] * vd_ld(z2 + VL * q) + zh;
-            double zs[VL];
+            real zs[VL];
             vd_st(zs, zh);
 #if VL == 8 /* pairwise, in a fixed order */
             pre += ((zs[0] + zs[1]) + (zs[2] + zs[3])) + ((zs[4] + zs[5]) + (zs[6] + zs[7]));
@@ -600,15 +644,15 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
         } else
 #endif
         {
-            memcpy(u, A, (size_t)Z * sizeof(double));
+            memcpy(u, A, (size_t)Z * sizeof(real));
             for (int p = 0; p < NP; p++) {
-                const double *P = w->val_rec[p] + (size_t)rsl[p] * ST + O_P;
+                const real *P = VAL_REC(w, p) + (size_t)rsl[p] * ST + O_P;
                 for (int k = 0; k < Z; k++) u[k] += P[k];
             }
             for (int k = 0; k < Z; k++) h[k] = k_selu(u[k]);
             for (int k = 0; k < Z; k++) pre += z2[k] * h[k];
         }
-        double out = k_selu(pre);
+        real out = k_selu(pre);
         rr[2 * Z] = pre;
         rr[2 * Z + 1] = out;
         if (pred) pred[b] = out;
@@ -622,15 +666,15 @@ static BL_LAYER double smoothl1_forward_backward(const pass_ctx *cx, double *abs
     const bl_bview *v = cx->v;
     const size_t *rows = cx->rows, B = cx->B;
     bl_bwork *w = cx->w;
-    double rt_loss = 0.0, abs_err = 0.0;
+    double rt_loss = 0.0, abs_err = 0.0; /* in double in either precision: losses decide the search */
     const double inv_b = 1.0 / (double)B;
     for (size_t b = 0; b < B; b++) {
         size_t row = rows[b];
-        double *rr = w->row + b * w->row_stride;
-        double e = rr[2 * Z + 1] - v->target[row], ae = fabs(e);
+        real *rr = ROWS(w) + b * w->row_stride;
+        double e = (double)rr[2 * Z + 1] - v->target[row], ae = fabs(e);
         abs_err += ae;
         rt_loss += ae < 1.0 ? 0.5 * e * e : ae - 0.5;
-        rr[2 * Z + 2] = (ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b; /* d loss / d out */
+        rr[2 * Z + 2] = (real)((ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b); /* d loss / d out */
     }
     rt_loss *= inv_b;
     *abs_err_out = abs_err;
@@ -646,20 +690,20 @@ static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, 
     const bl_bview *v = cx->v;
     const size_t *rows = cx->rows, B = cx->B, ST = cx->ST;
     bl_bwork *w = cx->w;
-    const double *W = cx->W;
-    double *G = cx->G;
+    const real *W = cx->W;
+    real *G = cx->G;
     const int NP = cx->NP, grad_z = cx->grad_z;
-    const double *z2 = W + net->z2w;
-    double *gz2 = G + net->z2w;
-    double du[BL_BNET_DIM_MAX];
+    const real *z2 = W + net->z2w;
+    real *gz2 = G + net->z2w;
+    real du[BL_BNET_DIM_MAX];
 #if BL_ISA > 0
     v8 gz2v = v8_set1(0.0);
 #endif
     for (size_t b = 0; b < B; b++) {
         size_t row = rows[b];
-        double *rr = w->row + b * w->row_stride, *u = rr, *h = u + Z;
-        double dpre = rr[2 * Z + 2] * k_selu_d(rr[2 * Z], rr[2 * Z + 1]);
-        double *dA = w->sx_rec + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
+        real *rr = ROWS(w) + b * w->row_stride, *u = rr, *h = u + Z;
+        real dpre = rr[2 * Z + 2] * k_selu_d(rr[2 * Z], rr[2 * Z + 1]);
+        real *dA = SX_REC(w) + (size_t)w->sx_slot[v->sx[row]] * w->sx_stride + 2 * FH + 2 * FO + Z;
         const uint32_t *rsl = w->row_slot + b * (size_t)NP;
         if (grad_z) G[net->z2b] += dpre;
 #if BL_ISA > 0
@@ -669,7 +713,7 @@ static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, 
             const v8 duv = v8_mul(v8_muls(v8_ld(z2), dpre), v8_selu_d(uv, hv));
             v8_st(dA, v8_add(v8_ld(dA), duv));
             for (int p = 0; p < NP; p++) {
-                double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
+                real *dP = VAL_REC(w, p) + (size_t)rsl[p] * ST + O_DP;
                 v8_st(dP, v8_add(v8_ld(dP), duv));
             }
             continue;
@@ -680,7 +724,7 @@ static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, 
         for (int k = 0; k < Z; k++) du[k] = dpre * z2[k] * k_selu_d(u[k], h[k]);
         for (int k = 0; k < Z; k++) dA[k] += du[k];
         for (int p = 0; p < NP; p++) {
-            double *dP = w->val_rec[p] + (size_t)rsl[p] * ST + O_DP;
+            real *dP = VAL_REC(w, p) + (size_t)rsl[p] * ST + O_DP;
             for (int k = 0; k < Z; k++) dP[k] += du[k];
         }
     }
@@ -695,28 +739,35 @@ static BL_LAYER void f_backward(const pass_ctx *cx, const int FI, const int FH, 
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
     bl_bwork *w = cx->w;
-    const double *W = cx->W;
-    double *G = cx->G;
+    const real *W = cx->W;
+    real *G = cx->G;
     const size_t n_sx = cx->n_sx;
     const int ZI = cx->ZI, grad_f = cx->grad_f, grad_z = cx->grad_z;
     for (size_t i = 0; i < n_sx; i++) {
-        double *r = w->sx_rec + i * w->sx_stride;
-        double *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *dA = F + FO + Z, *dF = dA + Z;
+        real *r = SX_REC(w) + i * w->sx_stride;
+        real *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *dA = F + FO + Z, *dF = dA + Z;
         if (grad_z) {
             for (int k = 0; k < Z; k++) G[net->z0b + (size_t)k] += dA[k];
             outer_add(G + net->z0w, ZI, Z, FO, dA, F, 1.0);
         }
         if (!grad_f) continue;
         mtv_add(W + net->z0w, ZI, Z, FO, dA, dF);
-        double da2[BL_BNET_DIM_MAX], ds0[BL_BNET_DIM_MAX];
+        real da2[BL_BNET_DIM_MAX], ds0[BL_BNET_DIM_MAX];
         for (int k = 0; k < FO; k++) da2[k] = dF[k] * k_selu_d(a2[k], F[k]);
         for (int k = 0; k < FO; k++) G[net->f2b + (size_t)k] += da2[k];
         outer_add(G + net->f2w, FH, FO, FH, da2, s0, 1.0);
-        memset(ds0, 0, (size_t)FH * sizeof(double));
+        memset(ds0, 0, (size_t)FH * sizeof(real));
         mtv_add(W + net->f2w, FH, FO, FH, da2, ds0);
         for (int k = 0; k < FH; k++) ds0[k] *= k_selu_d(a0[k], s0[k]);
         for (int k = 0; k < FH; k++) G[net->f0b + (size_t)k] += ds0[k];
-        outer_add(G + net->f0w, FI, FH, FI, ds0, v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI, 1.0);
+        const double *xd = v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI;
+#if BL_F32
+        real x[BL_BNET_DIM_MAX];
+        for (int k = 0; k < FI; k++) x[k] = (real)xd[k];
+#else
+        const real *x = xd;
+#endif
+        outer_add(G + net->f0w, FI, FH, FI, ds0, x, 1.0);
     }
 }
 
@@ -727,33 +778,34 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                                       const int C, const int V, const int Z, const int FAST) {
     const bl_bnet *net = cx->net;
     const bl_bview *v = cx->v;
+    (void)v; /* the float32 copies read the values' vectors from their slots */
     bl_bwork *w = cx->w;
-    const double *W = cx->W;
-    double *G = cx->G;
+    const real *W = cx->W;
+    real *G = cx->G;
     const size_t ST = cx->ST, MS = cx->MS;
     const int NE = cx->NE, NO = cx->NO, NP = cx->NP, ZI = cx->ZI;
     const int decode = cx->decode, hybrid = cx->hybrid, grad_g = cx->grad_g, grad_z = cx->grad_z;
-    const double *restrict G3 = W + net->g3w;
-    double gg3[BL_BNET_DIM_MAX]; /* G3's gradient [C×H] summed over all slots, when it fits */
+    const real *restrict G3 = W + net->g3w;
+    real gg3[BL_BNET_DIM_MAX]; /* G3's gradient [C×H] summed over all slots, when it fits */
     const int acc_g3 = grad_g && C * H <= BL_BNET_DIM_MAX;
-    if (acc_g3) memset(gg3, 0, (size_t)(C * H) * sizeof(double));
-    double *g3 = acc_g3 ? gg3 : G + net->g3w;
+    if (acc_g3) memset(gg3, 0, (size_t)(C * H) * sizeof(real));
+    real *g3 = acc_g3 ? gg3 : G + net->g3w;
     for (int p = 0; p < NP; p++) {
         const int opt = p >= NE;
         const int col = opt ? FO + C * NE : FO + C * p;
-        const double scale = opt ? 1.0 / NO : 1.0;
-        double *base = w->val_rec[p];
+        const real scale = opt ? 1.0 / NO : 1.0;
+        real *base = VAL_REC(w, p);
 #if BL_ISA > 0
         if (FAST) {
-            const double *restrict Wz = W + net->z0w + col;
+            const real *restrict Wz = W + net->z0w + col;
             v8 gzt[4], gg[4]; /* z0's block transposed (code unit c → 8 lanes of z), G3's rows */
             for (int k = 0; k < 4; k++) gzt[k] = gg[k] = v8_set1(0.0);
             v4 wz[8];
             for (int k = 0; k < 8; k++) wz[k] = v4_ld(Wz + (size_t)k * ZI);
             const v8 g3r0 = v8_ld(G3), g3r1 = v8_ld(G3 + 8), g3r2 = v8_ld(G3 + 16), g3r3 = v8_ld(G3 + 24);
             for (size_t i = 0; i < n_val[p]; i++) {
-                double *rec = base + i * ST;
-                const double *cc4 = rec + O_C;
+                real *rec = base + i * ST;
+                const real *cc4 = rec + O_C;
                 const v8 dP = v8_ld(rec + O_DP);
                 if (grad_z) {
                     const v8 sdP = v8_muls(dP, scale);
@@ -761,7 +813,7 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 }
                 if (!grad_g) continue;
                 const uint32_t first = w->val_first[p][i];
-                double *frec = base + (size_t)first * ST;
+                real *frec = base + (size_t)first * ST;
                 const int dec = decode && (!hybrid || first == i);
                 v4 dc = wz[0] * rec[O_DP];
                 for (int k = 1; k < 8; k++) dc = wz[k] * rec[O_DP + k] + dc; /* d code from z */
@@ -773,7 +825,7 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 const v8 dd1 = v8_fmas(g3r3, dcode[3],
                                        v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
                 const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
-                v8 acc = v8_fma(v8_mul(dd1, v8_ld(w->val_mask[p] + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
+                v8 acc = v8_fma(v8_mul(dd1, v8_ld(VAL_MASK(w, p) + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
                 if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
                     const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
                     for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
@@ -792,17 +844,17 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
         } else
 #endif
             for (size_t i = 0; i < n_val[p]; i++) {
-                double *rec = base + i * ST;
-                const double *c = rec + O_C, *dP = rec + O_DP;
+                real *rec = base + i * ST;
+                const real *c = rec + O_C, *dP = rec + O_DP;
                 if (grad_z) outer_add(G + net->z0w + col, ZI, Z, C, dP, c, scale);
                 if (!grad_g) continue;
                 const uint32_t first = w->val_first[p][i];
-                double *frec = base + (size_t)first * ST;
-                const double *a1 = frec + O_A1, *s1 = frec + O_S1, *a2 = rec + O_A2, *d1 = rec + O_D1;
-                double *acc = frec + O_ACC;
-                const double *mk = w->val_mask[p] + i * MS;
+                real *frec = base + (size_t)first * ST;
+                const real *a1 = frec + O_A1, *s1 = frec + O_S1, *a2 = rec + O_A2, *d1 = rec + O_D1;
+                real *acc = frec + O_ACC;
+                const real *mk = VAL_MASK(w, p) + i * MS;
                 const int dec = decode && (!hybrid || first == i);
-                double dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
+                real dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
                 for (int k = 0; k < C; k++) dcode[k] = 0.0;
                 mtv_add(W + net->z0w + col, ZI, Z, C, dP, dcode); /* d code from z */
                 for (int k = 0; k < C; k++) {
@@ -816,7 +868,7 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 for (int k = 0; k < H; k++)                       /* d a1, summed over the value's slots */
                     acc[k] += tmp[k] * mk[k] * k_selu_d(a1[k], s1[k]);
                 if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
-                    const double *a2c = rec + O_A2C, *cc = rec + O_CC;
+                    const real *a2c = rec + O_A2C, *cc = rec + O_CC;
                     for (int k = 0; k < C; k++) dcode[k] = rec[O_DCD + k] * k_selu_d(a2c[k], cc[k]);
                     outer_add(g3, H, C, H, dcode, s1, 1.0);
                     for (int k = 0; k < H; k++) tmp[k] = 0.0;
@@ -828,8 +880,12 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
         if (grad_g)
             for (size_t i = 0; i < n_val[p]; i++) {
                 if (w->val_first[p][i] != i) continue;
-                outer_add(G + net->g0w, V, H, V, base + i * ST + O_ACC,
-                          v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V, 1.0);
+#if BL_F32
+                const real *x = base + i * ST + O_X;
+#else
+                const real *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
+#endif
+                outer_add(G + net->g0w, V, H, V, base + i * ST + O_ACC, x, 1.0);
             }
     }
     if (acc_g3)
@@ -861,7 +917,12 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
     }
     const int grad = pass->want_grad;
     pass_ctx c = {
-        .net = net, .v = v, .rows = rows, .B = B, .w = w, .W = net->P.param, .WT = w->WT, .G = net->P.grad,
+#if BL_F32
+        .W = (const real *)w->Wf, .G = (real *)w->Gf,
+#else
+        .W = net->P.param, .G = net->P.grad,
+#endif
+        .net = net, .v = v, .rows = rows, .B = B, .w = w, .WT = (const real *)w->WT,
         .NE = d->n_ess, .NO = d->n_opt, .NP = d->n_ess + d->n_opt, .ZI = net->z_in,
         .ST = w->val_stride, .MS = 4 * (size_t)H,
         .decode = pass->recon, .hybrid = pass->per_row_dropout == 2,
@@ -872,7 +933,10 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
     };
     size_t n_val[2 * BL_BNET_PROPS_MAX];
 
-    transpose_weights(net, c.W, w->WT);
+    transpose_weights(net, net->P.param, (real *)w->WT, (real *)w->Wf);
+#if BL_F32
+    if (grad) memset(w->Gf, 0, net->P.n * sizeof(real));
+#endif
     c.n_sx = batch_slots(v, rows, B, c.NP, pass->per_row_dropout, c.hybrid, w, n_val);
     dropout_masks(&c, n_val, pass, drop, da, db, H);
     f_forward(&c, FI, FH, FO, Z);
@@ -888,6 +952,10 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         z_backward(&c, FH, FO, H, C, Z, FAST);
         f_backward(&c, FI, FH, FO, Z);
         encoder_backward(&c, n_val, FO, H, C, V, Z, FAST);
+#if BL_F32 /* the float gradients into the double ones */
+        const real *gf = (const real *)w->Gf;
+        for (size_t i = 0; i < net->P.n; i++) net->P.grad[i] += (double)gf[i];
+#endif
     }
     reset_slots(&c, n_val);
     return BL_OK;

@@ -20,13 +20,24 @@
 #include "nn/act.h"
 #include "nn/kern/isa.h"
 
-#define LAMBDA BL_SELU_LAMBDA
-#define LALPHA (BL_SELU_LAMBDA * BL_SELU_ALPHA)
+#define LAMBDA ((real)BL_SELU_LAMBDA)
+#define LALPHA ((real)(BL_SELU_LAMBDA * BL_SELU_ALPHA))
 
+/* The float32 copies (BL_F32) run the same steps in float: a Cody–Waite split of ln2 whose high part
+ * has 15 significant bits (k·ln2_hi exact for |k| ≤ 58), the rounding constant 1.5·2²³, 2ᵏ from 23-bit
+ * mantissas, and the same polynomial rounded to float (its later terms fall below float's rounding). */
+#if BL_F32
+#define EXPM1_SPLIT                                                                               \
+    const real inv_ln2 = 1.44269504088896338700f, ln2_hi = 0x1.62e4p-1f, ln2_lo = 0x1.7f7d1cf7p-20f, \
+               round_c = 0x1.8p23f
+#else
+#define EXPM1_SPLIT                                                                               \
+    const real inv_ln2 = 1.44269504088896338700e+00, ln2_hi = 6.93147180369123816490e-01,        \
+               ln2_lo = 1.90821492927058770002e-10, round_c = 0x1.8p52
+#endif
 #define EXPM1_CONSTS                                                                              \
-    const double inv_ln2 = 1.44269504088896338700e+00, ln2_hi = 6.93147180369123816490e-01,      \
-                 ln2_lo = 1.90821492927058770002e-10, round_c = 0x1.8p52;                        \
-    const double q0 = 0x1.0000000000001p-1, q1 = 0x1.5555555555556p-3, q2 = 0x1.5555555553d68p-5, \
+    EXPM1_SPLIT;                                                                                  \
+    const real q0 = 0x1.0000000000001p-1, q1 = 0x1.5555555555556p-3, q2 = 0x1.5555555553d68p-5, \
                  q3 = 0x1.11111111109b5p-7, q4 = 0x1.6c16c17889ef1p-10, q5 = 0x1.a01a01a7c2efep-13, \
                  q6 = 0x1.a019b9149a41cp-16, q7 = 0x1.71de0db2f6b19p-19, q8 = 0x1.28917c89a43a7p-22, \
                  q9 = 0x1.af389ecfc4b9cp-26
@@ -44,34 +55,34 @@
 
 /* ---- scalar ---- */
 
-static BL_INLINE double k_expm1_neg(double x) {
+static BL_INLINE real k_expm1_neg(real x) {
     EXPM1_CONSTS;
-    x = x < -40.0 ? -40.0 : x;
-    double t = x * inv_ln2 + round_c;
-    double kd = t - round_c;
-    double r = (x - kd * ln2_hi) - kd * ln2_lo;
-    double p;
+    x = x < (real)-40.0 ? (real)-40.0 : x;
+    real t = x * inv_ln2 + round_c;
+    real kd = t - round_c;
+    real r = (x - kd * ln2_hi) - kd * ln2_lo;
+    real p;
     EXPM1_POLY(p, r);
-    uint64_t bits;
+    rbits bits;
     memcpy(&bits, &t, sizeof bits);
-    bits = (bits << 52) + ((uint64_t)1023 << 52); /* 2^k, k = low bits of t */
-    double two_k;
+    bits = (rbits)(bits << R_EXP_BITS) + ((rbits)R_EXP_BIAS << R_EXP_BITS); /* 2^k, k = low bits of t */
+    real two_k;
     memcpy(&two_k, &bits, sizeof two_k);
-    return two_k * p + (two_k - 1.0);
+    return two_k * p + (two_k - (real)1.0);
 }
 
-static BL_INLINE double k_tanh(double x) {
-    double t = k_expm1_neg(-2.0 * fabs(x));
-    return copysign((0.0 - t) / (t + 2.0), x);
+static BL_INLINE real k_tanh(real x) {
+    real t = k_expm1_neg((real)-2.0 * R_FABS(x));
+    return R_COPYSIGN(((real)0.0 - t) / (t + (real)2.0), x);
 }
 
 /* Branch-free so loops over units vectorise; NaN stays NaN. */
-static BL_INLINE double k_selu(double x) {
-    double neg = LALPHA * k_expm1_neg(x > 0.0 ? 0.0 : x);
-    return x > 0.0 ? LAMBDA * x : neg;
+static BL_INLINE real k_selu(real x) {
+    real neg = LALPHA * k_expm1_neg(x > (real)0.0 ? (real)0.0 : x);
+    return x > (real)0.0 ? LAMBDA * x : neg;
 }
 /* d selu / dx from the input x and output y (left derivative at 0, as PyTorch). */
-static BL_INLINE double k_selu_d(double x, double y) { return x > 0.0 ? LAMBDA : y + LALPHA; }
+static BL_INLINE real k_selu_d(real x, real y) { return x > (real)0.0 ? LAMBDA : y + LALPHA; }
 
 /* ---- native vectors: m of them at once ----
  * Every step runs over all m vectors before the next: each is a chain of some 25 dependent
@@ -101,15 +112,19 @@ static BL_INLINE void v_expm1_neg(vd *e, const vd *a, const int m) {
     for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q0;
     for (int i = 0; i < m; i++) p[i] = p[i] * r[i] * r[i] + r[i];
     for (int i = 0; i < m; i++) {
-        const vd two_k = (vd)(((vi)t[i] << 52) + ((int64_t)1023 << 52));
+        const vd two_k = (vd)(((vi)t[i] << R_EXP_BITS) + ((rbits)R_EXP_BIAS << R_EXP_BITS));
         e[i] = two_k * p[i] + (two_k - 1.0);
     }
 }
 
 static BL_INLINE void v_tanh(vd *y, const vd *x, const int m) {
+#if BL_F32
+    const int32_t sign = INT32_MIN;
+#else
     const int64_t sign = INT64_MIN;
+#endif
     vd t[VM_MAX];
-    for (int i = 0; i < m; i++) t[i] = (vd)((vi)x[i] & ~sign) * -2.0;
+    for (int i = 0; i < m; i++) t[i] = (vd)((vi)x[i] & ~sign) * (real)-2.0;
     v_expm1_neg(t, t, m); /* e^(−2|x|) − 1 */
     for (int i = 0; i < m; i++) {
         const vd q = (0.0 - t[i]) / (t[i] + 2.0);
