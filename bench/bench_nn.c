@@ -1,9 +1,10 @@
 /* bench_nn.c — every kernel copy this machine runs, timed against the reference on synthetic shapes of
  * the paper's network: the training pass (a batch of 64 rows, 5 properties, per-row / per-value masks),
  * one network's predictions, the 6-member median (from the features and from stored f outputs), SELU
- * and tanh vectors, Adam. One thread, processor time, the best of several rounds.
+ * and tanh vectors, Adam. One thread, processor time, the best of several rounds. Every copy in float64
+ * and float32 (a copy's float32 twin; its Adam is the float64 one, as the library runs it).
  *
- *   bench_nn [--rounds N]
+ *   bench_nn [--rounds N] [--only COPY]        COPY: generic, avx2, avx512, generic/f32, avx2/f32, avx512/f32
  *
  * Prints figures; asserts nothing (targets live in bench/README.md). BELLAMY_CPU caps the copies.
  */
@@ -53,12 +54,14 @@ static void shape_make(shape *s, bl_rng *r) {
 
 int main(int argc, char **argv) {
     int rounds = 5;
-    int done = bench_args(argc, argv, "bench_nn", "[--rounds N]");
+    const char *only = NULL;
+    int done = bench_args(argc, argv, "bench_nn", "[--rounds N] [--only COPY]");
     if (done >= 0) return done;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_nn [--rounds N]\n");
+            fprintf(stderr, "usage: bench_nn [--rounds N] [--only COPY]\n");
             return 2;
         }
     }
@@ -76,13 +79,7 @@ int main(int argc, char **argv) {
     bl_bnet_dims_default(&d, 4, 1);
     bl_bnet nets[K];
     const bl_bnet *np[K];
-    for (int k = 0; k < K; k++) {
-        if (bl_bnet_init(&nets[k], &d, &r, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
-        nets[k].P.param[nets[k].z2b] = 1.0;
-        np[k] = &nets[k];
-    }
-    bl_bwork *w;
-    if (bl_bwork_new(&nets[0], &s.v, 64, &w, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
+    bl_bwork *w = NULL;
     static double feat[NPRED * 3], out[NPRED], ctx[K * 8], F[K][NPRED * 8], xs[4096], ys[4096];
     for (int i = 0; i < NPRED; i++) {
         const double x = 1.0 + i;
@@ -97,12 +94,27 @@ int main(int argc, char **argv) {
     printf("Kernel copies, one thread (processor: %s, BELLAMY_CPU cap: %s, in use: %s); best of %d rounds\n",
            bl_cpu_level_name(bl_cpu_detected()), getenv("BELLAMY_CPU") ? getenv("BELLAMY_CPU") : "none",
            bl_kernels()->name, rounds);
-    printf("%-8s %14s %14s %14s %14s %14s %12s %12s\n", "copy", "epoch/row ms", "epoch/value ms", "predict M/s",
+    printf("%-12s %10s %14s %14s %14s %14s %12s %12s\n", "copy", "epoch/row ms", "epoch/value ms", "predict M/s",
            "6-median M/s", "6-med f M/s", "tanh ns/val", "adam ns/par");
-    double base[7] = {0};
+    double base[2][7] = {{0}};
+    const uint64_t net_seed = bl_rng_u64(&r);
+    for (int f32 = 0; f32 < 2; f32++) {
+    /* the same networks in each precision */
+    bl_rng nr;
+    bl_rng_seed(&nr, net_seed);
+    d.f32 = f32;
+    for (int k = 0; k < K; k++) {
+        if (bl_bnet_init(&nets[k], &d, &nr, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
+        nets[k].P.param[nets[k].z2b] = 1.0;
+        np[k] = &nets[k];
+    }
+    if (bl_bwork_new(&nets[0], &s.v, 64, &w, &e)) return fprintf(stderr, "bench_nn: %s\n", e.message), 1;
     for (int level = 0; level < BL_CPU_LEVELS; level++) {
-        const bl_kernel_table *kt = bl_kernels_copy(level);
+        const bl_kernel_table *kt = bl_kernels_copy_prec(level, f32);
         if (!kt) continue;
+        char name[32];
+        snprintf(name, sizeof name, "%s%s", kt->name, f32 ? "/f32" : "");
+        if (only && strcmp(only, name) != 0) continue;
         double best[7];
         for (int q = 0; q < 7; q++) best[q] = 1e30;
         for (int rd = 0; rd < rounds; rd++) {
@@ -152,16 +164,18 @@ int main(int argc, char **argv) {
             t = (now() - t0) / (2000.0 * (double)nets[1].P.n) * 1e9;
             if (t < best[6]) best[6] = t;
         }
-        printf("%-8s %14.3f %14.3f %14.2f %14.2f %14.2f %12.2f %12.2f\n", kt->name, best[0], best[1],
+        printf("%-12s %10.3f %14.3f %14.2f %14.2f %14.2f %12.2f %12.2f\n", name, best[0], best[1],
                1e-6 / best[2], 1e-6 / best[3], 1e-6 / best[4], best[5], best[6]);
-        if (level == 0) memcpy(base, best, sizeof base);
-        else
-            printf("%-8s %13.2fx %13.2fx %13.2fx %13.2fx %13.2fx %11.2fx %11.2fx   (speed-up over generic)\n", "",
-                   base[0] / best[0], base[1] / best[1], base[2] / best[2], base[3] / best[3], base[4] / best[4],
-                   base[5] / best[5], base[6] / best[6]);
+        memcpy(base[f32] + 0, level == 0 ? best : base[f32], level == 0 ? sizeof best : 0);
+        if (level > 0 && base[f32][0] > 0)
+            printf("%-12s %9.2fx %13.2fx %13.2fx %13.2fx %13.2fx %11.2fx %11.2fx   (speed-up over generic%s)\n", "",
+                   base[f32][0] / best[0], base[f32][1] / best[1], base[f32][2] / best[2], base[f32][3] / best[3],
+                   base[f32][4] / best[4], base[f32][5] / best[5], base[f32][6] / best[6], f32 ? "/f32" : "");
     }
     bl_bwork_free(w);
+    w = NULL;
     for (int k = 0; k < K; k++) bl_bnet_free(&nets[k]);
+    }
     for (int p = 0; p < NP; p++) free(s.vecs[p]);
     return 0;
 }
