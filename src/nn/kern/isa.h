@@ -80,7 +80,12 @@ typedef uint64_t rbits;
 #endif
 #include <immintrin.h>
 
-#if BL_F32 /* 8 floats in one 256-bit vector on both instruction sets (see the top) */
+#if BL_F32 && BL_ISA == 2 && defined(BL_KERN_WIDE) /* 16 floats: files that vectorise across samples */
+#define VL 16
+typedef float vd __attribute__((vector_size(64)));
+typedef int32_t vi __attribute__((vector_size(64)));
+typedef float v4 __attribute__((vector_size(16)));
+#elif BL_F32 /* 8 floats in one 256-bit vector on both instruction sets (see the top) */
 #define VL 8
 typedef float vd __attribute__((vector_size(32)));
 typedef int32_t vi __attribute__((vector_size(32)));
@@ -96,8 +101,10 @@ typedef double vd __attribute__((vector_size(32)));
 typedef int64_t vi __attribute__((vector_size(32)));
 typedef double v4 __attribute__((vector_size(32)));
 #endif
+#if VL <= 8
 #define NV (8 / VL)
 typedef struct v8 { vd q[NV]; } v8;
+#endif
 
 /* Loads and stores through memcpy: one unaligned vector move, no aliasing assumptions. */
 static BL_INLINE vd vd_ld(const real *p) { vd v; memcpy(&v, p, sizeof v); return v; }
@@ -109,7 +116,9 @@ static BL_INLINE void v4_st(real *p, v4 v) { memcpy(p, &v, sizeof v); }
 /* Per-lane selects on comparisons, through the instruction set's own compare-and-blend (GCC's generic
  * vector comparisons cost a mask conversion more on AVX-512). */
 static BL_INLINE vd vd_gt_sel(vd x, vd y, vd a, vd b) { /* x > y ? a : b (false for NaN) */
-#if BL_F32
+#if BL_F32 && VL == 16
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, y, _CMP_GT_OQ), b, a);
+#elif BL_F32
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, y, _CMP_GT_OQ));
 #elif BL_ISA == 2
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, y, _CMP_GT_OQ), b, a);
@@ -126,7 +135,9 @@ static BL_INLINE v4 v4_gt_sel(v4 x, v4 y, v4 a, v4 b) {
 }
 /* Lanes where x is NaN (all ones), for a median that must not hide a NaN member. */
 static BL_INLINE vd vd_nan_or(vd acc, vd x) {
-#if BL_F32
+#if BL_F32 && VL == 16
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), acc, vd_set1(NAN));
+#elif BL_F32
     return _mm256_blendv_ps(acc, vd_set1(NAN), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 #elif BL_ISA == 2
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), acc, vd_set1(NAN));
@@ -135,7 +146,9 @@ static BL_INLINE vd vd_nan_or(vd acc, vd x) {
 #endif
 }
 static BL_INLINE vd vd_min(vd a, vd b) { /* a < b ? a : b, as a compare-exchange needs */
-#if BL_F32
+#if BL_F32 && VL == 16
+    return _mm512_min_ps(a, b);
+#elif BL_F32
     return _mm256_min_ps(a, b);
 #elif BL_ISA == 2
     return _mm512_min_pd(a, b);
@@ -144,7 +157,9 @@ static BL_INLINE vd vd_min(vd a, vd b) { /* a < b ? a : b, as a compare-exchange
 #endif
 }
 static BL_INLINE vd vd_max(vd a, vd b) {
-#if BL_F32
+#if BL_F32 && VL == 16
+    return _mm512_max_ps(a, b);
+#elif BL_F32
     return _mm256_max_ps(a, b);
 #elif BL_ISA == 2
     return _mm512_max_pd(a, b);
@@ -153,6 +168,7 @@ static BL_INLINE vd vd_max(vd a, vd b) {
 #endif
 }
 
+#if VL <= 8
 /* v8 arithmetic, one native vector at a time. */
 static BL_INLINE v8 v8_ld(const real *p) { v8 r; for (int i = 0; i < NV; i++) r.q[i] = vd_ld(p + VL * i); return r; }
 static BL_INLINE void v8_st(real *p, v8 a) { for (int i = 0; i < NV; i++) vd_st(p + VL * i, a.q[i]); }
@@ -165,6 +181,7 @@ static BL_INLINE v8 v8_fma(v8 a, v8 b, v8 c) { for (int i = 0; i < NV; i++) c.q[
 static BL_INLINE v8 v8_fmas(v8 a, real s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * s + c.q[i]; return c; }
 /* lane k of a v8 */
 static BL_INLINE real v8_lane(const v8 *a, int k) { return a->q[k / VL][k % VL]; }
+#endif /* VL <= 8 */
 #endif /* BL_ISA > 0 */
 
 #endif /* BL_NN_KERN_ISA_H */

@@ -11,6 +11,7 @@
  * float; their outputs are doubles again.
  * Not here: features and scaling (encode/), members' context terms (model/).
  */
+#define BL_KERN_WIDE 1 /* samples across the lanes: the float32 AVX-512 copy takes 16 (isa.h) */
 #include "nn/kern/vmath.h"
 
 #include <math.h>
@@ -191,7 +192,11 @@ static BL_INLINE vd vz_block(const pw *q, const double *ctx, const vd *F) {
 
 /* Lane b of a vector from p[b·stride], built in registers (scalar stores read back as a vector would
  * stall store forwarding). */
-#if VL == 8
+#if VL == 16
+#define VGATHER(p, st) ((vd){(p)[0], (p)[(st)], (p)[2 * (st)], (p)[3 * (st)], (p)[4 * (st)], (p)[5 * (st)], \
+                             (p)[6 * (st)], (p)[7 * (st)], (p)[8 * (st)], (p)[9 * (st)], (p)[10 * (st)],      \
+                             (p)[11 * (st)], (p)[12 * (st)], (p)[13 * (st)], (p)[14 * (st)], (p)[15 * (st)]})
+#elif VL == 8
 #define VGATHER(p, st) ((vd){(p)[0], (p)[(st)], (p)[2 * (st)], (p)[3 * (st)], (p)[4 * (st)], (p)[5 * (st)], \
                              (p)[6 * (st)], (p)[7 * (st)]})
 #else

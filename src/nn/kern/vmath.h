@@ -141,6 +141,7 @@ static BL_INLINE void v_selu(vd *y, const vd *x, const int m) {
 }
 
 static BL_INLINE vd v_selu_d(vd x, vd y) { return vd_gt_sel(x, vd_set1(0.0), vd_set1(LAMBDA), y + LALPHA); }
+#if VL <= 8
 static BL_INLINE v8 v8_selu_d(v8 x, v8 y) {
     for (int i = 0; i < NV; i++) x.q[i] = v_selu_d(x.q[i], y.q[i]);
     return x;
@@ -154,6 +155,7 @@ static BL_INLINE v8 v8_selu(v8 x) {
     v8_selu_n(&x, &x, 1);
     return x;
 }
+#endif
 #endif /* BL_ISA > 0 */
 
 #endif /* BL_NN_KERN_VMATH_H */
