@@ -16,7 +16,9 @@
  *    policy of common/file.h (a temporary in the target's folder, fsync'ed, renamed over it, the folder
  *    fsync'ed; links followed, the mode kept). Any failure removes the temporary and leaves the
  *    previous file untouched.
- *  - float64 values come back bit-identical (stored as IEEE little-endian doubles).
+ *  - float64 values come back bit-identical (stored as IEEE little-endian doubles); a record whose
+ *    attribute precision is "f32" is stored as IEEE little-endian floats and comes back as the doubles
+ *    of those floats (BL_MF_PRECISION_ATTR).
  *  - reading checks the header's checksum, then the format name, the major version, every weight
  *    dataset's type and rank, and reports clear errors naming the file (and the object inside it).
  *    HDF5 parses a file's bytes only in the model-file reader, a separate process (isolate.c,
@@ -165,6 +167,16 @@ bl_status bl_modelrec_get_strings(const bl_modelrec *rec, const char *group, con
                                   const char *const **values, size_t *n, bl_error *err);
 bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const char *name,
                                const int64_t **values, size_t *n, bl_error *err);
+
+/* The model-group attribute that says how a record's weight blocks are stored (models/README.md):
+ * "f64" (or absent: every file written before it, and float64 models) IEEE float64 datasets, the values
+ * bit-identical; "f32" IEEE float32 datasets (H5T_IEEE_F32LE), each value read back into its double
+ * exactly. A save refuses an "f32" record holding a value float32 cannot hold (|x| > FLT_MAX, or not
+ * finite) before it touches the file; a load refuses a dataset of the other type. */
+#define BL_MF_PRECISION_ATTR "precision"
+/* The record's precision: *f32 = 1 for "f32", 0 for "f64" or no attribute. Another value, or a value of
+ * another type, is BL_EFORMAT naming label (the file; may be NULL), the model, the attribute and the fix. */
+bl_status bl_modelrec_precision(const bl_modelrec *rec, const char *label, int *f32, bl_error *err);
 
 /* ---- model files ----------------------------------------------------------------------------------- */
 
