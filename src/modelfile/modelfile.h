@@ -240,9 +240,15 @@ bl_status bl_mf_test_set_root_string(const char *path, const char *attr, const c
 
 /* Writes a zero-filled dataset at dset_path (e.g. "/models/m/weights/w"), creating the file and the
  * groups when absent and replacing an existing dataset. rank 1..3 with dims; kind 'd' float64,
- * 'f' float32, 'i' int32. For crafting foreign or malformed files in tests. */
+ * 'f' float32, 'F' float32 filled with +inf, 'i' int32. For crafting foreign or malformed files in tests. */
 bl_status bl_mf_test_write_dataset(const char *path, const char *dset_path, int rank,
                                    const size_t *dims, char kind, bl_error *err);
+
+/* Sets (value non-NULL: its type, count and value; its group and name are not read) or deletes (NULL)
+ * attribute attr of the group at group (e.g. "/models/m") of an existing file, in place; restamps the
+ * header. For crafting attributes a save refuses to write (an unknown precision, say) in tests. */
+bl_status bl_mf_test_set_attr(const char *path, const char *group, const char *attr, const bl_mfattr *value,
+                              bl_error *err);
 
 /* Recomputes the checksum in the header of a model file edited in place with HDF5 (both functions
  * above do it themselves), so that a test reaches the check it means instead of the checksum's. */
