@@ -5,7 +5,9 @@ encoding, ensembles of odd and even size, every target scaling, cluster totals a
 machine, essential-only schemas, fine-tuned models, two of them blending Ernest in through the
 guard), in contexts that leave out properties the model fills (the stored schema's constants, the
 one value every pre-training row had), on files rewritten into older format versions (without the
-seen group) and without a header (refused unless allowed), and on damaged or foreign files. The
+seen group) and without a header (refused unless allowed), and on damaged or foreign files; models of
+precision f32 (float32 weights, computed in numpy float32) to TOL_F32 = 1e-4, and unknown precisions
+refused by both. The
 intervals (§P10) and the floor beyond the support (§P9) against bellamy-predict --json: a pre-trained
 model with calibration, fine-tuned ones asked about their own context and others, scale-outs up to
 100000, a file whose calibration was removed and files with damaged calibration or fit attributes.

@@ -259,8 +259,9 @@ BL_API bl_status bl_pretrain_file(const char *data_path, const char *schema_path
 
 /* A fresh, untrained predictor for d's properties (from bl_data_load or bl_data_load_text): its
  * weights drawn from seed, its target scaled by o->target_scale, computing in o->precision (only those
- * three fields of o are read; NULL: seconds, seed 1, BL_TRAIN_PRECISION_DEFAULT). Meant to be fine-tuned (bl_predictor_finetune_data) by a program that learns
- * from its own history, e.g. a scheduler; its predictions before that are meaningless. */
+ * three fields of o are read; NULL: seconds, seed 1, BL_TRAIN_PRECISION_DEFAULT). Meant to be fine-tuned
+ * (bl_predictor_finetune_data) by a program that learns from its own history, e.g. a scheduler; its
+ * predictions before that are meaningless. */
 BL_API bl_status bl_predictor_new_untrained(const bl_data *d, const bl_train_opts *o, bl_predictor **out,
                                             bl_error *err);
 
