@@ -3,6 +3,7 @@
  * mislabelled, future and unreadable files, and the on-disk layout as h5dump shows it. */
 #include "testutil.h"
 #include "modelfile/modelfile.h"
+#include "modelfile/modelfile_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1058,6 +1059,49 @@ START_TEST(test_precision_f32) {
 }
 END_TEST
 
+/* The reader's answer carries the precision as the record's attribute; the library checks it again: an
+ * unknown value, or an "f32" record whose weights are not all floats (what the reader read from float32
+ * datasets), is a malformed answer naming the file; an honest "f32" record passes. */
+static bl_status wire_round(bl_modelrec *r, bl_error *e) {
+    char *names[1] = {r->name};
+    bl_modelrec *recs[1] = {r};
+    bl_mf_result res = {names, 1, recs, 1};
+    bl_mf_buf b = {0};
+    ck_assert_int_eq(bl_mf_wire_put_answer(&b, BL_OK, "", &res), 0);
+    bl_mf_result out;
+    bl_status st = bl_mf_wire_get_answer(b.p, b.len, BL_MF_OP_LOAD, r->name, "wire.h5", &out, e);
+    if (st == BL_OK) {
+        ck_assert_uint_eq(out.n_recs, 1);
+        assert_same_record(r, out.recs[0]);
+        bl_mf_result_clear(&out);
+    }
+    free(b.p);
+    return st;
+}
+
+START_TEST(test_precision_on_the_wire) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1); /* 1 + i/4 and -1 - i: floats */
+    ck_assert_int_eq(wire_round(r, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", BL_MF_PRECISION_ATTR, "f32", &e), BL_OK);
+    ck_assert_msg(wire_round(r, &e) == BL_OK, "%s", e.message);
+    const double inf2[2] = {INFINITY, 0.5}; /* a float32 +inf stays what it is (the model code refuses it) */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "inf", 1, 2, 1, inf2, &e), BL_OK);
+    ck_assert_msg(wire_round(r, &e) == BL_OK, "%s", e.message);
+    const double tenth[1] = {0.1}; /* no float */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "tenth", 1, 1, 1, tenth, &e), BL_OK);
+    ck_assert_int_eq(wire_round(r, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "wire.h5") && strstr(e.message, "float32 weights that are not floats"), "%s",
+                  e.message);
+    bl_modelrec_free(r);
+    r = make_record("grep", 1);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", BL_MF_PRECISION_ATTR, "f16", &e), BL_OK);
+    ck_assert_int_eq(wire_round(r, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "wire.h5") && strstr(e.message, "an unknown precision"), "%s", e.message);
+    bl_modelrec_free(r);
+}
+END_TEST
+
 START_TEST(test_h5dump_layout) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
         BL_TEST_SKIP("/usr/bin/h5dump not found (package hdf5-tools): the layout cannot be read");
@@ -1165,6 +1209,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_malformed_datasets);
     tcase_add_test(tc, test_h5dump_layout);
     tcase_add_test(tc, test_precision_f32);
+    tcase_add_test(tc, test_precision_on_the_wire);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
     return s;
