@@ -669,8 +669,28 @@ def _strtod_whole(text):
 
 # ---- §P2 the model ------------------------------------------------------------------------------
 
-def _weight_datasets(rec):
-    """Every dataset under weights/ as a numpy array: float64, rank 1 or 2, not empty."""
+def _precision(rec):
+    """§P2: the model's attribute precision: 'f64' (absent: files written before it, float64 models) or
+    'f32'; any other value, or a value of another type, refused as libbellamy refuses it."""
+    a = rec.find("", "precision")
+    if a is None or a == ("string", "f64"):
+        return "f64"
+    if a == ("string", "f32"):
+        return "f32"
+    if a[0] == "string":
+        v = "".join("?" if ord(c) < 0x20 or ord(c) == 0x7f else c for c in a[1][:40])
+        what = "'%s'%s" % (v, "..." if len(a[1]) > 40 else "")
+    else:
+        what = "a value of type %s, not a string" % a[0]
+    raise rec.fail('attribute precision (/models/%s) is %s, expected "f32" or "f64": a newer libbellamy wrote it '
+                   'or it was edited; load it with the library that wrote it, or set the attribute to "f64" '
+                   '(float64 weight datasets) or "f32" (float32 ones)' % (rec.name, what))
+
+
+def _weight_datasets(rec, precision="f64"):
+    """Every dataset under weights/ as a numpy array: rank 1 or 2, not empty; float64, or with precision
+    'f32' float32 (kept as numpy float32: the model computes in float32, §P5)."""
+    size = 4 if precision == "f32" else 8
     g = rec.g
     weights = _hard(g, "weights")
     if not isinstance(weights, h5py.Group):
@@ -681,13 +701,18 @@ def _weight_datasets(rec):
         obj = _hard(weights, bname)
         if not isinstance(obj, h5py.Dataset):   # a soft or external link, a group: as libbellamy refuses them
             raise BellamyError("%s: %s is not a dataset" % (rec.path, where))
-        if obj.dtype.kind != "f" or obj.dtype.itemsize != 8:
-            raise BellamyError("%s: dataset %s is not float64" % (rec.path, where))
+        if obj.dtype.kind != "f" or obj.dtype.itemsize != size:
+            if size == 4:
+                raise BellamyError('%s: dataset %s is not float32, as the model\'s attribute precision "f32" says '
+                                   'its weights are' % (rec.path, where))
+            raise BellamyError("%s: dataset %s is not float64%s" % (
+                rec.path, where, ' (float32 weights need the model attribute precision = "f32")'
+                if obj.dtype.kind == "f" and obj.dtype.itemsize == 4 else ""))
         if obj.ndim not in (1, 2):
             raise BellamyError("%s: dataset %s has rank %d (must be 1 or 2)" % (rec.path, where, obj.ndim))
         if obj.size == 0:
             raise BellamyError("%s: dataset %s has an empty or too large shape" % (rec.path, where))
-        blocks[bname] = np.asarray(obj[()], dtype=np.float64)
+        blocks[bname] = np.asarray(obj[()], dtype=np.float32 if size == 4 else np.float64)
     return blocks
 
 
@@ -1190,8 +1215,10 @@ def _warning(kind, prop, msg):
 
 
 def _selu(x):
-    """§P5: λx for x > 0, λα(eˣ − 1) otherwise."""
-    return np.where(x > 0.0, SELU_LAMBDA * x, (SELU_LAMBDA * SELU_ALPHA) * np.expm1(np.minimum(x, 0.0)))
+    """§P5: λx for x > 0, λα(eˣ − 1) otherwise; in x's precision (float32 constants for float32 x)."""
+    t = np.float32 if getattr(x, "dtype", None) == np.float32 else float
+    lam, lam_alpha = t(SELU_LAMBDA), t(SELU_LAMBDA * SELU_ALPHA)
+    return np.where(x > 0, lam * x, lam_alpha * np.expm1(np.minimum(x, t(0))))
 
 
 class Property:
@@ -1211,7 +1238,8 @@ class Property:
 
 class Model:
     """A model read from a file; predicting is all it does. Attributes: path, name, properties,
-    members (a list of dicts of numpy blocks), dims, enc (encoder settings), scaler_lo/hi,
+    members (a list of dicts of numpy blocks), precision ('f64' or 'f32': what the networks compute in,
+    numpy's float32 for 'f32'), dims, enc (encoder settings), scaler_lo/hi,
     target_scaling, target_scale, number_bounds (numbers = range), schema_text, seen (the group seen
     as a dict, or None), tuned (the group finetune as a dict, or None: never fine-tuned), calibration
     (the group calibration as a dict, or None: no intervals), method ('network', 'blend' or 'ernest'),
@@ -1257,7 +1285,8 @@ class Model:
 
     def _read(self, rec):
         """§P2: every attribute and block a prediction reads, checked as libbellamy checks them."""
-        blocks = _weight_datasets(rec)
+        precision = _precision(rec)
+        blocks = _weight_datasets(rec, precision)
         major = rec.find("", "format_major_required")
         if major and major[0] == "int64" and major[1] > MAJOR_MAX:
             raise rec.fail("needs format major %d (this reader knows %d.x to %d.x); use a newer bellamy_model.py"
@@ -1314,6 +1343,8 @@ class Model:
                     p.default, p.default_from = tv, "finetune"
 
         self.dims, self.enc, self.properties, self.members = dims, enc, props, members
+        self.precision = precision
+        self.dtype = np.float32 if precision == "f32" else np.float64   # §P5: what the networks compute in
         self.scaler_lo, self.scaler_hi = np.array(lo, dtype=np.float64), np.array(hi, dtype=np.float64)
         self.target_scaling, self.target_scale = scaling, float(scale)
         self.schema_text = schema_text
@@ -1449,14 +1480,14 @@ class Model:
             for i, v in enumerate(values):
                 if v is None:
                     continue
-                vec = self._vector(i, v, mi)
+                vec = self._vector(i, v, mi).astype(self.dtype)
                 code = _selu(net["g.3.weight"] @ _selu(net["g.0.weight"] @ vec))
                 if self.properties[i].essential:      # essential ones come first: i is j of §P5.2
                     ctx = ctx + W[:, FO + C * i:FO + C * (i + 1)] @ code
                 else:
                     opt.append(code)
             if opt:                               # §P5.2: no optional value, no term
-                mean = np.zeros(C)
+                mean = np.zeros(C, dtype=self.dtype)
                 for code in opt:
                     mean = mean + code
                 mean = mean / len(opt)
@@ -1473,7 +1504,7 @@ class Model:
         feat = np.stack([1.0 / x, np.log(x), x], axis=1)
         rng = self.scaler_hi - self.scaler_lo
         rng = np.where(rng > 0.0, rng, 1.0)
-        s = (feat - self.scaler_lo) / rng
+        s = ((feat - self.scaler_lo) / rng).astype(self.dtype)   # f32: rounded where it enters the network
         FO = self.dims["f_out"]
         outs = []
         for net, ctx in zip(self.members, terms):
@@ -1481,7 +1512,7 @@ class Model:
             F = _selu(h @ net["f.2.weight"].T + net["f.2.bias"])
             hid = _selu(F @ net["z.0.weight"][:, :FO].T + ctx)
             outs.append(_selu(hid @ net["z.2.weight"][0] + net["z.2.bias"][0]))
-        y = np.stack(outs)                        # [members][n]
+        y = np.stack(outs).astype(np.float64)     # [members][n]; f32: each output widened exactly
         K = len(outs)
         srt = np.sort(y, axis=0)
         med = srt[K // 2] if K % 2 else 0.5 * (srt[K // 2 - 1] + srt[K // 2])

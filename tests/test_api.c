@@ -13,11 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "bellamy/bellamy.h"
 #include "api/api_internal.h"
 #include "data/synth.h"
 #include "model/model.h"
+#include "modelfile/modelfile.h"
 /* the stress suite's users' data sets (seed 1733's: test_finetune_never_collapses_below_its_runs) */
 #include "gen_userdata.c"
 
@@ -160,6 +162,116 @@ START_TEST(test_bad_files) {
     ck_assert_ptr_null(p);
     ck_assert(err.message[0] != '\0');
     ck_assert_int_eq(bl_predictor_load(NULL, NULL, &p, &err), BL_EINVAL);
+}
+END_TEST
+
+/* The bytes of the file at path (*len), malloc'd. */
+static unsigned char *file_bytes(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* A model of precision f32 in a file (issue 28): written with the attribute and read back as f32, its
+ * weights their floats; a weight float32 cannot hold refused on saving (the old file intact); a float32
+ * weight that is +inf refused on loading, naming the file, the model and the block; the batched CPU
+ * trial group refused with f32 naming the option. */
+START_TEST(test_f32_model_file) {
+    bl_error err;
+    bl_model *m = NULL;
+    ck_assert_msg(bl_model_load(g_model, "synth", &m, &err) == BL_OK, "%s", err.message);
+    ck_assert_int_eq(bl_model_precision(m), BL_PRECISION_F64);
+    bl_model_set_precision(m, BL_PRECISION_F32);
+    for (int j = 0; j < m->n_members; j++) ck_assert_int_eq(bl_model_member(m, j)->d.f32, 1);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/f32.h5", bl_test_tmpdir());
+    unlink(path);
+    ck_assert_msg(bl_model_save(m, path, &err) == BL_OK, "%s", err.message);
+    bl_model *b = NULL;
+    ck_assert_msg(bl_model_load(path, "synth", &b, &err) == BL_OK, "%s", err.message);
+    ck_assert_int_eq(bl_model_precision(b), BL_PRECISION_F32);
+    ck_assert_int_eq(b->n_members, m->n_members);
+    for (int j = 0; j < m->n_members; j++) {
+        const bl_bnet *x = bl_model_member_c(m, j), *y = bl_model_member_c(b, j);
+        ck_assert_int_eq(y->d.f32, 1);
+        for (size_t k = 0; k < x->P.n; k++)
+            ck_assert_msg(y->P.param[k] == (double)(float)x->P.param[k], "member %d, parameter %zu: %.17g, its float "
+                          "%.17g", j, k, y->P.param[k], (double)(float)x->P.param[k]);
+    }
+    bl_predictor *p = NULL;
+    ck_assert_msg(bl_predictor_load(path, "synth", &p, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(p), "f32");
+    bl_predictor_free(p);
+    /* a clone (what fine-tuning copies) keeps it */
+    bl_model *c = NULL;
+    ck_assert_int_eq(bl_model_clone(b, &c, &err), BL_OK);
+    ck_assert_int_eq(bl_model_precision(c), BL_PRECISION_F32);
+    for (int j = 0; j < c->n_members; j++) ck_assert_int_eq(bl_model_member_c(c, j)->d.f32, 1);
+    bl_model_free(c);
+
+    /* a weight beyond float32's range: refused before the file is touched */
+    size_t len0, len1;
+    unsigned char *before = file_bytes(path, &len0);
+    const double keep = b->net.P.param[b->net.f0w + 1];
+    b->net.P.param[b->net.f0w + 1] = 1e39;
+    bl_status st = bl_model_save(b, path, &err);
+    ck_assert_msg(st == BL_ERANGE && strstr(err.message, path) && strstr(err.message, "f.0.weight") &&
+                  strstr(err.message, "float32's range") && strstr(err.message, "precision f64"), "%d %s", st,
+                  err.message);
+    unsigned char *after = file_bytes(path, &len1);
+    ck_assert(len0 == len1 && memcmp(before, after, len0) == 0);
+    free(after);
+    free(before);
+    /* as a float64 model the same weight saves */
+    bl_model_set_precision(b, BL_PRECISION_F64);
+    char path64[4200];
+    snprintf(path64, sizeof path64, "%s/f64-big.h5", bl_test_tmpdir());
+    ck_assert_msg(bl_model_save(b, path64, &err) == BL_OK, "%s", err.message);
+    b->net.P.param[b->net.f0w + 1] = keep;
+    bl_model_free(b);
+
+    /* a float32 weight that is +inf: refused on loading (the finite-weight check covers float32) */
+    size_t dims[2] = {16, 3};
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/synth/weights/f.0.weight", 2, dims, 'F', &err), BL_OK);
+    p = NULL;
+    st = bl_predictor_load(path, "synth", &p, &err);
+    ck_assert_msg(st == BL_EFORMAT && strstr(err.message, path) && strstr(err.message, "model 'synth'") &&
+                  strstr(err.message, "f.0.weight") && strstr(err.message, "finite"), "%d %s", st, err.message);
+    ck_assert_ptr_null(p);
+    /* and in another member */
+    ck_assert_msg(bl_model_save(m, path, &err) == BL_OK, "%s", err.message); /* replaces the damaged model */
+    if (m->n_members > 1) {
+        ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/synth/weights/member1.z.2.bias", 1, (size_t[]){1}, 'F',
+                                                  &err), BL_OK);
+        st = bl_predictor_load(path, "synth", &p, &err);
+        ck_assert_msg(st == BL_EFORMAT && strstr(err.message, "member1.z.2.bias") && strstr(err.message, "inf"), "%d %s",
+                      st, err.message);
+    }
+    bl_model_free(m);
+
+    /* the batched CPU trial group computes in float64 only: refused, never a silent switch */
+    bl_pretrain_opts po;
+    bl_pretrain_opts_default(&po);
+    po.precision = BL_PRECISION_F32;
+    ck_assert_int_eq(bl_pretrain_opts_check(&po, &err), BL_OK);
+    po.device = BL_DEVICE_CPU_BATCHED;
+    st = bl_pretrain_opts_check(&po, &err);
+    ck_assert_msg(st == BL_EUNSUPPORTED && strstr(err.message, "precision f32") && strstr(err.message, "batched"), "%d %s",
+                  st, err.message);
+    bl_model *none = NULL;
+    ck_assert_int_eq(bl_pretrain(g_ds, NULL, &po, &none, &err), BL_EUNSUPPORTED);
+    ck_assert_ptr_null(none);
+    po.device = BL_DEVICE_CUDA;
+    ck_assert_int_eq(bl_pretrain_opts_check(&po, &err), BL_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "precision"));
 }
 END_TEST
 
@@ -1555,6 +1667,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_model_file);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_props);
+    tcase_add_test(tc, test_f32_model_file);
     tcase_add_test(tc, test_predict_matches_internal);
     tcase_add_test(tc, test_context_errors);
     tcase_add_test(tc, test_predict_refuses_infinite_runtimes);

@@ -842,6 +842,53 @@ START_TEST(test_info_and_json) {
 }
 END_TEST
 
+/* --precision (issue 28): f32 pre-trains a model that info shows, check accepts, predict and finetune use
+ * and that stays f32 when fine-tuned; a bad value and --device cuda with f32 are usage errors naming the
+ * option (never a silent switch); bellamy-eval's --precision likewise, and refused with --model-cache. */
+START_TEST(test_precision_cli) {
+    EXPECT_ERR(2, "--precision", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --precision f16", g_train);
+    EXPECT_ERR(2, "--precision", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --precision ''", g_train);
+    EXPECT_ERR(2, "--precision f32: the CUDA search computes in float64 only; use --device cpu with --precision f32, "
+               "or --precision f64 with --device cuda",
+               "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device cuda --precision f32", g_train);
+    EXPECT(0, "%s pretrain --help", g_train);
+    ck_assert_msg(strstr(g_out, "--precision") && strstr(g_out, "f64|f32"), "%s", g_out);
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out f32.h5 --name s32 --trials 1 --epochs 5 "
+              "--grace 5 --members 2 --threads 1 --quiet --calibrate off --precision f32", g_train);
+    EXPECT(0, "%s info --model f32.h5", g_train);
+    ck_assert_msg(strstr(g_out, "\nprecision: f32 (float32 arithmetic; the file stores float32 weights)\n"), "%s", g_out);
+    EXPECT(0, "%s info --model f32.h5 --json > info32.json && cat info32.json", g_train);
+    ck_assert_msg(strstr(g_out, "\"precision\":\"f32\""), "%s", g_out);
+    EXPECT_JSON("info32.json");
+    EXPECT(0, "%s info --model model.h5", g_train);
+    ck_assert_msg(strstr(g_out, "\nprecision: f64 (float64 arithmetic and weights)\n"), "%s", g_out);
+    EXPECT(0, "%s info --model model.h5 --json", g_train);
+    ck_assert_msg(strstr(g_out, "\"precision\":\"f64\""), "%s", g_out);
+    EXPECT(0, "%s check --model f32.h5", g_train);
+    ck_assert_msg(strstr(g_out, "checksum header present and matching") && strstr(g_out, "  s32: ok (2 members"), "%s",
+                  g_out);
+    EXPECT(0, "%s --model f32.h5 %s --scale-out 2..6", g_predict, g_sets);
+    EXPECT(0, "%s finetune --model f32.h5 --data runs.tsv --out f32-tuned.h5 --max-epochs 20", g_train);
+    EXPECT(0, "%s info --model f32-tuned.h5", g_train);
+    ck_assert_msg(strstr(g_out, "\nprecision: f32 "), "%s", g_out);
+    /* a float64 model saved into the f32 file beside it: each keeps its own */
+    EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out f32.h5 --name s64 --trials 1 --epochs 5 "
+              "--grace 5 --members 1 --threads 1 --quiet --calibrate off", g_train);
+    EXPECT(0, "%s info --model f32.h5 --name s32", g_train);
+    ck_assert_msg(strstr(g_out, "\nprecision: f32 "), "%s", g_out);
+    EXPECT(0, "%s info --model f32.h5 --name s64", g_train);
+    ck_assert_msg(strstr(g_out, "\nprecision: f64 "), "%s", g_out);
+    /* bellamy-eval */
+    char eval[4200];
+    snprintf(eval, sizeof eval, "'%s/bellamy-eval'", getenv("BELLAMY_BUILD_ROOT"));
+    EXPECT_ERR(2, "--precision", "%s --data rest.tsv --schema synth.schema --out ev --precision double", eval);
+    EXPECT_ERR(2, "--precision f32: --model-cache's file names do not record the precision",
+               "%s --data rest.tsv --schema synth.schema --out ev --precision f32 --model-cache cache", eval);
+    EXPECT(0, "%s --help", eval);
+    ck_assert_msg(strstr(g_out, "--precision"), "%s", g_out);
+}
+END_TEST
+
 /* --skip-invalid: a runs file with a failed run (blank runtime) and a bad row loads with those rows
  * left out, each named with its line, and the count said; without it the first error stands. */
 START_TEST(test_skip_invalid) {
@@ -1513,6 +1560,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_did_you_mean);
     tcase_add_test(tc, test_user_contexts_and_warnings);
     tcase_add_test(tc, test_info_and_json);
+    tcase_add_test(tc, test_precision_cli);
     tcase_add_test(tc, test_skip_invalid);
     tcase_add_test(tc, test_invalid_runtime_fix);
     tcase_add_test(tc, test_runtime_units_cli);

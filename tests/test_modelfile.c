@@ -3,9 +3,11 @@
  * mislabelled, future and unreadable files, and the on-disk layout as h5dump shows it. */
 #include "testutil.h"
 #include "modelfile/modelfile.h"
+#include "modelfile/modelfile_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -910,6 +912,196 @@ END_TEST
 
 /* ---- layout, as another team sees it -------------------------------------------------------------- */
 
+/* Precision f32 (issue 28): the attribute written, every weight stored as a float and read back as the
+ * double of that float, kept when other models are saved into the file; a float64 dataset in an f32
+ * model, an unknown precision (a save refuses one; a crafted file of one is refused naming the file,
+ * model and attribute) and a weight float32 cannot hold (refused before the file is touched). */
+START_TEST(test_precision_f32) {
+    bl_error e;
+    const char *path = tpath("f32.h5");
+    unlink(path);
+    bl_modelrec *r = make_record("grep", 1), *back = NULL;
+    double w[12] = {0.1, -1.0 / 3, 3.141592653589793, 1e-310 /* rounds to 0 */, 1e-40 /* float subnormal */,
+                    FLT_MAX, -FLT_MAX, 16777217.0 /* 2^24 + 1: rounds to even */, -0.0, 1e30, 7.0, 65504.0001};
+    ck_assert_int_eq(bl_modelrec_add_block(r, "awk", 2, 3, 4, w, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", BL_MF_PRECISION_ATTR, "f32", &e), BL_OK);
+    ck_assert_msg(bl_mf_save(path, r, &e) == BL_OK, "%s", e.message);
+    ck_assert_msg(bl_mf_load(path, "grep", &back, &e) == BL_OK, "%s", e.message);
+    const char *pv = NULL;
+    ck_assert_int_eq(bl_modelrec_get_string(back, "", BL_MF_PRECISION_ATTR, &pv, &e), BL_OK);
+    ck_assert_str_eq(pv, "f32");
+    int f32 = 0;
+    ck_assert_int_eq(bl_modelrec_precision(back, path, &f32, &e), BL_OK);
+    ck_assert_int_eq(f32, 1);
+    for (size_t b = 0; b < r->n_blocks; b++) {
+        const bl_mfblock *x = &r->blocks[b];
+        const double *y;
+        ck_assert_int_eq(bl_modelrec_get_block(back, x->name, x->rank, x->rows, x->cols, &y, &e), BL_OK);
+        for (size_t k = 0; k < x->rows * x->cols; k++) {
+            const double want = (double)(float)x->data[k];
+            ck_assert_msg(memcmp(&y[k], &want, 8) == 0, "%s[%zu]: %.17g read back, %.17g (its float) expected",
+                          x->name, k, y[k], want);
+        }
+    }
+    /* another model saved into the file: the f32 one re-written as it was (floats again, bit for bit) */
+    bl_modelrec *other = make_record("sort", 2), *back2 = NULL;
+    ck_assert_int_eq(bl_mf_save(path, other, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back2, &e), BL_OK);
+    assert_same_record(back, back2);
+    bl_modelrec_free(back2);
+    back2 = NULL;
+    ck_assert_int_eq(bl_mf_load(path, "sort", &back2, &e), BL_OK);
+    assert_same_record(other, back2); /* the float64 one bit for bit, no attribute */
+    ck_assert_ptr_null(bl_modelrec_find_attr(back2, "", BL_MF_PRECISION_ATTR));
+    bl_modelrec_free(back2);
+    back2 = NULL;
+    bl_modelrec_free(other);
+
+    /* a float64 dataset in an f32 model: refused naming it and the attribute */
+    size_t d2[2] = {16, 3};
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/grep/weights/f.W1", 2, d2, 'd', &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back2, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "/models/grep/weights/f.W1") && strstr(e.message, "not float32") &&
+                  strstr(e.message, "precision"), "%s", e.message);
+    /* a float32 dataset in a float64 model: refused, and the message says what it would need (a save
+     * refuses to overwrite a file with a model it cannot read: a fresh file) */
+    unlink(path);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
+    bl_modelrec *sort0 = make_record("sort", 2);
+    ck_assert_int_eq(bl_mf_save(path, sort0, &e), BL_OK);
+    bl_modelrec_free(sort0);
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/sort/weights/f.W1", 2, d2, 'f', &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "sort", &back2, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "not float64") && strstr(e.message, "precision = \"f32\""), "%s", e.message);
+    /* an f32 file whose weight is +inf loads as a record (the model code refuses it: test_api) */
+    ck_assert_int_eq(bl_mf_test_write_dataset(path, "/models/grep/weights/f.W1", 2, d2, 'F', &e), BL_OK);
+    ck_assert_msg(bl_mf_load(path, "grep", &back2, &e) == BL_OK, "%s", e.message);
+    const double *inf;
+    ck_assert_int_eq(bl_modelrec_get_block(back2, "f.W1", 2, 16, 3, &inf, &e), BL_OK);
+    ck_assert(isinf(inf[0]) && inf[0] > 0);
+    bl_modelrec_free(back2);
+    back2 = NULL;
+
+    /* unknown values: a save refuses them; a file holding one is refused by a load naming the file, the
+     * model, the attribute and the fix */
+    unlink(path);
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
+    bl_modelrec *sort = make_record("sort", 2);
+    ck_assert_int_eq(bl_mf_save(path, sort, &e), BL_OK);
+    bl_modelrec_free(sort);
+    const char *bad[] = {"f16", "", "F32", "f32 "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bl_modelrec *rb = make_record("grep", 3);
+        ck_assert_int_eq(bl_modelrec_add_string(rb, "", BL_MF_PRECISION_ATTR, bad[i], &e), BL_OK);
+        size_t len0;
+        void *before = slurp(path, &len0);
+        ck_assert_int_eq(bl_mf_save(path, rb, &e), BL_EINVAL);
+        ck_assert_msg(strstr(e.message, "attribute precision") && strstr(e.message, path), "%s", e.message);
+        assert_same_bytes(path, before, len0);
+        free(before);
+        bl_modelrec_free(rb);
+        bl_mfattr v = {.type = BL_MFATTR_STRING, .count = 1, .v.s = (char *)bad[i]};
+        ck_assert_int_eq(bl_mf_test_set_attr(path, "/models/grep", BL_MF_PRECISION_ATTR, &v, &e), BL_OK);
+        ck_assert_int_eq(bl_mf_load(path, "grep", &back2, &e), BL_EFORMAT);
+        ck_assert_ptr_null(back2);
+        ck_assert_msg(strstr(e.message, path) && strstr(e.message, "model 'grep'") &&
+                      strstr(e.message, "attribute precision (/models/grep)") &&
+                      strstr(e.message, "expected \"f32\" or \"f64\"") && strstr(e.message, "set the attribute"),
+                      "%s", e.message);
+        /* the other model of the file still loads */
+        ck_assert_int_eq(bl_mf_load(path, "sort", &back2, &e), BL_OK);
+        bl_modelrec_free(back2);
+        back2 = NULL;
+    }
+    bl_mfattr iv = {.type = BL_MFATTR_INT64, .count = 1, .v.i = 32};
+    ck_assert_int_eq(bl_mf_test_set_attr(path, "/models/grep", BL_MF_PRECISION_ATTR, &iv, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_load(path, "grep", &back2, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "attribute precision") && strstr(e.message, "not a string"), "%s", e.message);
+    /* "f64" written out, and no attribute: float64, bit for bit */
+    bl_mfattr f64 = {.type = BL_MFATTR_STRING, .count = 1, .v.s = (char *)"f64"};
+    bl_modelrec *r64 = make_record("grep", 4);
+    unlink(path); /* a save refuses to overwrite a file with a model it cannot read */
+    ck_assert_int_eq(bl_mf_save(path, r64, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_test_set_attr(path, "/models/grep", BL_MF_PRECISION_ATTR, &f64, &e), BL_OK);
+    ck_assert_msg(bl_mf_load(path, "grep", &back2, &e) == BL_OK, "%s", e.message);
+    ck_assert_int_eq(bl_modelrec_precision(back2, path, &f32, &e), BL_OK);
+    ck_assert_int_eq(f32, 0);
+    ck_assert_int_eq(memcmp(back2->blocks[0].data, r64->blocks[0].data, 48 * sizeof(double)), 0);
+    bl_modelrec_free(back2);
+    back2 = NULL;
+    bl_modelrec_free(r64);
+
+    /* a weight float32 cannot hold: refused before anything is written, the file as it was */
+    ck_assert_int_eq(bl_mf_save(path, r, &e), BL_OK);
+    size_t len0;
+    void *before = slurp(path, &len0);
+    const double huge[3] = {1.0, 1e39, -2.0}, nan3[3] = {1.0, NAN, 2.0};
+    for (int c = 0; c < 2; c++) {
+        bl_modelrec *rh = make_record("grep", 5);
+        ck_assert_int_eq(bl_modelrec_add_block(rh, "big", 1, 3, 1, c ? nan3 : huge, &e), BL_OK);
+        ck_assert_int_eq(bl_modelrec_add_string(rh, "", BL_MF_PRECISION_ATTR, "f32", &e), BL_OK);
+        ck_assert_int_eq(bl_mf_save(path, rh, &e), c ? BL_EINVAL : BL_ERANGE);
+        ck_assert_msg(strstr(e.message, path) && strstr(e.message, "'big'") && strstr(e.message, "element 1") &&
+                      strstr(e.message, c ? "finite" : "float32's range") && strstr(e.message, "nothing was written"),
+                      "%s", e.message);
+        assert_same_bytes(path, before, len0);
+        ck_assert_int_eq(count_temps("f32.h5"), 0);
+        bl_modelrec_free(rh);
+    }
+    free(before);
+    /* the same values in a float64 model save as ever */
+    bl_modelrec *rh = make_record("grep", 6);
+    ck_assert_int_eq(bl_modelrec_add_block(rh, "big", 1, 3, 1, huge, &e), BL_OK);
+    ck_assert_int_eq(bl_mf_save(path, rh, &e), BL_OK);
+    bl_modelrec_free(rh);
+    bl_modelrec_free(back);
+    bl_modelrec_free(r);
+}
+END_TEST
+
+/* The reader's answer carries the precision as the record's attribute; the library checks it again: an
+ * unknown value, or an "f32" record whose weights are not all floats (what the reader read from float32
+ * datasets), is a malformed answer naming the file; an honest "f32" record passes. */
+static bl_status wire_round(bl_modelrec *r, bl_error *e) {
+    char *names[1] = {r->name};
+    bl_modelrec *recs[1] = {r};
+    bl_mf_result res = {names, 1, recs, 1};
+    bl_mf_buf b = {0};
+    ck_assert_int_eq(bl_mf_wire_put_answer(&b, BL_OK, "", &res), 0);
+    bl_mf_result out;
+    bl_status st = bl_mf_wire_get_answer(b.p, b.len, BL_MF_OP_LOAD, r->name, "wire.h5", &out, e);
+    if (st == BL_OK) {
+        ck_assert_uint_eq(out.n_recs, 1);
+        assert_same_record(r, out.recs[0]);
+        bl_mf_result_clear(&out);
+    }
+    free(b.p);
+    return st;
+}
+
+START_TEST(test_precision_on_the_wire) {
+    bl_error e;
+    bl_modelrec *r = make_record("grep", 1); /* 1 + i/4 and -1 - i: floats */
+    ck_assert_int_eq(wire_round(r, &e), BL_OK);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", BL_MF_PRECISION_ATTR, "f32", &e), BL_OK);
+    ck_assert_msg(wire_round(r, &e) == BL_OK, "%s", e.message);
+    const double inf2[2] = {INFINITY, 0.5}; /* a float32 +inf stays what it is (the model code refuses it) */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "inf", 1, 2, 1, inf2, &e), BL_OK);
+    ck_assert_msg(wire_round(r, &e) == BL_OK, "%s", e.message);
+    const double tenth[1] = {0.1}; /* no float */
+    ck_assert_int_eq(bl_modelrec_add_block(r, "tenth", 1, 1, 1, tenth, &e), BL_OK);
+    ck_assert_int_eq(wire_round(r, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "wire.h5") && strstr(e.message, "float32 weights that are not floats"), "%s",
+                  e.message);
+    bl_modelrec_free(r);
+    r = make_record("grep", 1);
+    ck_assert_int_eq(bl_modelrec_add_string(r, "", BL_MF_PRECISION_ATTR, "f16", &e), BL_OK);
+    ck_assert_int_eq(wire_round(r, &e), BL_EFORMAT);
+    ck_assert_msg(strstr(e.message, "wire.h5") && strstr(e.message, "an unknown precision"), "%s", e.message);
+    bl_modelrec_free(r);
+}
+END_TEST
+
 START_TEST(test_h5dump_layout) {
     if (access("/usr/bin/h5dump", X_OK) != 0) {
         BL_TEST_SKIP("/usr/bin/h5dump not found (package hdf5-tools): the layout cannot be read");
@@ -1016,6 +1208,8 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_foreign_and_mislabelled);
     tcase_add_test(tc, test_malformed_datasets);
     tcase_add_test(tc, test_h5dump_layout);
+    tcase_add_test(tc, test_precision_f32);
+    tcase_add_test(tc, test_precision_on_the_wire);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
     return s;

@@ -356,6 +356,7 @@ static void set_target_scale(bl_train_opts *o, double v) { o->target_scale = (in
 static void set_device(bl_train_opts *o, double v) { o->device = (int)v; }
 static void set_dropout_masks(bl_train_opts *o, double v) { o->dropout_masks = (int)v; }
 static void set_calibrate(bl_train_opts *o, double v) { o->calibrate = (int)v; }
+static void set_precision(bl_train_opts *o, double v) { o->precision = (int)v; }
 
 START_TEST(train_opts_bounds) {
     const double EMAX = (double)BL_TRAIN_EPOCHS_MAX;
@@ -383,6 +384,8 @@ START_TEST(train_opts_bounds) {
     bound_edge("dropout_masks", set_dropout_masks, BL_MASKS_VALUE, -1, "BL_MASKS_VALUE");
     bound_edge("calibrate", set_calibrate, 0, 2, "0 or 1");
     bound_edge("calibrate", set_calibrate, 1, -1, "0 or 1");
+    bound_edge("precision", set_precision, BL_PRECISION_F32, 2, "BL_PRECISION_F64 or BL_PRECISION_F32");
+    bound_edge("precision", set_precision, BL_PRECISION_F64, -1, "BL_PRECISION_F64 or BL_PRECISION_F32");
 
     /* the pre-training calls run the same check first: threads 5000 is refused before the data file is
      * opened (it does not exist), with the check's message, not one from inside the search */
@@ -423,6 +426,8 @@ START_TEST(train_defaults) {
     ck_assert_int_eq(o.device, BL_ON_CPU);
     ck_assert_int_eq(o.dropout_masks, BL_MASKS_ROW);
     ck_assert_int_eq(o.calibrate, 1);
+    ck_assert_int_eq(o.precision, BL_TRAIN_PRECISION_DEFAULT);
+    ck_assert(BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F64 || BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32);
     ck_assert(o.progress == NULL && o.progress_ctx == NULL);
 
     bl_data_opts d, plain;
@@ -462,6 +467,114 @@ START_TEST(train_defaults) {
     ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, NULL, &p, &e) == BL_OK, "%s", e.message);
     ck_assert_int_eq(bl_predictor_training(p, &ti), BL_OK);
     ck_assert_str_eq(ti.numbers, "binary");
+    bl_predictor_free(p);
+}
+END_TEST
+
+/* The context of data row r (every property's value), in ctx[0..n) (n ≤ 16). */
+static size_t row_context(const bl_data *d, size_t r, bl_prop_value *ctx) {
+    bl_data_summary s;
+    bl_data_summarize(d, &s);
+    ck_assert_uint_le(s.props, 16);
+    for (size_t i = 0; i < s.props; i++) {
+        bl_data_prop dp;
+        ck_assert_int_eq(bl_data_property(d, i, &dp), BL_OK);
+        ctx[i].name = dp.name;
+        ck_assert_int_eq(bl_data_value(d, i, r, &ctx[i].value, NULL), BL_OK);
+    }
+    return s.props;
+}
+
+/* Precision (issue 28): f32 refused on CUDA naming the option; a caller's struct from before the field
+ * gets the default; an f32 model is f32 when pre-trained, saved, loaded, fine-tuned and saved again, and
+ * predicts what it predicted before the save to float32's rounding of its weights; a fresh untrained
+ * predictor takes it too; an f32 file whose weight is +inf is refused naming the block. */
+START_TEST(precision_f32) {
+    bl_error err = { 0 };
+    bl_train_opts o;
+    bl_train_opts_init(&o);
+    o.precision = BL_PRECISION_F32;
+    o.device = BL_ON_CUDA;
+    EXPECT_ERR(bl_train_opts_check(&o, err), BL_EUNSUPPORTED, "bl_train_opts.precision BL_PRECISION_F32");
+    EXPECT_ERR(bl_train_opts_check(&o, err), BL_EUNSUPPORTED, "use device BL_ON_CPU");
+    EXPECT_ERR(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, at("never32.h5"), NULL, err), BL_EUNSUPPORTED,
+               "CUDA search computes in float64 only");
+    o.device = BL_ON_CPU;
+    ck_assert_msg(bl_train_opts_check(&o, &err) == BL_OK, "%s", err.message);
+
+    /* a caller built against a header without precision: its size ends before it, the default holds */
+    small_opts(&o);
+    o.calibrate = 0;
+    o.size = offsetof(bl_train_opts, precision);
+    o.precision = 12345; /* beyond the caller's struct: never read */
+    ck_assert_msg(bl_train_opts_check(&o, &err) == BL_OK, "%s", err.message);
+    bl_predictor *p = NULL;
+    ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, NULL, &p, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(p), BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64");
+    bl_predictor_free(p);
+    ck_assert_ptr_null(bl_predictor_precision(NULL));
+
+    /* f32 through pre-training, a save, a load and a fine-tuning */
+    small_opts(&o);
+    o.members = 2;
+    o.precision = BL_PRECISION_F32;
+    char path[4096], path2[4096];
+    snprintf(path, sizeof path, "%s", at("f32.h5"));
+    snprintf(path2, sizeof path2, "%s", at("f32-tuned.h5"));
+    ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, path, &p, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(p), "f32");
+    bl_predictor *l = NULL;
+    ck_assert_msg(bl_predictor_load(path, NULL, &l, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(l), "f32");
+    bl_data *d = NULL;
+    ck_assert_msg(bl_data_load(g_tsv, g_schema, NULL, &d, &err) == BL_OK, "%s", err.message);
+    bl_prop_value ctx[16];
+    const size_t nc = row_context(d, 0, ctx);
+    const double xs[4] = {2, 4, 8, 12};
+    double y0[4], y1[4], y2[4];
+    ck_assert_msg(bl_predict(p, ctx, nc, xs, 4, y0, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_predict(l, ctx, nc, xs, 4, y1, &err) == BL_OK, "%s", err.message);
+    for (int i = 0; i < 4; i++) /* the weights rounded to float: a float's relative precision, amplified a little */
+        ck_assert_msg(fabs(y1[i] - y0[i]) <= 1e-4 * fabs(y0[i]), "x %g: %.17g before the save, %.17g after", xs[i],
+                      y0[i], y1[i]);
+    /* saved again from the loaded model: the same floats, the same predictions bit for bit */
+    ck_assert_msg(bl_predictor_save(l, path2, NULL, &err) == BL_OK, "%s", err.message);
+    bl_predictor *l2 = NULL;
+    ck_assert_msg(bl_predictor_load(path2, NULL, &l2, &err) == BL_OK, "%s", err.message);
+    ck_assert_msg(bl_predict(l2, ctx, nc, xs, 4, y2, &err) == BL_OK, "%s", err.message);
+    ck_assert_int_eq(memcmp(y1, y2, sizeof y1), 0);
+    bl_predictor_free(l2);
+    /* fine-tuned: still f32, in memory and in its file */
+    bl_data *runs = NULL;
+    ck_assert_msg(bl_runs_load(l, g_runs, NULL, 0, &runs, &err) == BL_OK, "%s", err.message);
+    bl_tune_opts to;
+    bl_tune_opts_init(&to);
+    to.max_epochs = 20;
+    bl_predictor *q = NULL;
+    ck_assert_msg(bl_predictor_finetune_data(l, runs, &to, NULL, &q, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(q), "f32");
+    ck_assert_msg(bl_predictor_save(q, path2, NULL, &err) == BL_OK, "%s", err.message);
+    bl_predictor *q2 = NULL;
+    ck_assert_msg(bl_predictor_load(path2, NULL, &q2, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(q2), "f32");
+    bl_predictor_free(q2);
+    bl_predictor_free(q);
+    bl_data_free(runs);
+    /* a fresh untrained predictor computes in the precision asked for */
+    bl_predictor *u = NULL;
+    ck_assert_msg(bl_predictor_new_untrained(d, &o, &u, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(u), "f32");
+    bl_predictor_free(u);
+    o.precision = BL_PRECISION_F64;
+    ck_assert_msg(bl_predictor_new_untrained(d, &o, &u, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(u), "f64");
+    bl_predictor_free(u);
+    /* a float64 model of the same options: f64, its file as ever */
+    ck_assert_msg(bl_pretrain_data(d, &o, NULL, &u, &err) == BL_OK, "%s", err.message);
+    ck_assert_str_eq(bl_predictor_precision(u), "f64");
+    bl_predictor_free(u);
+    bl_data_free(d);
+    bl_predictor_free(l);
     bl_predictor_free(p);
 }
 END_TEST
@@ -660,6 +773,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, train_defaults);
     tcase_add_test(tc, pretrain_finetune_evaluate);
     tcase_add_test(tc, pretrain_progress);
+    tcase_add_test(tc, precision_f32);
     suite_add_tcase(s, tc);
     return s;
 }

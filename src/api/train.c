@@ -418,6 +418,7 @@ bl_status bl_predictor_new_untrained(const bl_data *d, const bl_train_opts *in, 
     bl_model *m = NULL;
     st = bl_model_new_untrained(d->ds, d->schema_text, o.target_scale, (uint64_t)o.seed, &m, err);
     if (st != BL_OK) return st;
+    bl_model_set_precision(m, o.precision);
     return bl_predictor_wrap(m, out, err);
 }
 
@@ -486,6 +487,11 @@ bl_status bl_predictor_training(const bl_predictor *p, bl_training_info *out) {
     out->runtime_column = p->schema && p->schema->runtime.name ? p->schema->runtime.name : "";
     out->runtime_unit = p->schema && p->schema->runtime_unit ? p->schema->runtime_unit : "";
     return BL_OK;
+}
+
+const char *bl_predictor_precision(const bl_predictor *p) {
+    if (!p) return NULL;
+    return bl_model_precision(p->m) == BL_PRECISION_F32 ? "f32" : "f64";
 }
 
 bl_status bl_predictor_member(const bl_predictor *p, int j, bl_member_info *out) {

@@ -186,9 +186,10 @@ int bl_train_cmd_info(const char *prog, int argc, char **argv) {
             else printf("null");
             putchar('}');
         }
-        printf("],\"combine\":\"%s\",\"encoding\":{\"numbers\":\"%s\",\"cluster_totals\":\"%s\",\"vec_len\":%u,"
-               "\"ngram_min\":%u,\"ngram_max\":%u,\"hash\":\"xxh32\",\"hash_seed\":%u,\"target_scaling\":\"%s\","
-               "\"target_scale\":", mi.members > 1 ? "median" : "single", ti.numbers,
+        printf("],\"combine\":\"%s\",\"precision\":\"%s\",\"encoding\":{\"numbers\":\"%s\",\"cluster_totals\":\"%s\","
+               "\"vec_len\":%u,\"ngram_min\":%u,\"ngram_max\":%u,\"hash\":\"xxh32\",\"hash_seed\":%u,"
+               "\"target_scaling\":\"%s\",\"target_scale\":", mi.members > 1 ? "median" : "single",
+               bl_predictor_precision(p), ti.numbers,
                ti.totals_per_machine ? "per_machine" : "total", ti.vec_len, ti.ngram_min, ti.ngram_max, ti.hash_seed,
                ti.target_scale);
         bl_cli_json_num(ti.target_scale_s);
@@ -375,6 +376,9 @@ int bl_train_cmd_info(const char *prog, int argc, char **argv) {
                ti.totals_per_machine ? "per-machine values" : "totals", ti.vec_len, ti.ngram_min, ti.ngram_max,
                ti.hash_seed, strcmp(ti.target_scale, "mean") == 0 ? "seconds / mean" : ti.target_scale,
                ti.target_scale_s);
+        printf("precision: %s\n", strcmp(bl_predictor_precision(p), "f32") == 0
+                                      ? "f32 (float32 arithmetic; the file stores float32 weights)"
+                                      : "f64 (float64 arithmetic and weights)");
         if (mi.finetune_runs <= 0) {
             printf("fine-tuning: never fine-tuned\n");
         } else {

@@ -492,6 +492,7 @@ static bl_status fold_model(const bl_model *m, const bl_dataset *ds, const bl_pr
         bl_model_free(fm);
         return st;
     }
+    bl_model_set_precision(fm, bl_model_precision(m)); /* the fold model computes as m does */
     *out = fm;
     return BL_OK;
 }

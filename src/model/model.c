@@ -29,6 +29,7 @@ void bl_train_opts_default(bl_train_opts *t) {
     t->members = BL_TRAIN_MEMBERS_DEFAULT;
     t->dropout_masks = BL_MASKS_ROW; /* measured better than per-value masks (bench/README.md) */
     t->calibrate = 1;
+    t->precision = BL_TRAIN_PRECISION_DEFAULT;
 }
 
 void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
@@ -51,6 +52,7 @@ void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
     o->progress = t->progress;
     o->progress_ctx = t->progress_ctx;
     o->ranks = t->ranks;
+    o->precision = t->precision;
     const double dr[3] = {0.05, 0.1, 0.2}, lr[3] = {0.1, 0.01, 0.001}, wd[3] = {0.01, 0.001, 0.0001};
     memcpy(o->dropouts, dr, sizeof dr);
     memcpy(o->lrs, lr, sizeof lr);
@@ -99,6 +101,12 @@ bl_status bl_train_opts_bounds(const bl_train_opts *o, bl_error *err) {
     if (r && r->size > 1 && o->device != BL_ON_CPU)
         return bl_seterr(err, BL_EUNSUPPORTED, "bl_train_opts.ranks: a pre-training over %d ranks runs on CPUs only; "
                          "use device BL_ON_CPU or one rank", r->size);
+    if (o->precision != BL_PRECISION_F64 && o->precision != BL_PRECISION_F32)
+        return bl_seterr(err, BL_EINVAL, "bl_train_opts.precision %d: must be BL_PRECISION_F64 or BL_PRECISION_F32",
+                         o->precision);
+    if (o->precision == BL_PRECISION_F32 && o->device == BL_ON_CUDA)
+        return bl_seterr(err, BL_EUNSUPPORTED, "bl_train_opts.precision BL_PRECISION_F32: the CUDA search computes in "
+                         "float64 only; use device BL_ON_CPU with precision f32, or precision BL_PRECISION_F64 on CUDA");
     return BL_OK;
 }
 
@@ -118,8 +126,12 @@ bl_status bl_pretrain_opts_check(const bl_pretrain_opts *o, bl_error *err) {
     t.dropout_masks = o->per_row_dropout;
     t.calibrate = o->calibrate;
     t.ranks = o->ranks;
+    t.precision = o->precision;
     bl_status st = bl_train_opts_bounds(&t, err);
     if (st != BL_OK) return st;
+    if (o->precision == BL_PRECISION_F32 && o->device == BL_DEVICE_CPU_BATCHED)
+        return bl_seterr(err, BL_EUNSUPPORTED, "precision f32: the batched CPU trial group (BL_DEVICE_CPU_BATCHED) "
+                         "computes in float64 only; use BL_DEVICE_CPU with precision f32");
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d: must be at least 2", o->reduction);
     if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d: must be 1..2^20", o->batch);
     if (o->no_validation != 0 && o->no_validation != 1)
@@ -251,6 +263,12 @@ nomem:
     return bl_seterr(err, BL_ENOMEM, "out of memory for a model");
 }
 
+void bl_model_set_precision(bl_model *m, int precision) {
+    const int f32 = precision == BL_PRECISION_F32;
+    m->net.d.f32 = f32;
+    for (int j = 1; j < m->n_members; j++) m->more[j - 1].d.f32 = f32;
+}
+
 size_t bl_model_ctx_len(const bl_model *m) { return (size_t)m->n_members * (size_t)m->net.d.z_hidden; }
 
 bl_status bl_model_add_members(bl_model *m, const bl_model *const *others, int k, bl_error *err) {
@@ -319,6 +337,7 @@ bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err) {
     }
     free(c->name);
     c->name = nm;
+    c->net.d.f32 = m->net.d.f32; /* a copy (a fine-tuned one too) computes as the model does */
     bl_bnet_copy_params(&c->net, &m->net, 0);
     for (int i = 0; i < m->net.P.n_views; i++) c->net.P.views[i].frozen = m->net.P.views[i].frozen;
     c->scaler = m->scaler;

@@ -182,6 +182,8 @@ typedef struct bl_pretrain_opts {
     const bl_train_ranks *ranks; /* bl_train_opts.ranks (NULL: this process alone) */
     int      item_base;       /* the work-item number of this search's trial 0 (member × trials): which
                                  rank trains a trial; set by bl_pretrain per member, default 0 */
+    int      precision;       /* bl_train_opts.precision (BL_PRECISION_F64 or _F32): the networks' d.f32 (the
+                                 search's trials, the model, its members); BL_DEVICE_CPU only */
 } bl_pretrain_opts;
 
 /* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once
@@ -267,6 +269,11 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
 
 bl_status bl_model_clone(const bl_model *m, bl_model **out, bl_error *err);
 void bl_model_free(bl_model *m);
+
+/* The model's precision (BL_PRECISION_F64 or _F32): m->net.d.f32, which every network made with its
+ * dims inherits. bl_model_set_precision sets it on every member (a clone and a fine-tuned copy keep it). */
+static inline int bl_model_precision(const bl_model *m) { return m->net.d.f32 ? BL_PRECISION_F32 : BL_PRECISION_F64; }
+void bl_model_set_precision(bl_model *m, int precision);
 
 /* The encoding (BL_ENC_NUMBERS_BINARY, _LOG or _RANGE) in which member mi reads number properties:
  * enc.numbers, or with BL_ENC_NUMBERS_BOTH binary for even members and log for odd ones. */

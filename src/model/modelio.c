@@ -127,6 +127,9 @@ static bl_status to_record(const bl_model *m, bl_modelrec **out, bl_error *err) 
     int64_t major = m->enc.numbers != BL_ENC_NUMBERS_BINARY ? 2 : 1;
     if (m->guard.ernest_w > 0) major = 3;
     if (!st && major > 1) st = bl_modelrec_add_int(rec, "", BL_MF_MAJOR_ATTR, major, err);
+    /* float32 weights (a float64 model's file stays as files were before the attribute: none) */
+    if (!st && bl_model_precision(m) == BL_PRECISION_F32)
+        st = bl_modelrec_add_string(rec, "", BL_MF_PRECISION_ATTR, "f32", err);
     if (!st) {
         size_t n = m->n_props;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -306,6 +309,11 @@ bl_status bl_model_from_record(const bl_modelrec *rec, bl_model **out, bl_error 
         free(props);
         return st;
     }
+    int f32 = 0; /* the weights' precision: absent (files before it, float64 models) is f64 */
+    if ((st = bl_modelrec_precision(rec, NULL, &f32, err))) {
+        free(props);
+        return st;
+    }
     bl_model *m;
     st = bl_model_alloc(props, nn, &enc, *text ? text : NULL, NULL, &m, err);
     free(props);
@@ -316,10 +324,11 @@ bl_status bl_model_from_record(const bl_modelrec *rec, bl_model **out, bl_error 
     for (int i = 0; i < 7; i++) rebuild |= want[i] != dims[i];
     if (rebuild) {
         bl_bnet_dims nd = {(int)dims[0], (int)dims[1], (int)dims[2], (int)dims[3], (int)dims[4], (int)dims[5],
-                           (int)dims[6], (int)dims[7], (int)dims[8]};
+                           (int)dims[6], (int)dims[7], (int)dims[8], f32};
         bl_bnet_free(&m->net);
         if ((st = bl_bnet_init(&m->net, &nd, NULL, err))) goto fail;
     }
+    bl_model_set_precision(m, f32 ? BL_PRECISION_F32 : BL_PRECISION_F64); /* before the members: they inherit it */
     char *nm = malloc(strlen(rec->name) + 1);
     if (!nm) {
         st = bl_seterr(err, BL_ENOMEM, "out of memory");

@@ -16,7 +16,9 @@
  *    policy of common/file.h (a temporary in the target's folder, fsync'ed, renamed over it, the folder
  *    fsync'ed; links followed, the mode kept). Any failure removes the temporary and leaves the
  *    previous file untouched.
- *  - float64 values come back bit-identical (stored as IEEE little-endian doubles).
+ *  - float64 values come back bit-identical (stored as IEEE little-endian doubles); a record whose
+ *    attribute precision is "f32" is stored as IEEE little-endian floats and comes back as the doubles
+ *    of those floats (BL_MF_PRECISION_ATTR).
  *  - reading checks the header's checksum, then the format name, the major version, every weight
  *    dataset's type and rank, and reports clear errors naming the file (and the object inside it).
  *    HDF5 parses a file's bytes only in the model-file reader, a separate process (isolate.c,
@@ -166,6 +168,16 @@ bl_status bl_modelrec_get_strings(const bl_modelrec *rec, const char *group, con
 bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const char *name,
                                const int64_t **values, size_t *n, bl_error *err);
 
+/* The model-group attribute that says how a record's weight blocks are stored (models/README.md):
+ * "f64" (or absent: every file written before it, and float64 models) IEEE float64 datasets, the values
+ * bit-identical; "f32" IEEE float32 datasets (H5T_IEEE_F32LE), each value read back into its double
+ * exactly. A save refuses an "f32" record holding a value float32 cannot hold (|x| > FLT_MAX, or not
+ * finite) before it touches the file; a load refuses a dataset of the other type. */
+#define BL_MF_PRECISION_ATTR "precision"
+/* The record's precision: *f32 = 1 for "f32", 0 for "f64" or no attribute. Another value, or a value of
+ * another type, is BL_EFORMAT naming label (the file; may be NULL), the model, the attribute and the fix. */
+bl_status bl_modelrec_precision(const bl_modelrec *rec, const char *label, int *f32, bl_error *err);
+
 /* ---- model files ----------------------------------------------------------------------------------- */
 
 /* Adds rec to the file at path, or replaces the model of the same name (at the same position), and
@@ -228,9 +240,15 @@ bl_status bl_mf_test_set_root_string(const char *path, const char *attr, const c
 
 /* Writes a zero-filled dataset at dset_path (e.g. "/models/m/weights/w"), creating the file and the
  * groups when absent and replacing an existing dataset. rank 1..3 with dims; kind 'd' float64,
- * 'f' float32, 'i' int32. For crafting foreign or malformed files in tests. */
+ * 'f' float32, 'F' float32 filled with +inf, 'i' int32. For crafting foreign or malformed files in tests. */
 bl_status bl_mf_test_write_dataset(const char *path, const char *dset_path, int rank,
                                    const size_t *dims, char kind, bl_error *err);
+
+/* Sets (value non-NULL: its type, count and value; its group and name are not read) or deletes (NULL)
+ * attribute attr of the group at group (e.g. "/models/m") of an existing file, in place; restamps the
+ * header. For crafting attributes a save refuses to write (an unknown precision, say) in tests. */
+bl_status bl_mf_test_set_attr(const char *path, const char *group, const char *attr, const bl_mfattr *value,
+                              bl_error *err);
 
 /* Recomputes the checksum in the header of a model file edited in place with HDF5 (both functions
  * above do it themselves), so that a test reaches the check it means instead of the checksum's. */

@@ -7,6 +7,7 @@
 #include "common/str.h"
 #include "common/utf8.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -374,4 +375,35 @@ bl_status bl_modelrec_get_ints(const bl_modelrec *rec, const char *group, const 
         *n = a->count;
     }
     return st;
+}
+
+bl_status bl_modelrec_precision(const bl_modelrec *rec, const char *label, int *f32, bl_error *err) {
+    BL_CHECK_ARG(rec && f32, err, "modelrec: NULL argument");
+    *f32 = 0;
+    const bl_mfattr *a = bl_modelrec_find_attr(rec, "", BL_MF_PRECISION_ATTR);
+    if (!a) return BL_OK; /* written before the attribute, or a float64 model: float64 */
+    if (a->type == BL_MFATTR_STRING && strcmp(a->v.s, "f64") == 0) return BL_OK;
+    if (a->type == BL_MFATTR_STRING && strcmp(a->v.s, "f32") == 0) {
+        *f32 = 1;
+        return BL_OK;
+    }
+    char what[96];
+    if (a->type == BL_MFATTR_STRING) {
+        /* a string from a file may hold anything: at most 40 bytes of it, control characters as '?' */
+        char v[48];
+        size_t n = strlen(a->v.s);
+        if (n > 40) n = 40;
+        memcpy(v, a->v.s, n);
+        v[n] = '\0';
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f) v[i] = '?';
+        bl_utf8_sanitize(v, n);
+        snprintf(what, sizeof what, "'%s'%s", v, strlen(a->v.s) > 40 ? "..." : "");
+    } else {
+        snprintf(what, sizeof what, "a value of type %s, not a string", bl_mf_type_name(a->type));
+    }
+    return bl_seterr(err, BL_EFORMAT, "%s%smodel '%s': attribute precision (/models/%s) is %s, expected \"f32\" or "
+                     "\"f64\": a newer libbellamy wrote it or it was edited; load it with the library that wrote it, "
+                     "or set the attribute to \"f64\" (float64 weight datasets) or \"f32\" (float32 ones)",
+                     label ? label : "", label ? ": " : "", rec->name, rec->name, what);
 }

@@ -207,12 +207,15 @@ cleanup:
     return st;
 }
 
-/* Reads the datasets of a weights group: each must be float64 with rank 1 or 2 and no empty axis. */
-static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_error *err) {
+/* Reads the datasets of a weights group: each must be float64 (f32: float32, the model's attribute
+ * precision "f32") with rank 1 or 2 and no empty axis. */
+static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, int f32, bl_error *err) {
     bl_mf_names dn = {0};
     bl_status st = BL_OK;
     hid_t d = -1, t = -1, sp = -1;
     double *buf = NULL;
+    float *fbuf = NULL;
+    const size_t esize = f32 ? 4 : 8;
     char where[2 * BL_MF_NAME_MAX + 32];
     if (bl_mf_h5_names(w, 0, &dn) != 0) {
         st = dn.oom ? bl_seterr(err, BL_ENOMEM, "out of memory")
@@ -227,8 +230,14 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
             st = bl_mf_h5fail(err, BL_EFORMAT, file, "%s is not a dataset", where);
             goto cleanup;
         }
-        if ((t = H5Dget_type(d)) < 0 || H5Tget_class(t) != H5T_FLOAT || H5Tget_size(t) != 8) {
-            st = bl_mf_h5fail(err, BL_EFORMAT, file, "dataset %s is not float64", where);
+        if ((t = H5Dget_type(d)) < 0 || H5Tget_class(t) != H5T_FLOAT || H5Tget_size(t) != esize) {
+            if (f32)
+                st = bl_mf_h5fail(err, BL_EFORMAT, file, "dataset %s is not float32, as the model's attribute "
+                                  "precision \"f32\" says its weights are", where);
+            else
+                st = bl_mf_h5fail(err, BL_EFORMAT, file, "dataset %s is not float64%s", where,
+                                  t >= 0 && H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 4
+                                      ? " (float32 weights need the model attribute precision = \"f32\")" : "");
             goto cleanup;
         }
         /* Plain storage only: a filter could inflate a small file (or run a plugin), external or
@@ -253,7 +262,7 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
         size_t n;
         if (dims[0] == 0 || dims[1] == 0 || dims[0] > SIZE_MAX || dims[1] > SIZE_MAX ||
             bl_mul_size((size_t)dims[0], (size_t)dims[1], &n) || n > ((size_t)1 << 52) ||
-            (bl_mf_image_cap && n > bl_mf_image_cap / 8)) { /* a dataset's values take room in the file */
+            (bl_mf_image_cap && n > bl_mf_image_cap / esize)) { /* a dataset's values take room in the file */
             st = bl_seterr(err, BL_EFORMAT, "%s: dataset %s has an empty or too large shape", file, where);
             goto cleanup;
         }
@@ -261,7 +270,19 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
             st = bl_seterr(err, BL_ENOMEM, "out of memory");
             goto cleanup;
         }
-        if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        if (f32) { /* read as stored, each float then widened exactly (inf and NaN stay what they are) */
+            if (!(fbuf = malloc(n * sizeof *fbuf))) {
+                st = bl_seterr(err, BL_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, fbuf) < 0) {
+                st = bl_mf_h5fail(err, BL_EFORMAT, file, "cannot read dataset %s", where);
+                goto cleanup;
+            }
+            for (size_t k = 0; k < n; k++) buf[k] = (double)fbuf[k];
+            free(fbuf);
+            fbuf = NULL;
+        } else if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
             st = bl_mf_h5fail(err, BL_EFORMAT, file, "cannot read dataset %s", where);
             goto cleanup;
         }
@@ -277,6 +298,7 @@ static bl_status read_weights(hid_t w, bl_modelrec *rec, const char *file, bl_er
     }
 cleanup:
     free(buf);
+    free(fbuf);
     H5CLOSE(sp, H5Sclose);
     H5CLOSE(t, H5Tclose);
     H5CLOSE(d, H5Oclose);
@@ -367,8 +389,11 @@ static bl_status load_one(hid_t f, const char *path, const char *name, bl_modelr
         goto cleanup;
     }
     g_groups_left = GROUPS_PER_MODEL_MAX;
-    if ((st = read_weights(w, rec, path, err)) != BL_OK) goto cleanup;
+    /* the attributes first: the model's precision says what type its weight datasets are */
+    int f32 = 0;
     if ((st = read_group(g, rec, "", 0, path, err)) != BL_OK) goto cleanup;
+    if ((st = bl_modelrec_precision(rec, path, &f32, err)) != BL_OK) goto cleanup;
+    if ((st = read_weights(w, rec, path, f32, err)) != BL_OK) goto cleanup;
     *out = rec;
     rec = NULL;
 cleanup:

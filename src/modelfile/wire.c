@@ -12,6 +12,8 @@
 #include "common/error.h"
 #include "common/utf8.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +427,18 @@ fail:
     return NULL;
 }
 
+/* 1 when every value of every block of r is a float widened to a double (NaN and inf included). */
+static int floats_only(const bl_modelrec *r) {
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const bl_mfblock *b = &r->blocks[i];
+        for (size_t k = 0; k < b->rows * b->cols; k++) {
+            const double x = b->data[k];
+            if (isfinite(x) && (fabs(x) > FLT_MAX || (double)(float)x != x)) return 0;
+        }
+    }
+    return 1;
+}
+
 /* Statuses the reader may report (it does no file I/O, so never BL_EIO). */
 static int reader_status(int32_t s) {
     return s == BL_EFORMAT || s == BL_EVERSION || s == BL_ENOTFOUND || s == BL_EINVAL || s == BL_ENOMEM ||
@@ -495,6 +509,17 @@ bl_status bl_mf_wire_get_answer(const unsigned char *buf, size_t len, bl_mf_op o
         bl_modelrec *r = get_record(&c, &oom, &why, &rerr);
         if (!r) goto malformed;
         out->recs[out->n_recs++] = r;
+        /* the precision travels as the record's attribute: one a save writes, and with "f32" every
+         * weight a float (what the reader read from float32 datasets) */
+        int f32 = 0;
+        if (bl_modelrec_precision(r, label, &f32, &rerr) != BL_OK) {
+            why = "an unknown precision";
+            goto malformed;
+        }
+        if (f32 && !floats_only(r)) {
+            why = "float32 weights that are not floats";
+            goto malformed;
+        }
         /* ALL: the records in the names' order; LOAD: the model asked for (or the only one) */
         const char *expect = op == BL_MF_OP_ALL ? out->names[i] : name ? name : nn == 1 ? out->names[0] : NULL;
         if (!expect || strcmp(r->name, expect) != 0) {

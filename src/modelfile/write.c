@@ -9,6 +9,8 @@
 #include "bl_config.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,21 +69,36 @@ static bl_status write_model(hid_t models, const bl_modelrec *rec, const wplists
                              bl_error *err) {
     bl_status st = BL_OK;
     hid_t g = -1, w = -1, d = -1, sp = -1, loc = -1;
+    float *fbuf = NULL;
     char where[2 * BL_MF_NAME_MAX + 32];
     if ((g = H5Gcreate2(models, rec->name, pl->lcpl, pl->gcpl, H5P_DEFAULT)) < 0 ||
         (w = H5Gcreate2(g, "weights", pl->lcpl, pl->gcpl, H5P_DEFAULT)) < 0) {
         st = bl_mf_h5fail(err, BL_EIO, file, "cannot create group /models/%s", rec->name);
         goto cleanup;
     }
+    int f32 = 0; /* checked (check_record; a re-written model as its load read it) */
+    if ((st = bl_modelrec_precision(rec, file, &f32, err)) != BL_OK) goto cleanup;
     for (size_t i = 0; i < rec->n_blocks; i++) {
         const bl_mfblock *b = &rec->blocks[i];
         hsize_t dims[2] = {(hsize_t)b->rows, (hsize_t)b->cols};
+        if (f32) { /* each value rounded to the nearest float (its range checked by check_record) */
+            const size_t n = b->rows * b->cols;
+            if (!(fbuf = malloc(n * sizeof *fbuf))) {
+                st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", file);
+                goto cleanup;
+            }
+            for (size_t k = 0; k < n; k++) fbuf[k] = (float)b->data[k];
+        }
         if ((sp = H5Screate_simple(b->rank, dims, NULL)) < 0 ||
-            (d = H5Dcreate2(w, b->name, H5T_IEEE_F64LE, sp, pl->lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-            H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->data) < 0) {
+            (d = H5Dcreate2(w, b->name, f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, sp, pl->lcpl, H5P_DEFAULT,
+                            H5P_DEFAULT)) < 0 ||
+            H5Dwrite(d, f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                     f32 ? (const void *)fbuf : (const void *)b->data) < 0) {
             st = bl_mf_h5fail(err, BL_EIO, file, "cannot write dataset /models/%s/weights/%s", rec->name, b->name);
             goto cleanup;
         }
+        free(fbuf);
+        fbuf = NULL;
         H5CLOSE(d, H5Dclose);
         H5CLOSE(sp, H5Sclose);
     }
@@ -96,6 +113,7 @@ static bl_status write_model(hid_t models, const bl_modelrec *rec, const wplists
         H5CLOSE(loc, H5Gclose);
     }
 cleanup:
+    free(fbuf);
     H5CLOSE(loc, H5Gclose);
     H5CLOSE(d, H5Dclose);
     H5CLOSE(sp, H5Sclose);
@@ -400,7 +418,7 @@ cleanup:
 
 /* A record handed to save is checked again here: its fields are public, so it may have been changed
  * by hand since the add functions checked them. */
-static bl_status check_record(const bl_modelrec *rec, bl_error *err) {
+static bl_status check_record(const bl_modelrec *rec, const char *path, bl_error *err) {
     BL_CHECK_ARG(rec && bl_mf_valid_name(rec->name), err, "save: invalid record or model name");
     for (size_t i = 0; i < rec->n_blocks; i++) {
         const bl_mfblock *b = &rec->blocks[i];
@@ -421,6 +439,28 @@ static bl_status check_record(const bl_modelrec *rec, bl_error *err) {
                 BL_CHECK_ARG(a->v.sv[k], err, "model '%s': attribute '%s/%s': string %zu is NULL", rec->name,
                              a->group, a->name, k);
     }
+    /* float32 weights: the attribute one of ours, every value one a float holds (else nothing is written:
+     * the file, if any, stays as it was) */
+    int f32 = 0;
+    bl_status st = bl_modelrec_precision(rec, path, &f32, err);
+    if (st != BL_OK) {
+        if (err) err->status = BL_EINVAL;
+        return BL_EINVAL;
+    }
+    for (size_t i = 0; f32 && i < rec->n_blocks; i++) {
+        const bl_mfblock *b = &rec->blocks[i];
+        for (size_t k = 0; k < b->rows * b->cols; k++) {
+            const double x = b->data[k];
+            if (isnan(x) || isinf(x))
+                return bl_seterr(err, BL_EINVAL, "%s: model '%s': block '%s' holds %g at element %zu (finite numbers "
+                                 "expected); nothing was written", path, rec->name, b->name, x, k);
+            if (fabs(x) > FLT_MAX)
+                return bl_seterr(err, BL_ERANGE, "%s: model '%s' has precision f32, but its weight '%s' holds %g at "
+                                 "element %zu, beyond float32's range (|w| <= %g); nothing was written (the file is "
+                                 "as it was): train the model again, or with precision f64", path, rec->name, b->name,
+                                 x, k, (double)FLT_MAX);
+        }
+    }
     return BL_OK;
 }
 
@@ -430,7 +470,7 @@ static pthread_mutex_t g_save_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bl_status bl_mf_save(const char *path, const bl_modelrec *rec, bl_error *err) {
     BL_CHECK_ARG(path && *path, err, "save: path is empty");
-    bl_status st = check_record(rec, err);
+    bl_status st = check_record(rec, path, err);
     if (st) return st;
     pthread_mutex_lock(&g_save_lock);
     st = rewrite(path, rec, NULL, BL_MF_STRICT, err);
