@@ -844,7 +844,7 @@ END_TEST
 
 /* --precision (issue 28): f32 pre-trains a model that info shows, check accepts, predict and finetune use
  * and that stays f32 when fine-tuned; a bad value and --device cuda with f32 are usage errors naming the
- * option (never a silent switch); bellamy-eval's --precision likewise, and refused with --model-cache. */
+ * option (never a silent switch); bellamy-eval's --precision likewise, its model cache by precision. */
 START_TEST(test_precision_cli) {
     EXPECT_ERR(2, "--precision", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --precision f16", g_train);
     EXPECT_ERR(2, "--precision", "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --precision ''", g_train);
@@ -882,8 +882,13 @@ START_TEST(test_precision_cli) {
     char eval[4200];
     snprintf(eval, sizeof eval, "'%s/bellamy-eval'", getenv("BELLAMY_BUILD_ROOT"));
     EXPECT_ERR(2, "--precision", "%s --data rest.tsv --schema synth.schema --out ev --precision double", eval);
-    EXPECT_ERR(2, "--precision f32: --model-cache's file names do not record the precision",
-               "%s --data rest.tsv --schema synth.schema --out ev --precision f32 --model-cache cache", eval);
+    /* its model cache keeps float32 fold models apart from float64 ones (their names say -f32) */
+    EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev32 --quick --quiet --precision f32 --model-cache c32 "
+              "--methods bellamy >/dev/null && ls c32 | grep -c -- '-f32'", eval);
+    ck_assert_msg(atoi(g_out) > 0, "no float32 fold model in the cache: %s", g_out);
+    EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev64 --quick --quiet --model-cache c32 --methods bellamy "
+              ">/dev/null && ls c32 | grep -vc -- '-f32'", eval);
+    ck_assert_msg(atoi(g_out) > 0, "the float64 run reused the float32 fold models: %s", g_out);
     EXPECT(0, "%s --help", eval);
     ck_assert_msg(strstr(g_out, "--precision"), "%s", g_out);
 }

@@ -432,11 +432,6 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         return BL_EXIT_USAGE;
     }
     if (!schema && !schemas) { bl_cli_error(prog, "give --schemas DIR (with --data DIR) or --schema FILE (with --data FILE)"); return BL_EXIT_USAGE; }
-    if (o.pre.precision == BL_PRECISION_F32 && cache) { /* its file names do not say the precision: never a mix */
-        bl_cli_error(prog, "--precision f32: --model-cache's file names do not record the precision yet, so a cached "
-                     "float64 fold model would pass for a float32 one; leave out --model-cache, or use --precision f64");
-        return BL_EXIT_USAGE;
-    }
     if (schema && schemas) { bl_cli_error(prog, "--schema and --schemas exclude each other"); return BL_EXIT_USAGE; }
     if (schema && algos) { bl_cli_error(prog, "--algorithms goes with --data DIR --schemas DIR"); return BL_EXIT_USAGE; }
     /* The files and folders named, before any work: a folder given where a data file belongs would

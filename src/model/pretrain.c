@@ -490,6 +490,7 @@ static bl_status search_open(search *s, const bl_dataset *ds, const char *schema
     bl_rng rng;
     bl_rng_seed(&rng, o->seed);
     if ((st = bl_model_from_dataset(ds, schema_text, NULL, &s->m, err))) return st;
+    s->m->net.d.f32 = o->precision == BL_PRECISION_F32; /* the trials, the refit and the model compute so */
     if ((st = bl_model_fit_scalers(s->m, ds, o->target_scaling, err))) return st;
 
     /* the validation split */
