@@ -1092,7 +1092,7 @@ START_TEST(test_pretrain_ensemble_report) {
                   strstr(g_out, "\nintervals: calibrated on ") && count(g_out, "\n") == 4, "%s", g_out);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out e.h5 --trials 2 --epochs 10 --members 1 "
               "--threads 1 --calibrate off", g_train);
-    ck_assert_msg(!strstr(g_err, "grace") && !strstr(g_err, "search 1/"), "%s", g_err); /* 10 epochs < the grace of 1000 */
+    ck_assert_msg(!strstr(g_err, "grace") && !strstr(g_err, "search 1/"), "%s", g_err); /* 10 epochs < the grace of 300 */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out e.h5 --trials 1 --epochs 30 --grace 10 "
               "--members 1 --threads 1 --calibrate off", g_train);
     ck_assert_msg(!strstr(g_err, "grace"), "%s", g_err); /* one trial: nothing to halve */

@@ -959,6 +959,7 @@ START_TEST(eval_options_checked_up_front) {
         { "--ft-lr-max", "1e300" },   { "--ft-lr-max", "0" },          { "--splits-per-cell", "0" },
         { "--ensemble", "13" },       { "--threads", "0" },            { "--threads", "1025" },
         { "--members", "0" },         { "--members", "17" },           { "--trials", "4294967297" },
+        { "--reduction", "1" },       { "--reduction", "28" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char out[4096], splits[4200];
@@ -983,7 +984,8 @@ START_TEST(eval_options_checked_up_front) {
     }
     /* the bounds themselves are fine (no pre-training here, so nothing long runs) */
     const char *good[][2] = { { "--epochs", "1000000" }, { "--ft-weight-decay", "-1" }, { "--ft-lr-max", "1" },
-                              { "--stop-mae", "0" },     { "--trials", "27" } };
+                              { "--stop-mae", "0" },     { "--trials", "27" },
+                              { "--reduction", "2" },    { "--reduction", "27" } };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         char out[4096];
         snprintf(out, sizeof out, "%s/bounds%zu", bl_test_tmpdir(), i);

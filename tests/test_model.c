@@ -731,7 +731,8 @@ END_TEST
 /* Successive halving by its rule (pretrain.c's halving_keep, next_rung): 5 trials, grace 1, epochs 8,
  * reduction 2 run rungs 1, 2, 4, 8 with ceil(alive / 2) going on, 5 → 3 → 2 → 1 trials, so the trials'
  * epoch counts are {1, 1, 2, 4, 8} and the plan the progress reports 5·1 + 3·1 + 2·2 + 1·4 = 16 epochs;
- * the same on the threaded CPU search and on a trial group (CPU, batched). */
+ * reduction 3 runs rungs 1, 3, 8 with ceil(alive / 3) going on, 5 → 2 → 1, so {1, 1, 1, 3, 8} and
+ * 5·1 + 2·2 + 1·5 = 14; the same on the threaded CPU search and on a trial group (CPU, batched). */
 static int record_plan(void *ctx, const bl_progress *p) {
     *(long *)ctx = p->epochs_planned_all;
     return 0;
@@ -744,33 +745,53 @@ static int cmp_long(const void *a, const void *b) {
 
 START_TEST(pretrain_halves_by_the_rule) {
     bl_dataset *ds = synth_ds(13);
-    for (int dev = 0; dev < 2; dev++) {
-        bl_pretrain_opts o;
-        bl_pretrain_opts_default(&o);
-        o.calibrate = 0;
-        o.members = 1;
-        o.trials = 5;
-        o.grace = 1;
-        o.epochs = 8;
-        o.device = dev ? BL_DEVICE_CPU_BATCHED : BL_DEVICE_CPU;
-        long plan = 0;
-        o.progress = record_plan;
-        o.progress_ctx = &plan;
-        bl_model *top[5];
-        bl_error e;
-        ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 5, top, &e) == BL_OK, "%s", e.message);
-        long ep[5];
-        for (int i = 0; i < 5; i++) ep[i] = (long)top[i]->epochs;
-        ck_assert_int_eq(ep[0], 8); /* the winner is the one trial that reached the last rung */
-        qsort(ep, 5, sizeof ep[0], cmp_long);
-        const long want[5] = {1, 1, 2, 4, 8};
-        for (int i = 0; i < 5; i++)
-            ck_assert_msg(ep[i] == want[i], "device %d: trial epochs %ld %ld %ld %ld %ld, want 1 1 2 4 8", dev, ep[0],
-                          ep[1], ep[2], ep[3], ep[4]);
-        ck_assert_int_eq(plan, 16);
-        for (int i = 0; i < 5; i++) bl_model_free(top[i]);
-    }
+    const long want[2][5] = {{1, 1, 2, 4, 8}, {1, 1, 1, 3, 8}}, want_plan[2] = {16, 14};
+    for (int red = 2; red <= 3; red++)
+        for (int dev = 0; dev < 2; dev++) {
+            bl_pretrain_opts o;
+            bl_pretrain_opts_default(&o);
+            o.calibrate = 0;
+            o.members = 1;
+            o.trials = 5;
+            o.grace = 1;
+            o.epochs = 8;
+            o.reduction = red;
+            o.device = dev ? BL_DEVICE_CPU_BATCHED : BL_DEVICE_CPU;
+            long plan = 0;
+            o.progress = record_plan;
+            o.progress_ctx = &plan;
+            ck_assert_int_eq(bl_pretrain_planned_epochs(&o), want_plan[red - 2]);
+            bl_model *top[5];
+            bl_error e;
+            ck_assert_msg(bl_pretrain_top(ds, NULL, &o, 5, top, &e) == BL_OK, "%s", e.message);
+            long ep[5];
+            for (int i = 0; i < 5; i++) ep[i] = (long)top[i]->epochs;
+            ck_assert_int_eq(ep[0], 8); /* the winner is the one trial that reached the last rung */
+            qsort(ep, 5, sizeof ep[0], cmp_long);
+            const long *w = want[red - 2];
+            for (int i = 0; i < 5; i++)
+                ck_assert_msg(ep[i] == w[i], "reduction %d device %d: trial epochs %ld %ld %ld %ld %ld, want %ld %ld %ld "
+                              "%ld %ld", red, dev, ep[0], ep[1], ep[2], ep[3], ep[4], w[0], w[1], w[2], w[3], w[4]);
+            ck_assert_int_eq(plan, want_plan[red - 2]);
+            for (int i = 0; i < 5; i++) bl_model_free(top[i]);
+        }
     bl_dataset_free(ds);
+}
+END_TEST
+
+/* The default schedule (bench/README.md, "Pre-training"): 12 trials train 300 epochs, the better third
+ * (4) to 900, the better third of those (2) to 2500: 12·300 + 4·600 + 2·1600 = 9 200 epochs a search. */
+START_TEST(pretrain_default_schedule) {
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    ck_assert_int_eq(o.trials, 12);
+    ck_assert_int_eq(o.grace, 300);
+    ck_assert_int_eq(o.reduction, 3);
+    ck_assert_int_eq(o.epochs, 2500);
+    ck_assert_int_eq(bl_pretrain_planned_epochs(&o), 9200);
+    o.reduction = 2;
+    o.grace = 1000; /* the schedule before: 12·1000 + 6·1000 + 3·500 */
+    ck_assert_int_eq(bl_pretrain_planned_epochs(&o), 19500);
 }
 END_TEST
 
@@ -847,7 +868,7 @@ static int prog_record(void *ctx, const bl_progress *p) {
 }
 
 /* The progress total counts each epoch once, also when rungs end off the reports' multiples of 25
- * (grace 10: rungs at 10, 20, 30), on the threaded and the batched path, for one network and for an
+ * (grace 10, reduction 3: rungs at 10, 30), on the threaded and the batched path, for one network and for an
  * ensemble: it ends at exactly the planned total and never passes it. */
 START_TEST(progress_counts_each_epoch_once) {
     bl_dataset *ds = synth_ds(17);
@@ -2653,6 +2674,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, log_targets_train_predict_and_roundtrip);
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_halves_by_the_rule);
+    tcase_add_test(tm, pretrain_default_schedule);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, tuned_context_keeps_only_shared_values);
     tcase_add_test(tm, ensemble_members_predict_their_median);

@@ -181,7 +181,7 @@ enum { BL_PRECISION_F64 = 0, BL_PRECISION_F32 = 1 };
 #define BL_TRAIN_THREADS_MAX     1024
 #define BL_TRAIN_TRIALS_DEFAULT  12
 #define BL_TRAIN_EPOCHS_DEFAULT  2500L
-#define BL_TRAIN_GRACE_DEFAULT   1000L
+#define BL_TRAIN_GRACE_DEFAULT   300L      /* with reduction 3: rungs 300, 900, 2500 (bench/README.md) */
 #define BL_TRAIN_THREADS_DEFAULT 1
 #define BL_TRAIN_SEED_DEFAULT    1ULL
 #define BL_TRAIN_VAL_FRACTION_DEFAULT 0.2
@@ -192,7 +192,7 @@ struct bl_train_opts {
     size_t size;              /* sizeof(bl_train_opts), set by bl_train_opts_init */
     int    trials;            /* hyper-parameter configurations to try, 1..27 (default 12) */
     long   epochs;            /* most epochs per trial, 1..1000000 (default 2500) */
-    long   grace;             /* successive-halving grace period, 1..1000000 (default 1000) */
+    long   grace;             /* successive-halving grace period, 1..1000000 (default 300) */
     int    threads;           /* trials trained in parallel, 1..1024 (default 1; the result does not depend on it) */
     unsigned long long seed;  /* configurations, splits, initial weights (default 1) */
     double val_fraction;      /* share held out for validation, strictly between 0 and 1 (default 0.2) */

@@ -37,7 +37,7 @@ void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
     o->trials = t->trials;
     o->epochs = t->epochs;
     o->grace = t->grace;
-    o->reduction = 2;
+    o->reduction = BL_PRETRAIN_REDUCTION_DEFAULT;
     o->batch = 64;
     o->threads = t->threads;
     o->seed = (uint64_t)t->seed;

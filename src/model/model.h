@@ -142,6 +142,13 @@ typedef struct bl_model {
 typedef bl_train_progress bl_progress;
 typedef bl_train_progress_fn bl_progress_fn;
 
+/* Successive halving keeps the better third of a rung's trials: with the default grace (300) and epochs
+ * (2500), 12 trials train 300 epochs, 4 of them go on to 900, 2 to 2500 — 9 200 epochs a search against
+ * 19 500 with the earlier reduction 2 and grace 1000. A trial's training does not depend on the schedule,
+ * so a search that keeps its winner gives the same model as before, bit for bit; on C3O's full searches
+ * most do (bench/README.md, "Pre-training"). */
+#define BL_PRETRAIN_REDUCTION_DEFAULT 3
+
 /* Pre-training options: the public bl_train_opts (include/bellamy/train.h: its bounds and defaults,
  * checked by bl_train_opts_check) under model/'s names, plus what only the library's own callers set
  * (reduction, batch, the grid, refit, no_validation, the calibration's fine-tuning, the batched CPU
@@ -150,7 +157,7 @@ typedef struct bl_pretrain_opts {
     int      trials;          /* bl_train_opts.trials */
     long     epochs;          /* bl_train_opts.epochs */
     long     grace;           /* bl_train_opts.grace */
-    int      reduction;       /* reduction factor (default 2, >= 2) */
+    int      reduction;       /* reduction factor (default BL_PRETRAIN_REDUCTION_DEFAULT, >= 2) */
     int      batch;           /* default 64, 1..2^20 */
     int      threads;         /* bl_train_opts.threads */
     uint64_t seed;            /* bl_train_opts.seed */
