@@ -1603,6 +1603,7 @@ START_TEST(test_finetune_never_collapses_below_its_runs) {
     po.epochs = 8;
     po.grace = 4;
     po.threads = 1;
+    po.avg_span = 1; /* the network of one epoch's parameters: the collapse this test was built on */
     bl_finetune_opts ft;
     bl_finetune_opts_default(&ft);
     ft.max_epochs = 20;

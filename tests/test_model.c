@@ -284,9 +284,11 @@ static bl_dataset *synth_ds(uint64_t seed) {
     return ds;
 }
 
-static bl_model *quick_pretrain_ts(const bl_dataset *ds, int threads, uint64_t seed, int target_scaling) {
+static bl_model *quick_pretrain_span(const bl_dataset *ds, int threads, uint64_t seed, int target_scaling,
+                                     int avg_span) {
     bl_pretrain_opts o;
     bl_pretrain_opts_default(&o);
+    if (avg_span) o.avg_span = avg_span;
     o.calibrate = 0; /* intervals are not what this checks (test_api and the calibration tests do) */
     o.target_scaling = target_scaling;
     o.members = 1; /* one network: these tests are about other things (the ensemble has its own) */
@@ -299,6 +301,10 @@ static bl_model *quick_pretrain_ts(const bl_dataset *ds, int threads, uint64_t s
     bl_error e;
     ck_assert_msg(bl_pretrain(ds, "schema text", &o, &m, &e) == BL_OK, "%s", e.message);
     return m;
+}
+
+static bl_model *quick_pretrain_ts(const bl_dataset *ds, int threads, uint64_t seed, int target_scaling) {
+    return quick_pretrain_span(ds, threads, seed, target_scaling, 0);
 }
 
 static bl_model *quick_pretrain(const bl_dataset *ds, int threads, uint64_t seed) {
@@ -779,6 +785,30 @@ START_TEST(pretrain_halves_by_the_rule) {
 }
 END_TEST
 
+/* The parameters' running average (pretrain.c, average_params): on by default, checked, and it changes the
+ * model (span 1 is the parameters of one epoch); the threaded and the batched search agree on it
+ * (pretrain_on_trial_group_matches_cpu_search) and test_tgroup checks its arithmetic epoch by epoch. */
+START_TEST(pretrain_keeps_the_parameters_average) {
+    bl_pretrain_opts o;
+    bl_pretrain_opts_default(&o);
+    ck_assert_int_eq(o.avg_span, BL_PRETRAIN_AVG_SPAN_DEFAULT);
+    ck_assert_int_gt(BL_PRETRAIN_AVG_SPAN_DEFAULT, 1);
+    bl_error e;
+    o.avg_span = 0;
+    ck_assert_int_eq(bl_pretrain_opts_check(&o, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "average span 0"));
+    o.avg_span = 1000001;
+    ck_assert_int_eq(bl_pretrain_opts_check(&o, &e), BL_EINVAL);
+    bl_dataset *ds = synth_ds(3);
+    bl_model *a = quick_pretrain_span(ds, 1, 5, BL_TARGET_SECONDS, 1), *b = quick_pretrain(ds, 1, 5);
+    ck_assert_int_ne(memcmp(a->net.P.param, b->net.P.param, a->net.P.n * sizeof(double)), 0);
+    ck_assert(isfinite(b->best_val_loss) && isfinite(a->best_val_loss));
+    bl_model_free(a);
+    bl_model_free(b);
+    bl_dataset_free(ds);
+}
+END_TEST
+
 /* The default schedule (bench/README.md, "Pre-training"): 12 trials train 300 epochs, the better third
  * (4) to 900, the better third of those (2) to 2500: 12·300 + 4·600 + 2·1600 = 9 200 epochs a search. */
 START_TEST(pretrain_default_schedule) {
@@ -1158,7 +1188,8 @@ static void weight_follows_the_rule(const bl_guard *g) {
 /* The guard (guard.c): how far a fine-tuned model trusts its network against Ernest on its runs. */
 START_TEST(guard_weighs_network_against_ernest) {
     bl_dataset *ds = synth_ds(31); /* pre-training: scale-outs 2..12 */
-    bl_model *m = quick_pretrain(ds, 1, 3);
+    /* the network of the parameters at one epoch (no average): the curve this case was built on */
+    bl_model *m = quick_pretrain_span(ds, 1, 3, BL_TARGET_SECONDS, 1);
     bl_error e;
     /* runs of another environment: a plateau past 16 machines, on 4..60 machines, 20 times longer */
     bl_synth_config sc;
@@ -2675,6 +2706,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tm, pretrain_top_ranks_the_trials);
     tcase_add_test(tm, pretrain_halves_by_the_rule);
     tcase_add_test(tm, pretrain_default_schedule);
+    tcase_add_test(tm, pretrain_keeps_the_parameters_average);
     tcase_add_test(tm, pretrain_on_trial_group_matches_cpu_search);
     tcase_add_test(tm, tuned_context_keeps_only_shared_values);
     tcase_add_test(tm, ensemble_members_predict_their_median);

@@ -39,7 +39,8 @@
  * their arguments by value (the state struct included, as kernel parameters are) and not run; replay
  * runs the record. A group that recorded its epoch and replays it computes what direct launches compute
  * only if nothing that changes between epochs hides in an argument. One emulated group at a time. */
-enum { R_GEMM, R_GATHER, R_BIAS_SELU, R_SELU_DROPOUT, R_CODES, R_RECON, R_HEAD, R_SBB, R_DSB, R_CODE_BACK, R_ADAM };
+enum { R_GEMM, R_GATHER, R_BIAS_SELU, R_SELU_DROPOUT, R_CODES, R_RECON, R_HEAD, R_SBB, R_DSB, R_CODE_BACK, R_ADAM,
+       R_AVERAGE };
 typedef struct emu_rec {
     int op;
     bl_tg_state s;
@@ -222,6 +223,14 @@ static void emu_keep_best(void *ctx, const bl_tg_state *s) {
     (void)ctx;
     for (size_t i = 0; i < kb_params_n(s); i++) kb_keep_best(s, i);
 }
+static void emu_average(void *ctx, const bl_tg_state *s) {
+    (void)ctx;
+    if (emu_capturing) {
+        rec_push(R_AVERAGE, s, NULL);
+        return;
+    }
+    for (size_t i = 0; i < kb_params_n(s); i++) kb_average(s, i);
+}
 
 /* Failures to simulate, as CUDA can have them: capture_begin refused (cudaStreamBeginCapture failed: the
  * stream is not capturing, so whatever the caller queues next really runs), or capture_end failing
@@ -286,6 +295,7 @@ static void emu_replay(void *ctx) {
         case R_DSB: emu_dropout_selu_back(ctx, &r->s, (int)l[0], r->m[0], r->c[0], (int)l[1], l[2], r->c[1]); break;
         case R_CODE_BACK: emu_code_back(ctx, &r->s, (int)l[0], (int)l[1]); break;
         case R_ADAM: emu_adam(ctx, &r->s, r->d[0], r->d[1], r->d[2], l[0]); break;
+        case R_AVERAGE: emu_average(ctx, &r->s); break;
         default: ck_abort_msg("unknown record %d", r->op);
         }
     }
@@ -306,6 +316,7 @@ static bl_tg_ops emu_ops(void) {
     o.code_back = emu_code_back;
     o.adam = emu_adam;
     o.keep_best = emu_keep_best;
+    o.average = emu_average;
     o.capture_begin = emu_capture_begin;
     o.capture_end = emu_capture_end;
     o.replay = emu_replay;
@@ -323,12 +334,14 @@ static const bl_tgroup_trial CFG[4] = {
 };
 
 static int use_graphs; /* make_group_ops sets opts.graphs from this */
+static int use_span = 1; /* and opts.avg_span from this */
 
 static bl_tgroup *make_group_ops(const bl_tg_ops *ops, const fixture *f, int T, const bl_tgroup_trial *cfg,
                                  int batch, int mode, int threads) {
     bl_tgroup_opts o;
     bl_tgroup_opts_default(&o);
     o.graphs = use_graphs;
+    o.avg_span = use_span;
     o.batch = batch;
     o.per_row_dropout = mode;
     o.threads = threads;
@@ -840,6 +853,76 @@ START_TEST(test_search_emulated) {
     ck_assert_int_eq(fixture_synth(&f, 12, 2, 2), 0);
     const bl_tg_ops emu = emu_ops();
     compare_search(bl_tg_ops_cpu(), &emu, &f);
+    /* with the parameters' average (the CUDA kernel's body, emulated, recorded in a graph) */
+    use_span = 5;
+    use_graphs = 1;
+    compare_search(bl_tg_ops_cpu(), &emu, &f);
+    use_graphs = 0;
+    use_span = 1;
+    fixture_free(&f);
+}
+END_TEST
+
+/* The parameters' running average (pretrain.c's average_params): the best state a trial keeps is
+ * avg = ema / (1 − βᵗ) of its parameters after each epoch, β = 1 − 1/span, at its best epoch, and its
+ * validation loss is the average's; span 1 keeps the epoch's parameters themselves. */
+START_TEST(test_parameter_average) {
+    enum { E = 9, T = 3 };
+    fixture f;
+    ck_assert_int_eq(fixture_synth(&f, 8, 2, 2), 0);
+    for (int span = 1; span <= 4; span += 3) {
+        use_span = span;
+        bl_tgroup *g = make_group(&f, T, CFG, 16, 1, 1);
+        use_span = 1;
+        bl_error e;
+        bl_bnet raw, got;
+        ck_assert_int_eq(bl_bnet_init(&raw, &f.d, NULL, &e), BL_OK);
+        ck_assert_int_eq(bl_bnet_init(&got, &f.d, NULL, &e), BL_OK);
+        const size_t n = raw.P.n;
+        double *ema = calloc(T * n, sizeof *ema), *hist = malloc((size_t)E * T * n * sizeof *hist), w = 0.0;
+        const double beta = 1.0 - 1.0 / span;
+        int averaged = 0;
+        for (int ep = 0; ep < E; ep++) {
+            ck_assert_int_eq(bl_tgroup_epoch(g, NULL, &e), BL_OK);
+            w = beta * w + (1.0 - beta);
+            for (int i = 0; i < T; i++) {
+                ck_assert_int_eq(bl_tgroup_get_params(g, i, &raw, 0, &e), BL_OK);
+                double *h = hist + ((size_t)ep * T + (size_t)i) * n;
+                for (size_t k = 0; k < n; k++) {
+                    ema[(size_t)i * n + k] = beta * ema[(size_t)i * n + k] + (1.0 - beta) * raw.P.param[k];
+                    h[k] = ema[(size_t)i * n + k] * (1.0 / w);
+                }
+                bl_tgroup_stat st;
+                bl_tgroup_stat_get(g, i, &st);
+                ck_assert_int_eq(bl_tgroup_get_best(g, i, &got, &e), BL_OK);
+                const double *want = hist + ((size_t)(st.best_epoch - 1) * T + (size_t)i) * n;
+                double dev = 0.0, moved = 0.0;
+                for (size_t k = 0; k < n; k++) {
+                    dev = fmax(dev, fabs(got.P.param[k] - want[k]) / fmax(1e-3, fabs(want[k])));
+                    moved = fmax(moved, fabs(want[k] - raw.P.param[k]));
+                }
+                ck_assert_msg(dev <= 1e-12, "span %d epoch %d trial %d: best state %.3g from the average at its best "
+                              "epoch %ld", span, ep + 1, i, dev, st.best_epoch);
+                if (span == 1) ck_assert_msg(st.best_epoch != ep + 1 || moved == 0.0, "span 1 averaged");
+                else averaged |= st.best_epoch == ep + 1 && moved > 0.0;
+            }
+        }
+        if (span > 1) ck_assert_msg(averaged, "span %d: no best state differed from its epoch's parameters", span);
+        free(ema);
+        free(hist);
+        bl_bnet_free(&raw);
+        bl_bnet_free(&got);
+        bl_tgroup_free(g);
+    }
+    /* a span out of range is refused */
+    bl_tgroup_opts o;
+    bl_tgroup_opts_default(&o);
+    ck_assert_int_eq(o.avg_span, 1);
+    bl_tgroup *g = NULL;
+    bl_error e;
+    o.avg_span = 0;
+    ck_assert_int_eq(bl_tgroup_new(&f.d, &f.tr.v, &f.va.v, 2, CFG, &o, &g, &e), BL_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "average span 0"));
     fixture_free(&f);
 }
 END_TEST
@@ -859,6 +942,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_graph_capture_fails_emulated);
     tcase_add_test(tc, test_search_emulated);
     tcase_add_test(tc, test_best_state);
+    tcase_add_test(tc, test_parameter_average);
     tcase_add_test(tc, test_no_validation_and_set_trial);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_device_registry);

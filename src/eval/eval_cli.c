@@ -227,7 +227,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     const char *splits = NULL, *algos = NULL, *methods = NULL, *tscale = NULL, *cache = NULL;
     int quick = 0, quiet = 0;
     size_t seed = 1, pre_seed = 1, contexts = 0, spc = 0;
-    long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, reduction = 0, ft_epochs = 0, ft_patience = 0;
+    long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, reduction = 0, avg_span = 0, ft_epochs = 0, ft_patience = 0;
     double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
     long ft_unfreeze = 1, ft_cv_epochs = 500, ft_fixed = -1;
     const char *ft_stop = NULL, *ft_guard = NULL;
@@ -261,6 +261,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched (1..27)", "model default (quick: 2)", 0, NULL, 0 },
         { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period (1..1000000)", "model default (quick: 100)", 0, NULL, 0 },
         { "reduction", BL_OPT_INT, &reduction, "N", "pre-training: successive halving keeps the better 1/N of a rung's trials (2..27)", "model default (3)", 0, NULL, 0 },
+        { "avg-span", BL_OPT_INT, &avg_span, "N", "pre-training: validate and keep the parameters' running average over ~N epochs (1: each epoch's own parameters, as before 0.9)", "model default (50)", 0, NULL, 0 },
         { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs (1..1000000)", "model default (quick: 500)", 0, NULL, 0 },
         { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping (1..1000000)", "model default (quick: 200)", 0, NULL, 0 },
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds (>= 0)", "model default", 0, NULL, 0 },
@@ -316,6 +317,13 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
             return BL_EXIT_USAGE;
         }
         o.pre.reduction = (int)reduction;
+    }
+    if (SEEN("avg-span")) {
+        if (avg_span < 1 || avg_span > 1000000) {
+            bl_cli_error(prog, "--avg-span %ld: must be 1..1000000", avg_span);
+            return BL_EXIT_USAGE;
+        }
+        o.pre.avg_span = (int)avg_span;
     }
     if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
                                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
@@ -545,9 +553,9 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
             snprintf(cvdesc, sizeof cvdesc, "; n >= 3: epochs by cross-validation over up to %ld",
                      o.ft.cv_epochs < o.ft.max_epochs ? o.ft.cv_epochs : o.ft.max_epochs);
         printf("settings: seed %llu, threads %d, %s, n = 1..%d, folds %d; pre-training %d trials x %ld epochs (grace %ld, "
-               "reduction %d, target %s, validation %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g%s)\n",
+               "reduction %d, average over %d epochs, target %s, validation %s); fine-tuning <= %ld epochs (patience %ld, stop %s %g%s)\n",
                (unsigned long long)o.seed, o.threads, splits ? "splits from file" : "drawn splits", o.max_n, o.folds,
-               o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.reduction,
+               o.pre.trials, o.pre.epochs, o.pre.grace, o.pre.reduction, o.pre.avg_span,
                o.pre.target_scaling == BL_TARGET_MEAN ? "mean-scaled" : o.pre.target_scaling == BL_TARGET_LOG ? "log-scaled" : "seconds",
                o.pre.val_split == BL_VAL_GROUPS ? "groups" : "contexts",
                o.ft.max_epochs, o.ft.patience, o.ft.stop_rel > 0 ? "rel" : "mae",

@@ -44,7 +44,7 @@ static double now_s(void) {
  * member's, which differs from the harness's). */
 static void cache_name(char *out, size_t cap, const bl_eval *ev, const bl_eval_algo *a, const bl_dataset *src, int f,
                        const bl_pretrain_opts *po, int numbers) {
-    snprintf(out, cap, "%s/%s-%016llx-sc%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-b%d-v%g-ts%d%s%s.h5",
+    snprintf(out, cap, "%s/%s-%016llx-sc%016llx%s%s%s%s%s-%s-k%d-fs%llu-f%d-s%llu-t%d-e%ld-g%ld-r%d-a%d-b%d-v%g-ts%d%s%s.h5",
              ev->o.model_cache, a->name, (unsigned long long)src->data_hash, (unsigned long long)a->schema_hash,
              ev->o.totals_per_machine ? "-pm" : "",
              numbers == BL_ENC_NUMBERS_LOG     ? "-numlog"
@@ -53,7 +53,7 @@ static void cache_name(char *out, size_t cap, const bl_eval *ev, const bl_eval_a
                                                : "",
              ev->o.fold_by ? "-by-" : "", ev->o.fold_by ? ev->o.fold_by : "", po->val_split == BL_VAL_GROUPS ? "-vgroups" : "",
              a->pre_ds ? "cross" : "kfold", a->n_folds, (unsigned long long)ev->o.seed, f, (unsigned long long)po->seed,
-             po->trials, po->epochs, po->grace, po->reduction, po->batch, po->val_fraction, po->target_scaling,
+             po->trials, po->epochs, po->grace, po->reduction, po->avg_span, po->batch, po->val_fraction, po->target_scaling,
              po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
              : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
              : po->refit ? "-refit" : "", po->precision == BL_PRECISION_F32 ? "-f32" : "");

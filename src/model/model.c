@@ -39,6 +39,7 @@ void bl_pretrain_opts_from(bl_pretrain_opts *o, const bl_train_opts *t) {
     o->grace = t->grace;
     o->reduction = BL_PRETRAIN_REDUCTION_DEFAULT;
     o->batch = 64;
+    o->avg_span = BL_PRETRAIN_AVG_SPAN_DEFAULT;
     o->threads = t->threads;
     o->seed = (uint64_t)t->seed;
     o->val_fraction = t->val_fraction;
@@ -134,6 +135,8 @@ bl_status bl_pretrain_opts_check(const bl_pretrain_opts *o, bl_error *err) {
                          "computes in float64 only; use BL_DEVICE_CPU with precision f32");
     if (o->reduction < 2) return bl_seterr(err, BL_EINVAL, "reduction factor %d: must be at least 2", o->reduction);
     if (o->batch < 1 || o->batch > 1 << 20) return bl_seterr(err, BL_EINVAL, "batch size %d: must be 1..2^20", o->batch);
+    if (o->avg_span < 1 || o->avg_span > 1000000)
+        return bl_seterr(err, BL_EINVAL, "parameter average span %d epochs: must be 1..1000000", o->avg_span);
     if (o->no_validation != 0 && o->no_validation != 1)
         return bl_seterr(err, BL_EINVAL, "no_validation %d: must be 0 or 1", o->no_validation);
     if (o->ranks && o->ranks->size > 1 && o->device != BL_DEVICE_CPU)

@@ -5,8 +5,9 @@
  * shuffled with the seed and a share of them is held out for validation (whole contexts, so the
  * validation loss measures transfer to unseen contexts). Every trial trains to the first rung
  * (`grace` epochs); the better 1/reduction of them (by best validation loss so far) continues to the
- * next rung (grace·reduction), and so on until `epochs`. Each trial keeps the parameters of its best
- * validation epoch; the winner's best state becomes the model.
+ * next rung (grace·reduction), and so on until `epochs`. What is validated and kept is the running
+ * average of a trial's parameters over ~avg_span epochs (average_params): each trial keeps that average
+ * at its best validation epoch; the winner's best state becomes the model.
  *
  * Threads: trials of a rung are handed out to worker threads; a trial's result depends only on its
  * own generator, so the outcome is the same for any thread count.
@@ -50,7 +51,9 @@ typedef struct trial {
     bl_adam  opt;
     bl_bwork *w, *wv;
     size_t  *order;
-    double  *best;            /* parameters at the best validation epoch */
+    double  *best;            /* parameters (their running average) at the best validation epoch */
+    double  *ema, *avg;       /* the parameters' running average (average_params; NULL: none) */
+    double   ema_w;           /* its weight so far, 1 − βᵗ */
     double   best_val, last_train;
     long     epochs_done, best_epoch;
     long     reported;         /* epochs already counted in the search's progress total */
@@ -95,6 +98,22 @@ static bl_status full_loss(trial *t, const bl_vbuf *vb, bl_bwork *w, const size_
     return st;
 }
 
+/* The parameters' running average after an epoch: ema ← β·ema + (1 − β)·θ, avg = ema / (1 − βᵗ) (a
+ * zero start, corrected as Adam corrects its moments), β = 1 − 1/avg_span. The validation loss, the best
+ * state, and so the halving and the winner, read avg: an epoch's parameters on a noisy trajectory are one
+ * draw, which the last bits of a sum decide (bench/README.md, "A search that does not hang on rounding");
+ * their average over ~avg_span epochs is not. */
+static void average_params(const bl_pretrain_opts *o, trial *t) {
+    const double beta = 1.0 - 1.0 / (double)o->avg_span;
+    t->ema_w = beta * t->ema_w + (1.0 - beta);
+    const double inv = 1.0 / t->ema_w;
+    const double *p = t->net.P.param;
+    for (size_t i = 0; i < t->net.P.n; i++) {
+        t->ema[i] = beta * t->ema[i] + (1.0 - beta) * p[i];
+        t->avg[i] = t->ema[i] * inv;
+    }
+}
+
 /* One epoch of t on view tr (shuffled minibatches); then, with validate, the validation loss and the
  * best-state bookkeeping. */
 static bl_status run_epoch(search *s, trial *t, const bl_vbuf *tr, const size_t *val_idx, int validate) {
@@ -121,14 +140,21 @@ static bl_status run_epoch(search *s, trial *t, const bl_vbuf *tr, const size_t 
     }
     t->last_train = sum / (double)n;
     t->epochs_done++;
+    if (t->ema) average_params(o, t);
     if (!validate) return BL_OK;
     double val = t->last_train;
-    if (s->has_val && (st = full_loss(t, &s->va, t->wv, val_idx, &val, &t->err))) return st;
+    if (s->has_val) { /* the average's loss: the network's parameters are lent it for one pass */
+        double *own = t->net.P.param;
+        if (t->ema) t->net.P.param = t->avg;
+        st = full_loss(t, &s->va, t->wv, val_idx, &val, &t->err);
+        t->net.P.param = own;
+        if (st) return st;
+    }
     if (!isfinite(val)) val = INFINITY;
     if (val < t->best_val) {
         t->best_val = val;
         t->best_epoch = t->epochs_done;
-        memcpy(t->best, t->net.P.param, t->net.P.n * sizeof(double));
+        memcpy(t->best, t->ema ? t->avg : t->net.P.param, t->net.P.n * sizeof(double));
     }
     return BL_OK;
 }
@@ -298,6 +324,7 @@ static bl_status search_on_group(search *s, const bl_bnet_dims *d, bl_error *err
     go.device = o->device == BL_DEVICE_CUDA ? BL_NN_CUDA : BL_NN_CPU_BATCHED;
     go.threads = o->threads;
     go.graphs = o->device == BL_DEVICE_CUDA;
+    go.avg_span = o->avg_span;
     bl_tgroup *g = NULL;
     bl_status st = bl_tgroup_new(d, &s->tr.v, s->has_val ? &s->va.v : NULL, s->n, cfg, &go, &g, err);
     if (st) return st;
@@ -468,6 +495,8 @@ static void search_free(search *s) {
             bl_bwork_free(s->t[i].wv);
             free(s->t[i].order);
             free(s->t[i].best);
+            free(s->t[i].ema);
+            free(s->t[i].avg);
         }
     free(s->t);
     bl_vbuf_free(&s->tr);
@@ -536,6 +565,9 @@ static bl_status search_open(search *s, const bl_dataset *ds, const char *schema
         t->order = malloc(n_tr * sizeof *t->order);
         t->best = malloc(t->net.P.n * sizeof *t->best);
         if (!t->order || !t->best) return bl_seterr(err, BL_ENOMEM, "out of memory");
+        if (o->avg_span > 1 && (!(t->ema = calloc(t->net.P.n, sizeof *t->ema)) ||
+                                !(t->avg = malloc(t->net.P.n * sizeof *t->avg))))
+            return bl_seterr(err, BL_ENOMEM, "out of memory");
         for (size_t k = 0; k < n_tr; k++) t->order[k] = k;
         memcpy(t->best, t->net.P.param, t->net.P.n * sizeof *t->best);
     }
@@ -636,6 +668,9 @@ static bl_status search_close(search *s, int k, bl_model **outs, bl_error *err) 
         const size_t Bmax = (size_t)o->batch < ds->n_rows ? (size_t)o->batch : ds->n_rows;
         if (!st) st = bl_bwork_new(&r.net, &all.v, Bmax, &r.w, err);
         if (!st && !(r.order = malloc(ds->n_rows * sizeof *r.order))) st = bl_seterr(err, BL_ENOMEM, "out of memory");
+        if (!st && o->avg_span > 1 && (!(r.ema = calloc(r.net.P.n, sizeof *r.ema)) ||
+                                       !(r.avg = malloc(r.net.P.n * sizeof *r.avg))))
+            st = bl_seterr(err, BL_ENOMEM, "out of memory");
         if (!st) {
             for (size_t k = 0; k < ds->n_rows; k++) r.order[k] = k;
             refit_epochs = best->best_epoch > 0 ? best->best_epoch : best->epochs_done;
@@ -644,7 +679,9 @@ static bl_status search_close(search *s, int k, bl_model **outs, bl_error *err) 
                 if (st) bl_seterr(err, st, "refit: %s", r.err.message);
             }
         }
-        if (!st) memcpy(m->net.P.param, r.net.P.param, m->net.P.n * sizeof(double));
+        if (!st) memcpy(m->net.P.param, r.ema ? r.avg : r.net.P.param, m->net.P.n * sizeof(double));
+        free(r.ema);
+        free(r.avg);
         bl_bnet_free(&r.net);
         bl_bwork_free(r.w);
         free(r.order);

@@ -88,6 +88,9 @@ struct bl_tgroup {
     int32_t  *h_keep, *h_slot;   /* [T] */
     double   *h_hyp;             /* [T][BL_TG_HYP] */
     double   *h_bc;              /* [nb][2] this epoch's Adam bias corrections */
+    double   *h_avgk;            /* [2] this epoch's β and 1 / (1 − βᵗ) of the parameters' average */
+    int       avg_span;          /* bl_tgroup_opts.avg_span */
+    double    ema_w;             /* the average's weight so far, 1 − βᵗ (pretrain.c's ema_w) */
     drawer *drawer_p;            /* background draws (see draw_start) */
     /* every ops allocation, for bl_tgroup_free */
     void *dev[MAX_ALLOCS];
@@ -102,6 +105,7 @@ void bl_tgroup_opts_default(bl_tgroup_opts *o) {
     o->device = BL_NN_CPU_BATCHED;
     o->threads = 1;
     o->graphs = 0;
+    o->avg_span = 1;
 }
 
 int bl_tgroup_trials(const bl_tgroup *g) { return g ? g->T : 0; }
@@ -268,6 +272,8 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
                          o->per_row_dropout);
     if (o->threads < 1 || o->threads > BL_TRAIN_THREADS_MAX)
         return bl_seterr(err, BL_EINVAL, "trial group: threads %d: must be 1..%d", o->threads, BL_TRAIN_THREADS_MAX);
+    if (o->avg_span < 1 || o->avg_span > 1000000)
+        return bl_seterr(err, BL_EINVAL, "trial group: parameter average span %d: must be 1..1000000", o->avg_span);
     if (!bl_nn_device_batched(o->device))
         return bl_seterr(err, BL_EINVAL, "trial group: device %d (%s) is not a batched one (%d %s, %d %s)",
                          o->device, bl_nn_device_name(o->device), BL_NN_CPU_BATCHED,
@@ -294,6 +300,11 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
         bl_bnet_free(&tmp);
         return st;
     }
+    if (o->avg_span > 1 && !ops->average) {
+        bl_bnet_free(&tmp);
+        return bl_seterr(err, BL_EUNSUPPORTED, "trial group: the %s ops have no parameter average (a module of "
+                         "another version?); use span 1 or another device", ops->name);
+    }
 
     bl_tgroup *g = calloc(1, sizeof *g);
     if (!g) {
@@ -307,6 +318,7 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
     g->mode = o->per_row_dropout;
     g->threads = o->threads;
     g->graphs = o->graphs != 0;
+    g->avg_span = o->avg_span;
     g->has_val = val != NULL;
     g->n_tr = (long)train->n_rows;
     g->n_va = val ? (long)val->n_rows : 0;
@@ -386,6 +398,10 @@ bl_status bl_tgroup_new_ops(const struct bl_tg_ops *with, const bl_bnet_dims *d,
         !(g->s.mask = dalloc(g, tT * ntr * mrow)) ||
         !(g->s.loss = dalloc(g, tT * (size_t)g->s.loss_ld * sizeof(double))) ||
         !(g->s.bc = dalloc(g, (size_t)g->nb * 2 * sizeof(double))))
+        goto nomem;
+    if (g->avg_span > 1 &&
+        (!(g->s.ema = dalloc(g, tT * P * sizeof(double))) || !(g->s.avg = dalloc(g, tT * P * sizeof(double))) ||
+         !(g->s.avgk = dalloc(g, 2 * sizeof(double))) || !(g->h_avgk = halloc(g, 2 * sizeof(double)))))
         goto nomem;
     for (int k = 0; k < 2; k++)
         if (!(g->h_order[k] = halloc(g, tT * ntr * sizeof(uint32_t))) || !(g->h_mask[k] = halloc(g, tT * ntr * mrow)))
@@ -614,7 +630,14 @@ static void run_epoch_ops(bl_tgroup *g) {
         const int B = (int)(g->n_tr - i0 < g->batch ? g->n_tr - i0 : g->batch);
         run_pass(g, &g->vtr, 1, i0, B, ib);
     }
-    if (g->has_val) run_pass(g, &g->vva, 0, 0, (int)g->n_va, g->nb);
+    if (g->s.ema) { /* the average's validation loss: its parameters lent to the pass */
+        g->ops->average(g->ctx, &g->s);
+        double *own = g->s.W;
+        g->s.W = g->s.avg;
+        if (g->has_val) run_pass(g, &g->vva, 0, 0, (int)g->n_va, g->nb);
+        g->s.W = own;
+    } else if (g->has_val)
+        run_pass(g, &g->vva, 0, 0, (int)g->n_va, g->nb);
 }
 
 /* ---- epochs and bookkeeping ------------------------------------------------------------------ */
@@ -645,8 +668,8 @@ static bl_status retire(bl_tgroup *g, const uint8_t *alive, bl_error *err) {
             continue;
         }
         if (sl != next) {
-            double *blocks[] = {g->s.W, g->s.M, g->s.Vm, g->s.best}; /* G is zero between steps */
-            for (int k = 0; k < 4; k++)
+            double *blocks[] = {g->s.W, g->s.M, g->s.Vm, g->s.best, g->s.ema}; /* G is zero between steps */
+            for (int k = 0; k < (g->s.ema ? 5 : 4); k++)
                 o->copy(g->ctx, blocks[k] + (size_t)next * P, blocks[k] + (size_t)sl * P, np * sizeof(double));
         }
         g->slot_of[t] = next++;
@@ -721,6 +744,12 @@ bl_status bl_tgroup_epoch(bl_tgroup *g, const uint8_t *alive, bl_error *err) {
         g->h_bc[2 * ib + 1] = 1.0 - pow(g->beta2, t);
     }
     o->put(g->ctx, (void *)g->s.bc, g->h_bc, (size_t)g->nb * 2 * sizeof(double));
+    const double beta = 1.0 - 1.0 / (double)g->avg_span, ema_w = beta * g->ema_w + (1.0 - beta);
+    if (g->s.ema) { /* the average after this epoch (pretrain.c's average_params) */
+        g->h_avgk[0] = beta;
+        g->h_avgk[1] = 1.0 / ema_w;
+        o->put(g->ctx, (void *)g->s.avgk, g->h_avgk, 2 * sizeof(double));
+    }
 
     /* The epoch. With graphs: the group's first epoch runs directly (the device loads the kernels
      * and cuBLAS sets itself up outside any capture); from the second on it is recorded once per set of
@@ -766,9 +795,13 @@ bl_status bl_tgroup_epoch(bl_tgroup *g, const uint8_t *alive, bl_error *err) {
         }
     }
     g->epochs++;
+    g->ema_w = ema_w;
     if (any) {
         o->put(g->ctx, (void *)g->s.keep, g->h_keep, (size_t)g->s.n * sizeof(int32_t));
+        double *own = g->s.W; /* the best state is the average's, when there is one */
+        if (g->s.ema) g->s.W = g->s.avg;
         o->keep_best(g->ctx, &g->s); /* queued; the next finish reports any failure */
+        g->s.W = own;
     }
     return BL_OK;
 }

@@ -45,9 +45,11 @@ typedef struct bl_tgroup_opts {
                               from the second epoch on (the first runs directly, so lazy initialisation
                               happens outside capture); re-recorded when trials stop; falls back to
                               direct launches if recording fails. Ignored on the CPU. */
+    int avg_span;          /* the parameters' running average that validation and the best state read
+                              (pretrain.c's average_params), over ~avg_span epochs; 1: none */
 } bl_tgroup_opts;
 
-/* batch 64, per_row_dropout 1, BL_NN_CPU_BATCHED, 1 thread, no graphs */
+/* batch 64, per_row_dropout 1, BL_NN_CPU_BATCHED, 1 thread, no graphs, no average */
 void bl_tgroup_opts_default(bl_tgroup_opts *o);
 
 typedef struct bl_tgroup bl_tgroup;

@@ -313,6 +313,18 @@ static void cpu_keep_best(void *ctx, const bl_tg_state *s) {
                    (size_t)s->net.n_params * sizeof(double));
 }
 
+static void cpu_average(void *ctx, const bl_tg_state *s) {
+    (void)ctx;
+    const double beta = s->avgk[0], inv = s->avgk[1];
+    for (int sl = 0; sl < s->n; sl++) {
+        const size_t off = (size_t)sl * (size_t)s->net.P;
+        for (size_t i = off; i < off + (size_t)s->net.n_params; i++) {
+            s->ema[i] = beta * s->ema[i] + (1.0 - beta) * s->W[i];
+            s->avg[i] = s->ema[i] * inv;
+        }
+    }
+}
+
 static const bl_tg_ops cpu_ops = {
     .name = "cpu", .device = 0,
     .open = cpu_open, .close = cpu_close, .alloc = cpu_alloc, .dfree = cpu_free,
@@ -322,7 +334,7 @@ static const bl_tg_ops cpu_ops = {
     .codes = cpu_codes, .recon = cpu_recon, .head = cpu_head, .selu_back_bias = cpu_selu_back_bias,
     .dropout_selu_back = cpu_dropout_selu_back, .code_back = cpu_code_back, .adam = cpu_adam,
     .keep_best = cpu_keep_best, .capture_begin = NULL, .capture_end = NULL, .replay = NULL,
-    .capture_why = NULL,
+    .capture_why = NULL, .average = cpu_average,
 };
 
 const bl_tg_ops *bl_tg_ops_cpu(void) { return &cpu_ops; }

@@ -99,6 +99,8 @@ typedef struct bl_tg_state {
     const double   *bc;          /* [nb][2] Adam's bias corrections 1 − β1ᵗ, 1 − β2ᵗ of this epoch's steps */
     double         *loss;        /* [slots][loss_ld] loss of each batch; column nb: validation */
     long            loss_ld;
+    double         *ema, *avg;   /* [slots][P] the parameters' running average (NULL: none) and its value */
+    const double   *avgk;        /* [2] this epoch's β and 1 / (1 − βᵗ) */
 } bl_tg_state;
 
 /* hyp[s·BL_TG_HYP + i]: learning rate, weight decay, AlphaDropout a and b, dropout on (0/1). */
@@ -187,6 +189,9 @@ typedef struct bl_tg_ops {
     int (*capture_end)(void *ctx);
     void (*replay)(void *ctx);
     const char *(*capture_why)(void *ctx);
+    /* ema = β·ema + (1 − β)·W, avg = ema / (1 − βᵗ) over every slot's n_params parameters, β and
+     * 1 / (1 − βᵗ) read from avgk (pretrain.c's average_params, element by element). */
+    void (*average)(void *ctx, const bl_tg_state *s);
 } bl_tg_ops;
 
 /* The CPU reference table (tgroup_cpu.c). */

@@ -268,6 +268,9 @@ __global__ void k_adam(STATE, double beta1, double beta2, double eps, long ib, s
 __global__ void k_keep_best(STATE, size_t n) {
     GRID_LOOP(i, n) kb_keep_best(&s, i);
 }
+__global__ void k_average(STATE, size_t n) {
+    GRID_LOOP(i, n) kb_average(&s, i);
+}
 
 /* Block kernels: launched with exactly TPB threads, one block per slot. */
 __global__ void k_recon(STATE, int B) {
@@ -370,6 +373,12 @@ static void cu_keep_best(void *ctx, const bl_tg_state *s) {
     k_keep_best<<<grid_for(n), TPB, 0, c->stream>>>(*s, n);
     LAUNCH_CHECK(c, "keep_best");
 }
+static void cu_average(void *ctx, const bl_tg_state *s) {
+    cu_ctx *c = (cu_ctx *)ctx;
+    const size_t n = kb_params_n(s);
+    k_average<<<grid_for(n), TPB, 0, c->stream>>>(*s, n);
+    LAUNCH_CHECK(c, "average");
+}
 
 /* ---- graphs: an epoch's launches recorded once, replayed each epoch ---------------------------- */
 
@@ -453,7 +462,7 @@ static const bl_tg_ops cuda_ops = {
     cu_open, cu_close, cu_alloc, cu_free, cu_host_alloc, cu_host_free, cu_put, cu_get, cu_copy, cu_finish,
     cu_gemm, cu_gather, cu_bias_selu, cu_selu_dropout, cu_codes, cu_recon, cu_head, cu_selu_back_bias,
     cu_dropout_selu_back, cu_code_back, cu_adam, cu_keep_best, cu_capture_begin, cu_capture_end, cu_replay,
-    cu_capture_why,
+    cu_capture_why, cu_average,
 };
 
 /* ---- the module's entry point (module.h) ---------------------------------------------------------- */

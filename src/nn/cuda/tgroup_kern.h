@@ -219,6 +219,12 @@ BL_KDEV void kb_adam(const bl_tg_state *s, double beta1, double beta2, double ep
 BL_KDEV void kb_keep_best(const bl_tg_state *s, size_t i) {
     if (s->keep[i / (size_t)s->net.P]) s->best[i] = s->W[i];
 }
+BL_KDEV void kb_average(const bl_tg_state *s, size_t i) {
+    if (i % (size_t)s->net.P >= (size_t)s->net.n_params) return; /* padding between slots */
+    const double beta = s->avgk[0];
+    s->ema[i] = beta * s->ema[i] + (1.0 - beta) * s->W[i];
+    s->avg[i] = s->ema[i] * s->avgk[1];
+}
 
 /* ---- block bodies: one block of nt threads per slot -------------------------------------------- */
 
