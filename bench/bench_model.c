@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
     if (!getenv("OPENBLAS_NUM_THREADS") && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
         execv("/proc/self/exe", argv); /* on failure, carry on as we are */
 #define BENCH_MODEL_USAGE "[DATA_DIR] [--epochs N] [--reps N] [--algorithms a,b] [--dropout-masks row|value|hybrid] " \
-                          "[--no-finetune] [--no-predict]"
+                          "[--no-finetune] [--no-predict] [--precision f64|f32]"
     int done = bench_args(argc, argv, "bench_model", BENCH_MODEL_USAGE);
     if (done >= 0) return done;
     const char *dir = getenv("BELLAMY_DATA");
@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
     long epochs = 200;
     const char *algos = "grep,kmeans,pagerank,sgd,sort";
     int masks = -1; /* default */
+    int precision = BL_PRECISION_F64;
     int reps = 1, finetune = 1, predict = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--epochs") == 0 && i + 1 < argc) epochs = atol(argv[++i]);
@@ -124,6 +125,11 @@ int main(int argc, char **argv) {
             const char *v = argv[++i];
             masks = strcmp(v, "value") == 0 ? 0 : strcmp(v, "row") == 0 ? 1 : strcmp(v, "hybrid") == 0 ? 2 : -2;
             if (masks == -2) { fprintf(stderr, "bench_model: --dropout-masks row|value|hybrid\n"); return 2; }
+        }
+        else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            precision = strcmp(v, "f32") == 0 ? BL_PRECISION_F32 : strcmp(v, "f64") == 0 ? BL_PRECISION_F64 : -1;
+            if (precision < 0) { fprintf(stderr, "bench_model: --precision f64|f32\n"); return 2; }
         }
         else if (argv[i][0] == '-') {
             fprintf(stderr, "bench_model: unknown option '%s'\nusage: bench_model %s\n", argv[i], BENCH_MODEL_USAGE);
@@ -142,6 +148,7 @@ int main(int argc, char **argv) {
            "(processor: %s)\n", epochs, reps, bl_cpu_kernels(), bl_cpu_kernels_available());
     bl_pretrain_opts pd;
     bl_pretrain_opts_default(&pd);
+    pd.precision = precision;
     char ens_col[32], ens_col2[40];
     snprintf(ens_col, sizeof ens_col, "%d members/s", pd.members);
     snprintf(ens_col2, sizeof ens_col2, "%d, f kept/s", pd.members);
@@ -167,6 +174,7 @@ int main(int argc, char **argv) {
         }
         bl_pretrain_opts po;
         bl_pretrain_opts_default(&po);
+        po.precision = precision;
         const int members = po.members;
         po.members = 1; /* one search, one trial: the time of one trial's epoch */
         po.trials = 1;
