@@ -261,7 +261,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched (1..27)", "model default (quick: 2)", 0, NULL, 0 },
         { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period (1..1000000)", "model default (quick: 100)", 0, NULL, 0 },
         { "reduction", BL_OPT_INT, &reduction, "N", "pre-training: successive halving keeps the better 1/N of a rung's trials (2..27)", "model default (3)", 0, NULL, 0 },
-        { "avg-span", BL_OPT_INT, &avg_span, "N", "pre-training: validate and keep the parameters' running average over ~N epochs (1: each epoch's own parameters, as before 0.9)", "model default (50)", 0, NULL, 0 },
+        { "avg-span", BL_OPT_INT, &avg_span, "N", "pre-training: validate and keep the parameters' running average over ~N epochs (1: each epoch's own parameters)", "model default (1)", 0, NULL, 0 },
         { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs (1..1000000)", "model default (quick: 500)", 0, NULL, 0 },
         { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping (1..1000000)", "model default (quick: 200)", 0, NULL, 0 },
         { "stop-mae", BL_OPT_DOUBLE, &stop_mae, "S", "fine-tuning: stop at training MAE <= S seconds (>= 0)", "model default", 0, NULL, 0 },
