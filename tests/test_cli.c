@@ -155,9 +155,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_msg(strncmp(g_out, "bellamy-train 0.9.0\nkernels: ", strlen("bellamy-train 0.9.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-train 0.10.0\nkernels: ", strlen("bellamy-train 0.10.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.9.0\nkernels: ", strlen("bellamy-predict 0.9.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.10.0\nkernels: ", strlen("bellamy-predict 0.10.0\nkernels: ")) == 0, "%s", g_out);
     /* the kernel copy in use, capped by BELLAMY_CPU; a value the library cannot read is an error */
     EXPECT(0, "BELLAMY_CPU=generic %s --version", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "kernels: generic ("));
@@ -853,7 +853,8 @@ START_TEST(test_precision_cli) {
                "or --precision f64 with --device cuda",
                "%s pretrain --data rest.tsv --schema synth.schema --out x.h5 --device cuda --precision f32", g_train);
     EXPECT(0, "%s pretrain --help", g_train);
-    ck_assert_msg(strstr(g_out, "--precision") && strstr(g_out, "f64|f32"), "%s", g_out);
+    ck_assert_msg(strstr(g_out, "--precision") && strstr(g_out, "f64|f32") && strstr(g_out, "(default: f32; f64 with --device"),
+                  "%s", g_out);
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out f32.h5 --name s32 --trials 1 --epochs 5 "
               "--grace 5 --members 2 --threads 1 --quiet --calibrate off --precision f32", g_train);
     EXPECT(0, "%s info --model f32.h5", g_train);
@@ -861,10 +862,10 @@ START_TEST(test_precision_cli) {
     EXPECT(0, "%s info --model f32.h5 --json > info32.json && cat info32.json", g_train);
     ck_assert_msg(strstr(g_out, "\"precision\":\"f32\""), "%s", g_out);
     EXPECT_JSON("info32.json");
-    EXPECT(0, "%s info --model model.h5", g_train);
-    ck_assert_msg(strstr(g_out, "\nprecision: f64 (float64 arithmetic and weights)\n"), "%s", g_out);
+    EXPECT(0, "%s info --model model.h5", g_train); /* pre-trained with the default: float32 on the CPU */
+    ck_assert_msg(strstr(g_out, "\nprecision: f32 (float32 arithmetic; the file stores float32 weights)\n"), "%s", g_out);
     EXPECT(0, "%s info --model model.h5 --json", g_train);
-    ck_assert_msg(strstr(g_out, "\"precision\":\"f64\""), "%s", g_out);
+    ck_assert_msg(strstr(g_out, "\"precision\":\"f32\""), "%s", g_out);
     EXPECT(0, "%s check --model f32.h5", g_train);
     ck_assert_msg(strstr(g_out, "checksum header present and matching") && strstr(g_out, "  s32: ok (2 members"), "%s",
                   g_out);
@@ -874,11 +875,13 @@ START_TEST(test_precision_cli) {
     ck_assert_msg(strstr(g_out, "\nprecision: f32 "), "%s", g_out);
     /* a float64 model saved into the f32 file beside it: each keeps its own */
     EXPECT(0, "%s pretrain --data rest.tsv --schema synth.schema --out f32.h5 --name s64 --trials 1 --epochs 5 "
-              "--grace 5 --members 1 --threads 1 --quiet --calibrate off", g_train);
+              "--grace 5 --members 1 --threads 1 --quiet --calibrate off --precision f64", g_train);
     EXPECT(0, "%s info --model f32.h5 --name s32", g_train);
     ck_assert_msg(strstr(g_out, "\nprecision: f32 "), "%s", g_out);
     EXPECT(0, "%s info --model f32.h5 --name s64", g_train);
-    ck_assert_msg(strstr(g_out, "\nprecision: f64 "), "%s", g_out);
+    ck_assert_msg(strstr(g_out, "\nprecision: f64 (float64 arithmetic and weights)\n"), "%s", g_out);
+    EXPECT(0, "%s info --model f32.h5 --name s64 --json", g_train);
+    ck_assert_msg(strstr(g_out, "\"precision\":\"f64\""), "%s", g_out);
     /* bellamy-eval */
     char eval[4200];
     snprintf(eval, sizeof eval, "'%s/bellamy-eval'", getenv("BELLAMY_BUILD_ROOT"));
@@ -888,7 +891,7 @@ START_TEST(test_precision_cli) {
               "--methods bellamy >/dev/null && ls c32 | grep -c -- '-f32'", eval);
     ck_assert_msg(atoi(g_out) > 0, "no float32 fold model in the cache: %s", g_out);
     EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev64 --quick --quiet --model-cache c32 --methods bellamy "
-              ">/dev/null && ls c32 | grep -vc -- '-f32'", eval);
+              "--precision f64 >/dev/null && ls c32 | grep -vc -- '-f32'", eval);
     ck_assert_msg(atoi(g_out) > 0, "the float64 run reused the float32 fold models: %s", g_out);
     EXPECT(0, "%s --help", eval);
     ck_assert_msg(strstr(g_out, "--precision"), "%s", g_out);
@@ -1401,7 +1404,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.9.0\nkernels: ", strlen("dbmlsched-sim 0.9.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.10.0\nkernels: ", strlen("dbmlsched-sim 0.10.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);

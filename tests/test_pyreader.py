@@ -77,7 +77,10 @@ def run(cmd, env=None, stdin=None):
 
 
 def train(args):
-    r = run([TRAIN] + args + (["--quiet"] if args[0] == "pretrain" else []))
+    # float64 unless asked otherwise (the default on the CPU is float32): these comparisons hold to TOL = 1e-9;
+    # check_precision_f32 trains float32 models and holds them to TOL_F32
+    extra = ["--quiet"] + ([] if "--precision" in args else ["--precision", "f64"]) if args[0] == "pretrain" else []
+    r = run([TRAIN] + args + extra)
     if r.returncode != 0:
         raise SystemExit("bellamy-train %s failed: %s" % (" ".join(args), r.stderr.decode()))
 

@@ -384,8 +384,8 @@ START_TEST(train_opts_bounds) {
     bound_edge("dropout_masks", set_dropout_masks, BL_MASKS_VALUE, -1, "BL_MASKS_VALUE");
     bound_edge("calibrate", set_calibrate, 0, 2, "0 or 1");
     bound_edge("calibrate", set_calibrate, 1, -1, "0 or 1");
-    bound_edge("precision", set_precision, BL_PRECISION_F32, 2, "BL_PRECISION_F64 or BL_PRECISION_F32");
-    bound_edge("precision", set_precision, BL_PRECISION_F64, -1, "BL_PRECISION_F64 or BL_PRECISION_F32");
+    bound_edge("precision", set_precision, BL_PRECISION_AUTO, 3, "BL_PRECISION_AUTO, BL_PRECISION_F64 or BL_PRECISION_F32");
+    bound_edge("precision", set_precision, BL_PRECISION_F64, -1, "BL_PRECISION_AUTO, BL_PRECISION_F64 or BL_PRECISION_F32");
 
     /* the pre-training calls run the same check first: threads 5000 is refused before the data file is
      * opened (it does not exist), with the check's message, not one from inside the search */
@@ -427,7 +427,7 @@ START_TEST(train_defaults) {
     ck_assert_int_eq(o.dropout_masks, BL_MASKS_ROW);
     ck_assert_int_eq(o.calibrate, 1);
     ck_assert_int_eq(o.precision, BL_TRAIN_PRECISION_DEFAULT);
-    ck_assert(BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F64 || BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32);
+    ck_assert_int_eq(BL_TRAIN_PRECISION_DEFAULT, BL_PRECISION_AUTO); /* float32 on the CPU, float64 on CUDA */
     ck_assert(o.progress == NULL && o.progress_ctx == NULL);
 
     bl_data_opts d, plain;
@@ -510,7 +510,7 @@ START_TEST(precision_f32) {
     ck_assert_msg(bl_train_opts_check(&o, &err) == BL_OK, "%s", err.message);
     bl_predictor *p = NULL;
     ck_assert_msg(bl_pretrain_file(g_tsv, g_schema, NULL, &o, NULL, NULL, &p, &err) == BL_OK, "%s", err.message);
-    ck_assert_str_eq(bl_predictor_precision(p), BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64");
+    ck_assert_str_eq(bl_predictor_precision(p), "f32"); /* the default on the CPU */
     bl_predictor_free(p);
     ck_assert_ptr_null(bl_predictor_precision(NULL));
 

@@ -170,8 +170,10 @@ enum { BL_SCALE_SECONDS = 0, BL_SCALE_MEAN = 1, BL_SCALE_LOG = 2 };   /* bl_trai
 enum { BL_ON_CPU = 0, BL_ON_CUDA = 1 };                              /* bl_train_opts.device */
 enum { BL_MASKS_VALUE = 0, BL_MASKS_ROW = 1, BL_MASKS_HYBRID = 2 };   /* bl_train_opts.dropout_masks */
 /* bl_train_opts.precision: what the network's passes and predictions compute in (its parameters and Adam's
- * state stay float64 in memory). A float32 model's file stores its weights as float32 (models/README.md). (0.9) */
-enum { BL_PRECISION_F64 = 0, BL_PRECISION_F32 = 1 };
+ * state stay float64 in memory). A float32 model's file stores its weights as float32 (models/README.md). (0.9)
+ * BL_PRECISION_AUTO (the default since 0.10): float32 on the CPU, float64 with device BL_ON_CUDA (the GPU
+ * search computes in float64 only); the model records which. */
+enum { BL_PRECISION_F64 = 0, BL_PRECISION_F32 = 1, BL_PRECISION_AUTO = 2 };
 
 /* The bounds bl_train_opts_check holds every field to, and the defaults bl_train_opts_init sets: the one
  * statement of each (the library's internals and bellamy-train use these). */
@@ -186,7 +188,7 @@ enum { BL_PRECISION_F64 = 0, BL_PRECISION_F32 = 1 };
 #define BL_TRAIN_SEED_DEFAULT    1ULL
 #define BL_TRAIN_VAL_FRACTION_DEFAULT 0.2
 #define BL_TRAIN_MEMBERS_DEFAULT 6         /* measured better than 1 or 3, with numbers in both encodings */
-#define BL_TRAIN_PRECISION_DEFAULT BL_PRECISION_F64 /* the one statement of the default precision */
+#define BL_TRAIN_PRECISION_DEFAULT BL_PRECISION_AUTO /* the one statement of the default precision */
 
 struct bl_train_opts {
     size_t size;              /* sizeof(bl_train_opts), set by bl_train_opts_init */
@@ -209,9 +211,9 @@ struct bl_train_opts {
                                  searches (bl_predict_interval; a few per cent more time: +2.5 % measured on C3O grep); 0: none (0.6) */
     const struct bl_train_ranks *ranks; /* NULL (default): this process alone; else one of several processes
                                  that share this pre-training (bl_train_ranks; 0.8) */
-    int    precision;         /* BL_PRECISION_F64 (default: BL_TRAIN_PRECISION_DEFAULT) or BL_PRECISION_F32: the
-                                 search, the model it makes and that model's file in float32; CPU only (device
-                                 BL_ON_CUDA with BL_PRECISION_F32 is BL_EUNSUPPORTED) (0.9) */
+    int    precision;         /* BL_PRECISION_AUTO (default: float32 on the CPU, float64 on CUDA), _F64 or _F32:
+                                 what the search, the model it makes and that model's file compute and store
+                                 in; _F32 is CPU only (with device BL_ON_CUDA: BL_EUNSUPPORTED) (0.9) */
 };
 
 /* Several processes sharing one pre-training, e.g. the ranks of an MPI job (bellamy-train makes one
@@ -259,7 +261,8 @@ BL_API bl_status bl_pretrain_file(const char *data_path, const char *schema_path
 
 /* A fresh, untrained predictor for d's properties (from bl_data_load or bl_data_load_text): its
  * weights drawn from seed, its target scaled by o->target_scale, computing in o->precision (only those
- * three fields of o are read; NULL: seconds, seed 1, BL_TRAIN_PRECISION_DEFAULT). Meant to be fine-tuned
+ * three fields of o are read; NULL: seconds, seed 1, BL_TRAIN_PRECISION_DEFAULT; BL_PRECISION_AUTO is
+ * float32 here, as on the CPU). Meant to be fine-tuned
  * (bl_predictor_finetune_data) by a program that learns from its own history, e.g. a scheduler; its
  * predictions before that are meaningless. */
 BL_API bl_status bl_predictor_new_untrained(const bl_data *d, const bl_train_opts *o, bl_predictor **out,

@@ -418,7 +418,8 @@ bl_status bl_predictor_new_untrained(const bl_data *d, const bl_train_opts *in, 
     bl_model *m = NULL;
     st = bl_model_new_untrained(d->ds, d->schema_text, o.target_scale, (uint64_t)o.seed, &m, err);
     if (st != BL_OK) return st;
-    bl_model_set_precision(m, o.precision);
+    bl_model_set_precision(m, o.precision == BL_PRECISION_AUTO ? BL_PRECISION_F32 : o.precision); /* computed on the CPU */
+    bl_model_round_params(m);
     return bl_predictor_wrap(m, out, err);
 }
 

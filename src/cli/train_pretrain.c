@@ -160,7 +160,7 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
     double val_fraction = po.val_fraction;
     int quiet = 0, skip_invalid = 0;
     const char *totals = "total", *masks = "row", *vsplit = NULL, *numbers = NULL, *calib = "on";
-    const char *precision = BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64";
+    const char *precision = NULL; /* not given: BL_TRAIN_PRECISION_DEFAULT, float32 on the CPU */
     char thr_def[48], tr_help[64], tr_def[24], ep_help[64], ep_def[24], gr_help[80], gr_def[24], vf_def[24],
         seed_def[24], mem_def[24];
     snprintf(thr_def, sizeof thr_def, "number of CPUs (%ld here)", default_threads());
@@ -221,7 +221,7 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
           "without intervals)", "on", 0, "on|off", 0 },
         { "precision", BL_OPT_CHOICE, &precision, NULL,
           "what the network computes in: float64, or float32 (CPU only; the model file stores float32 weights)",
-          BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64", 0, "f64|f32", 0 },
+          "f32; f64 with --device cuda", 0, "f64|f32", 0 },
     };
     const size_t nopts = sizeof opts / sizeof opts[0];
     int rc = bl_cli_parse(prog,
@@ -255,8 +255,8 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
                                                  : BL_SCALE_SECONDS;
     po.device = strcmp(device, "cuda") == 0 ? BL_ON_CUDA : BL_ON_CPU;
     po.calibrate = strcmp(calib, "off") != 0;
-    po.precision = strcmp(precision, "f32") == 0 ? BL_PRECISION_F32 : BL_PRECISION_F64;
-    if (po.precision == BL_PRECISION_F32 && po.device == BL_ON_CUDA) { /* never a silent switch */
+    if (precision) po.precision = strcmp(precision, "f32") == 0 ? BL_PRECISION_F32 : BL_PRECISION_F64;
+    if (po.precision == BL_PRECISION_F32 && po.device == BL_ON_CUDA) { /* asked for: never a silent switch */
         bl_cli_error(prog, "--precision f32: the CUDA search computes in float64 only; use --device cpu with "
                      "--precision f32, or --precision f64 with --device cuda");
         return BL_EXIT_USAGE;

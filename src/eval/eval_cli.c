@@ -237,7 +237,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     int ens_seeds = 0;
     const char *masks = "row", *numbers = NULL, *fold_by = NULL;
     const char *vsplit = "contexts";
-    const char *precision = BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64";
+    const char *precision = NULL; /* not given: the library default, float32 on these CPU searches */
     bl_cli_option opts[] = {
         { "data", BL_OPT_STRING, &data, "DIR|FILE", "folder of data files (with --schemas) or one data file (with --schema)", NULL, 1, NULL, 0 },
         { "schemas", BL_OPT_STRING, &schemas, "DIR", "folder with NAME.schema for each data file NAME.tsv/.csv", NULL, 0, NULL, 0 },
@@ -277,7 +277,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         { "dropout-masks", BL_OPT_CHOICE, &masks, NULL, "pre-training: AlphaDropout masks per row, per distinct property value of a batch, or hybrid (encoder per row, decoder per value)", "row", 0, "row|value|hybrid", 0 },
         { "val-split", BL_OPT_CHOICE, &vsplit, NULL, "pre-training: validation rows are whole contexts, or a share of every (context, scale-out) group as the prototype's stratified split", "model default", 0, "contexts|groups", 0 },
         { "refit", BL_OPT_FLAG, &refit, NULL, "pre-training: train the search's winner again on every row", NULL, 0, NULL, 0 },
-        { "precision", BL_OPT_CHOICE, &precision, NULL, "pre-training: what the networks compute in, float64 or float32 (CPU only); the fold models and their fine-tuned copies keep it", BL_TRAIN_PRECISION_DEFAULT == BL_PRECISION_F32 ? "f32" : "f64", 0, "f64|f32", 0 },
+        { "precision", BL_OPT_CHOICE, &precision, NULL, "pre-training: what the networks compute in, float64 or float32 (CPU only); the fold models and their fine-tuned copies keep it", "f32", 0, "f64|f32", 0 },
         { "totals-per-machine", BL_OPT_FLAG, &per_machine, NULL, "encode cluster-total numbers (memory, slots) per machine", NULL, 0, NULL, 0 },
         { "fold-by", BL_OPT_STRING, &fold_by, "PROP", "pre-training folds group the contexts by this property's value, so the evaluated contexts' values (e.g. data sizes) are new to their models", "contexts", 0, NULL, 0 },
         { "numbers", BL_OPT_CHOICE, &numbers, NULL, "number properties: the paper's bits (binary), a log-magnitude thermometer (log), that thermometer over each property's range in the pre-training data (range), or ensemble members alternating bits and log (both)", "both with 2 or more members, else binary", 0, "binary|log|range|both", 0 },
@@ -299,7 +299,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     o.model_cache = cache;
     o.pre.per_row_dropout = strcmp(masks, "row") == 0 ? 1 : strcmp(masks, "hybrid") == 0 ? 2 : 0;
     o.pre.refit = refit;
-    o.pre.precision = strcmp(precision, "f32") == 0 ? BL_PRECISION_F32 : BL_PRECISION_F64; /* checked below */
+    if (precision) o.pre.precision = strcmp(precision, "f32") == 0 ? BL_PRECISION_F32 : BL_PRECISION_F64;
     if (SEEN("val-split")) o.pre.val_split = strcmp(vsplit, "groups") == 0 ? BL_VAL_GROUPS : BL_VAL_CONTEXTS;
     /* Every option is checked here, before any data is read or any training starts; a bad one is a
      * usage error (exit 2) naming flag and value. Pre-training's by the library's one check. */

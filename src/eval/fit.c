@@ -56,7 +56,7 @@ static void cache_name(char *out, size_t cap, const bl_eval *ev, const bl_eval_a
              po->trials, po->epochs, po->grace, po->reduction, po->avg_span, po->batch, po->val_fraction, po->target_scaling,
              po->per_row_dropout == 2 ? (po->refit ? "-hybrid-refit" : "-hybrid")
              : po->per_row_dropout && po->refit ? "-rowdrop-refit" : po->per_row_dropout ? "-rowdrop"
-             : po->refit ? "-refit" : "", po->precision == BL_PRECISION_F32 ? "-f32" : "");
+             : po->refit ? "-refit" : "", bl_pretrain_precision(po) == BL_PRECISION_F32 ? "-f32" : "");
 }
 
 /* The cache file of fold f's model as it is evaluated: its M searches assembled (the first search's

@@ -44,7 +44,7 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
                          "(members alternate bits and log magnitude), not %d", o->members);
     if (o->members == 1 || !ds) {
         bl_status s1 = bl_pretrain_top(ds, schema_text, o, 1, out, err);
-        if (!s1) bl_model_set_precision(*out, o->precision); /* its search's (pretrain.c) */
+        if (!s1) bl_model_set_precision(*out, bl_pretrain_precision(o)); /* its search's (pretrain.c) */
         if (!s1 && o->calibrate && (s1 = bl_calib_fit(*out, ds, o, err))) {
             bl_model_free(*out);
             *out = NULL;
@@ -101,7 +101,7 @@ bl_status bl_pretrain(const bl_dataset *ds, const char *schema_text, const bl_pr
         bl_model_free(m);
         return o->members > 1 ? bl_prefixerr(err, "ensemble member search") : st;
     }
-    bl_model_set_precision(m, o->precision); /* its members' searches' (pretrain.c); calibrated so */
+    bl_model_set_precision(m, bl_pretrain_precision(o)); /* its members' searches' (pretrain.c); calibrated so */
     if (o->calibrate && (st = bl_calib_fit(m, ds, o, err))) {
         bl_model_free(m);
         return bl_prefixerr(err, "calibrating intervals");

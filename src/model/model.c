@@ -102,8 +102,9 @@ bl_status bl_train_opts_bounds(const bl_train_opts *o, bl_error *err) {
     if (r && r->size > 1 && o->device != BL_ON_CPU)
         return bl_seterr(err, BL_EUNSUPPORTED, "bl_train_opts.ranks: a pre-training over %d ranks runs on CPUs only; "
                          "use device BL_ON_CPU or one rank", r->size);
-    if (o->precision != BL_PRECISION_F64 && o->precision != BL_PRECISION_F32)
-        return bl_seterr(err, BL_EINVAL, "bl_train_opts.precision %d: must be BL_PRECISION_F64 or BL_PRECISION_F32",
+    if (o->precision != BL_PRECISION_F64 && o->precision != BL_PRECISION_F32 && o->precision != BL_PRECISION_AUTO)
+        return bl_seterr(err, BL_EINVAL,
+                         "bl_train_opts.precision %d: must be BL_PRECISION_AUTO, BL_PRECISION_F64 or BL_PRECISION_F32",
                          o->precision);
     if (o->precision == BL_PRECISION_F32 && o->device == BL_ON_CUDA)
         return bl_seterr(err, BL_EUNSUPPORTED, "bl_train_opts.precision BL_PRECISION_F32: the CUDA search computes in "
@@ -270,6 +271,14 @@ void bl_model_set_precision(bl_model *m, int precision) {
     const int f32 = precision == BL_PRECISION_F32;
     m->net.d.f32 = f32;
     for (int j = 1; j < m->n_members; j++) m->more[j - 1].d.f32 = f32;
+}
+
+void bl_model_round_params(bl_model *m) {
+    if (!m->net.d.f32) return;
+    for (int j = 0; j < m->n_members; j++) {
+        bl_bnet *net = bl_model_member(m, j);
+        for (size_t i = 0; i < net->P.n; i++) net->P.param[i] = (double)(float)net->P.param[i];
+    }
 }
 
 size_t bl_model_ctx_len(const bl_model *m) { return (size_t)m->n_members * (size_t)m->net.d.z_hidden; }
@@ -1135,6 +1144,7 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     free(all);
     free(pred);
     if (st) goto done;
+    bl_model_round_params(c); /* float32: what its file will hold, before anything is measured on it */
     if (c->n_members > 1) { /* the MAE of what the model predicts: the members' median */
         double ctx[BL_BNET_DIM_MAX], sum = 0.0;
         for (size_t i = 0; i < n && !st; i++) {

@@ -289,7 +289,17 @@ void bl_model_free(bl_model *m);
 /* The model's precision (BL_PRECISION_F64 or _F32): m->net.d.f32, which every network made with its
  * dims inherits. bl_model_set_precision sets it on every member (a clone and a fine-tuned copy keep it). */
 static inline int bl_model_precision(const bl_model *m) { return m->net.d.f32 ? BL_PRECISION_F32 : BL_PRECISION_F64; }
+/* The precision a search with these options computes in: o->precision, with BL_PRECISION_AUTO float32 on
+ * the CPU's threads and float64 on the trial groups (CUDA, batched CPU), which compute in float64 only. */
+static inline int bl_pretrain_precision(const bl_pretrain_opts *o) {
+    return o->precision != BL_PRECISION_AUTO ? o->precision
+         : o->device == BL_DEVICE_CPU        ? BL_PRECISION_F32
+                                             : BL_PRECISION_F64;
+}
 void bl_model_set_precision(bl_model *m, int precision);
+/* A float32 model's parameters rounded to float32 values (its file stores them so), where training left
+ * them in float64: the model then predicts in memory exactly as after a save and a load. Float64: nothing. */
+void bl_model_round_params(bl_model *m);
 
 /* The encoding (BL_ENC_NUMBERS_BINARY, _LOG or _RANGE) in which member mi reads number properties:
  * enc.numbers, or with BL_ENC_NUMBERS_BOTH binary for even members and log for odd ones. */

@@ -519,7 +519,7 @@ static bl_status search_open(search *s, const bl_dataset *ds, const char *schema
     bl_rng rng;
     bl_rng_seed(&rng, o->seed);
     if ((st = bl_model_from_dataset(ds, schema_text, NULL, &s->m, err))) return st;
-    s->m->net.d.f32 = o->precision == BL_PRECISION_F32; /* the trials, the refit and the model compute so */
+    s->m->net.d.f32 = bl_pretrain_precision(o) == BL_PRECISION_F32; /* the trials, the refit and the model so */
     if ((st = bl_model_fit_scalers(s->m, ds, o->target_scaling, err))) return st;
 
     /* the validation split */
@@ -688,6 +688,7 @@ static bl_status search_close(search *s, int k, bl_model **outs, bl_error *err) 
         bl_vbuf_free(&all);
         if (st) return st;
     }
+    bl_model_round_params(m); /* float32: the parameters its file will hold */
     m->dropout = best->dropout;
     m->lr = best->lr;
     m->weight_decay = best->wd;
@@ -717,6 +718,7 @@ static bl_status search_close(search *s, int k, bl_model **outs, bl_error *err) 
             }
             outs[i] = c;
             memcpy(c->net.P.param, rank[i]->best, c->net.P.n * sizeof(double));
+            bl_model_round_params(c);
             c->dropout = rank[i]->dropout;
             c->lr = rank[i]->lr;
             c->weight_decay = rank[i]->wd;
