@@ -149,7 +149,8 @@ int main(int argc, char **argv) {
     base.members = 1;
     base.calibrate = 0;
     base.per_row_dropout = mode;
-    printf("Pre-training, %d trials of the default grid, batch %d, %s masks, %ld epochs timed, batched threads %d\n",
+    base.precision = BL_PRECISION_F64; /* the trial groups compute in float64: the CPU alike, to compare */
+    printf("Pre-training in float64, %d trials of the default grid, batch %d, %s masks, %ld epochs timed, batched threads %d\n",
            TRIALS, base.batch, mode == 1 ? "per-row" : mode == 0 ? "per-value" : "hybrid", E, threads);
     if (!have_cuda) printf("CUDA: %s\n", err.message);
     printf("%-9s %6s %11s %11s %11s %11s %8s %9s %11s %11s\n", "algorithm", "rows", "CPU 1 tr", "CPU 12 tr",

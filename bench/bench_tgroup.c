@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
     o.members = 1;   /* one search: the ensemble's other members repeat it with other seeds */
     o.calibrate = 0; /* the calibration fine-tunes; it is not the search */
     o.threads = 1;
+    o.precision = BL_PRECISION_F64; /* the trial groups compute in float64: every device alike */
     const char *paths[2] = {NULL, NULL};
     int n_paths = 0;
     for (int i = 1; i < argc; i++) {
