@@ -170,7 +170,8 @@ enum { BL_SCALE_SECONDS = 0, BL_SCALE_MEAN = 1, BL_SCALE_LOG = 2 };   /* bl_trai
 enum { BL_ON_CPU = 0, BL_ON_CUDA = 1 };                              /* bl_train_opts.device */
 enum { BL_MASKS_VALUE = 0, BL_MASKS_ROW = 1, BL_MASKS_HYBRID = 2 };   /* bl_train_opts.dropout_masks */
 /* bl_train_opts.precision: what the network's passes and predictions compute in (its parameters and Adam's
- * state stay float64 in memory). A float32 model's file stores its weights as float32 (models/README.md). (0.9)
+ * state are float64 in memory while it trains; a trained float32 model's parameters are float32 values). A
+ * float32 model's file stores its weights as float32 (models/README.md). (0.9)
  * BL_PRECISION_AUTO (the default since 0.10): float32 on the CPU, float64 with device BL_ON_CUDA (the GPU
  * search computes in float64 only); the model records which. */
 enum { BL_PRECISION_F64 = 0, BL_PRECISION_F32 = 1, BL_PRECISION_AUTO = 2 };

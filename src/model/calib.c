@@ -470,6 +470,7 @@ static bl_status fold_model(const bl_model *m, const bl_dataset *ds, const bl_pr
         o1.no_validation = 1;
         o1.threads = 1;
         o1.device = BL_DEVICE_CPU;
+        o1.precision = bl_model_precision(m); /* as m computes, whichever device trained m (not the CPU's default) */
         o1.progress = NULL;
         o1.seed = seed;
         bl_dataset *enc = NULL;

@@ -1145,7 +1145,8 @@ bl_status bl_finetune(const bl_model *m, const bl_dataset *runs, const size_t *r
     free(pred);
     if (st) goto done;
     bl_model_round_params(c); /* float32: what its file will hold, before anything is measured on it */
-    if (c->n_members > 1) { /* the MAE of what the model predicts: the members' median */
+    if (c->n_members > 1 || c->net.d.f32) { /* the MAE of what the model predicts (the members' median;
+                                               float32: its rounded parameters, as its file will predict) */
         double ctx[BL_BNET_DIM_MAX], sum = 0.0;
         for (size_t i = 0; i < n && !st; i++) {
             size_t r = rows ? rows[i] : i;

@@ -198,8 +198,9 @@ typedef struct bl_pretrain_opts {
     const bl_train_ranks *ranks; /* bl_train_opts.ranks (NULL: this process alone) */
     int      item_base;       /* the work-item number of this search's trial 0 (member × trials): which
                                  rank trains a trial; set by bl_pretrain per member, default 0 */
-    int      precision;       /* bl_train_opts.precision (BL_PRECISION_F64 or _F32): the networks' d.f32 (the
-                                 search's trials, the model, its members); BL_DEVICE_CPU only */
+    int      precision;       /* bl_train_opts.precision (BL_PRECISION_AUTO, _F64 or _F32; bl_pretrain_precision
+                                 resolves AUTO by device): the networks' d.f32 (the search's trials, the
+                                 model, its members); _F32 on BL_DEVICE_CPU only */
 } bl_pretrain_opts;
 
 /* BL_DEVICE_CPU: one trial per thread (`threads`). BL_DEVICE_CUDA: every trial of the search at once
