@@ -886,6 +886,9 @@ START_TEST(test_precision_cli) {
     char eval[4200];
     snprintf(eval, sizeof eval, "'%s/bellamy-eval'", getenv("BELLAMY_BUILD_ROOT"));
     EXPECT_ERR(2, "--precision", "%s --data rest.tsv --schema synth.schema --out ev --precision double", eval);
+    EXPECT_ERR(2, "--val-fraction 1: must be strictly between 0 and 1",
+               "%s --data rest.tsv --schema synth.schema --out ev --val-fraction 1", eval);
+    EXPECT_ERR(2, "--val-fraction", "%s --data rest.tsv --schema synth.schema --out ev --val-fraction x", eval);
     /* its model cache keeps float32 fold models apart from float64 ones (their names say -f32) */
     EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev32 --quick --quiet --precision f32 --model-cache c32 "
               "--methods bellamy >/dev/null && ls c32 | grep -c -- '-f32'", eval);

@@ -228,7 +228,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
     int quick = 0, quiet = 0;
     size_t seed = 1, pre_seed = 1, contexts = 0, spc = 0;
     long threads = 1, max_n = 5, folds = 3, epochs = 0, trials = 0, grace = 0, reduction = 0, avg_span = 0, ft_epochs = 0, ft_patience = 0;
-    double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0;
+    double stop_mae = 0, stop_rel = 0, ft_wd = -1, ft_lr_max = 0, val_fraction = 0;
     long ft_unfreeze = 1, ft_cv_epochs = 500, ft_fixed = -1;
     const char *ft_stop = NULL, *ft_guard = NULL;
     int refit = 0, per_machine = 0;
@@ -261,6 +261,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         { "trials", BL_OPT_INT, &trials, "N", "pre-training: configurations searched (1..27)", "model default (quick: 2)", 0, NULL, 0 },
         { "grace", BL_OPT_INT, &grace, "N", "pre-training: successive-halving grace period (1..1000000)", "model default (quick: 100)", 0, NULL, 0 },
         { "reduction", BL_OPT_INT, &reduction, "N", "pre-training: successive halving keeps the better 1/N of a rung's trials (2..27)", "model default (3)", 0, NULL, 0 },
+        { "val-fraction", BL_OPT_DOUBLE, &val_fraction, "F", "pre-training: share of each search's contexts held out for validation, strictly between 0 and 1", "model default (0.2)", 0, NULL, 0 },
         { "avg-span", BL_OPT_INT, &avg_span, "N", "pre-training: validate and keep the parameters' running average over ~N epochs (1: each epoch's own parameters)", "model default (1)", 0, NULL, 0 },
         { "ft-epochs", BL_OPT_INT, &ft_epochs, "N", "fine-tuning: maximum epochs (1..1000000)", "model default (quick: 500)", 0, NULL, 0 },
         { "ft-patience", BL_OPT_INT, &ft_patience, "N", "fine-tuning: epochs without improvement before stopping (1..1000000)", "model default (quick: 200)", 0, NULL, 0 },
@@ -325,6 +326,7 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         }
         o.pre.avg_span = (int)avg_span;
     }
+    if (SEEN("val-fraction")) o.pre.val_fraction = val_fraction; /* checked by the library's check below */
     if (tscale) o.pre.target_scaling = strcmp(tscale, "mean") == 0  ? BL_TARGET_MEAN
                                      : strcmp(tscale, "log") == 0 ? BL_TARGET_LOG
                                                                   : BL_TARGET_SECONDS;
