@@ -891,10 +891,10 @@ START_TEST(test_precision_cli) {
     EXPECT_ERR(2, "--val-fraction", "%s --data rest.tsv --schema synth.schema --out ev --val-fraction x", eval);
     /* its model cache keeps float32 fold models apart from float64 ones (their names say -f32) */
     EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev32 --quick --quiet --precision f32 --model-cache c32 "
-              "--methods bellamy >/dev/null && ls c32 | grep -c -- '-f32'", eval);
+              "--methods bellamy --folds 2 --max-n 1 >/dev/null && ls c32 | grep -c -- '-f32'", eval);
     ck_assert_msg(atoi(g_out) > 0, "no float32 fold model in the cache: %s", g_out);
     EXPECT(0, "%s --data rest.tsv --schema synth.schema --out ev64 --quick --quiet --model-cache c32 --methods bellamy "
-              "--precision f64 >/dev/null && ls c32 | grep -vc -- '-f32'", eval);
+              "--folds 2 --max-n 1 --precision f64 >/dev/null && ls c32 | grep -vc -- '-f32'", eval);
     ck_assert_msg(atoi(g_out) > 0, "the float64 run reused the float32 fold models: %s", g_out);
     EXPECT(0, "%s --help", eval);
     ck_assert_msg(strstr(g_out, "--precision"), "%s", g_out);

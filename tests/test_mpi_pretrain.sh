@@ -104,7 +104,7 @@ pgrep -f -- "--seed 3 --out $dir" >/dev/null && bad "SIGINT left ranks running 1
 # bellamy-eval: its outputs, the timing columns blanked (by name, from each file's header)
 untimed() { awk -F'\t' -v OFS='\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /seconds|_ms/) t[i] = 1 }
                                      { for (i in t) if (NR > 1) $i = "-"; print }' "$1"; }
-ev=(--data "$dir/synth.tsv" --schema "$dir/synth.schema" --quick --quiet)
+ev=(--data "$dir/synth.tsv" --schema "$dir/synth.schema" --quick --quiet --folds 2 --max-n 2)   # 2 folds: one per rank
 "$eval" "${ev[@]}" --out "$dir/ev1" >/dev/null 2>&1 || bad "bellamy-eval alone failed"
 if ! timeout 300 mpirun -np 2 "$eval" "${ev[@]}" --out "$dir/ev2" >"$dir/ev2.log" 2>&1; then
     bad "mpirun -np 2 bellamy-eval: $(tail -5 "$dir/ev2.log")"
