@@ -234,6 +234,9 @@ def check_header(data, path, ignore_checksum=False):
         return True, None
     if ignore_checksum:
         return False, msg + ")"
+    if want > len(data):  # cut short, as by an interrupted copy: reading it anyway cannot work
+        raise BellamyError("%s: truncated file: %d bytes, its header says %d (cut short, as by an interrupted copy "
+                           "or download: copy it again from where it was written)" % (path, len(data), want))
     raise BellamyError(msg + "; --ignore-checksum or BELLAMY_MODEL_IGNORE_CHECKSUM=1 reads a file edited on purpose)")
 
 

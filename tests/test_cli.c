@@ -640,6 +640,13 @@ START_TEST(test_did_you_mean) {
                g_predict);
     EXPECT_ERR(2, "unknown option '-model'; did you mean '--model'?", "%s -model model.h5", g_predict);
     EXPECT_ERR(2, "unknown option '--frob' (try --help)", "%s --model model.h5 --frob", g_predict);
+    /* a forgotten value: the next option is not taken for it (no file named --quiet is written) */
+    EXPECT_ERR(2, "--out needs a value (MODEL.h5), not the option '--quiet'; a value that begins with '--' is given as "
+                  "--out=--quiet", "%s pretrain --data rest.tsv --schema synth.schema --out --quiet", g_train);
+    EXPECT(1, "test -e ./--quiet");
+    EXPECT_ERR(2, "--data needs a value (FILE), not the option '--schema'",
+               "%s pretrain --data --schema synth.schema --out x.h5", g_train);
+    EXPECT_ERR(2, "--model needs a value (MODEL.h5), not the option '--'", "%s --model -- 2", g_predict);
     /* a column renamed in the user's file: node_type for node_flavor */
     EXPECT(0, "sed 's/column node_flavor/column node_type/' user.schema > node-type.schema");
     EXPECT_ERR(1, "missing column 'node_type' (named in node-type.schema:5:45); did you mean 'node_flavor'?",

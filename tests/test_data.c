@@ -728,6 +728,13 @@ START_TEST(test_runtime_bound) {
     ck_assert_ptr_null(ds);
     ck_assert_str_eq(e.message, "bad.tsv:3:3: column 't' (runtime): '1.5e15' ms is more than 1e12 s "
                                 "(some 30 000 years)");
+    /* Below a millisecond: a unit mistake, named as one (any unit). */
+    const char sub_ms[] = "x\tt\tm\n2\t0.5\tc4\n";
+    ck_assert_int_eq(load_str(sub_ms, strlen(sub_ms), ms_schema, &ds, &e), BL_EFORMAT);
+    ck_assert_str_eq(e.message, "bad.tsv:2:3: column 't' (runtime): '0.5' ms is 0.0005 s, less than a millisecond: "
+                                "no distributed job is that fast; is the column in another unit than the schema's "
+                                "runtime line says (milliseconds)?");
+    expect_row_error("2\t1e-300\tc4\t5\t6", "bad.tsv:3:3: ", "'1e-300' is 1e-300 s, less than a millisecond");
     /* A subnormal count of milliseconds is 0 s after conversion: not a positive runtime. */
     const char tiny[] = "x\tt\tm\n2\t1e-322\tc4\n";
     ck_assert_int_eq(load_str(tiny, strlen(tiny), ms_schema, &ds, &e), BL_EFORMAT);
@@ -878,6 +885,12 @@ START_TEST(test_schema_syntax) {
     ck_assert_int_eq(load_str(big, strlen(big), big_schema, &ds, &e), BL_EFORMAT);
     ck_assert_msg(strncmp(e.message, "bad.tsv:3:1: ", 13) == 0, "%s", e.message);
     ck_assert_ptr_nonnull(strstr(e.message, "property 'memory'"));
+    /* a per_machine value past the bits on its own: named once at the schema line, not at a row */
+    const char *huge_schema = "scale_out x\nruntime t s\nproperty machine_type essential text column m\n"
+                              "property memory optional number per_machine 100000000000000\n";
+    ck_assert_int_eq(load_str(big, strlen(big), huge_schema, &ds, &e), BL_ERANGE);
+    ck_assert_str_eq(e.message, "t.schema:4:10: per_machine value 100000000000000 is too large: the binarizer keeps 39 "
+                                "bits, so values must be below 2^39 (times the scale-out)");
 }
 END_TEST
 
@@ -960,9 +973,15 @@ START_TEST(test_synth_shifted_environments) {
     ck_assert_int_eq(bl_synth_shape_from_name("plateau"), BL_SYNTH_PLATEAU);
     ck_assert_int_eq(bl_synth_shape_from_name("round"), -1);
     /* runtimes below a second keep six significant digits in the file (0.000 was refused by training) */
+    {   /* below 1e-4 the runtimes would fall under the reader's millisecond: refused up front */
+        bl_synth_config tiny = c;
+        tiny.time_scale = 1e-300;
+        ck_assert_int_eq(bl_synth_generate(&tiny, &sh, &e), BL_EINVAL);
+        ck_assert_msg(strstr(e.message, "below a millisecond"), "%s", e.message);
+    }
     for (int k = 0; k < 2; k++) {
         bl_synth_config tiny = c;
-        tiny.time_scale = k ? 1e-300 : 1e-4;
+        tiny.time_scale = k ? 1e-4 : 3e-3;
         tiny.noise = 0.03;
         ck_assert_int_eq(bl_synth_generate(&tiny, &sh, &e), BL_OK);
         bl_dataset *ds;

@@ -343,6 +343,18 @@ START_TEST(reader_memory_limit_is_an_error) {
     /* and without the limit the same file loads */
     ck_assert_msg(bl_predictor_load(g_stamped, NULL, &p, &e) == BL_OK, "%s", e.message);
     bl_predictor_free(p);
+    /* a limit that is no number is refused naming the variable, never silently the default */
+    const char *bad[][2] = {{"BELLAMY_LOADER_MEMORY_MB", "abc"}, {"BELLAMY_LOADER_MEMORY_MB", "0"},
+                            {"BELLAMY_LOADER_TIMEOUT", "-1"}, {"BELLAMY_LOADER_TIMEOUT", "1e9"},
+                            {"BELLAMY_LOADER_TIMEOUT", "100000"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(bad[i][0], bad[i][1], 1);
+        st = bl_predictor_load(g_stamped, NULL, &p, &e);
+        unsetenv(bad[i][0]);
+        ck_assert_ptr_null(p);
+        ck_assert_msg(st == BL_EINVAL && strstr(e.message, bad[i][0]) && strstr(e.message, "whole number"), "%s=%s: %d %s",
+                      bad[i][0], bad[i][1], st, e.message);
+    }
     assert_no_children();
 }
 END_TEST

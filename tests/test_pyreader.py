@@ -497,6 +497,15 @@ def check_refusals(tmp, good, name, ctx):
     rc, out, err = cli(["--model", p, "--name", name, "--scale-out", "2", "--ignore-checksum"] +
                        sum((["--set", "%s=%s" % kv] for kv in ctx), []))
     check(rc == 0 and "note:" in err and "its header says" in err, "longer.h5, --ignore-checksum: %d %r" % (rc, err))
+    # cut short: refused as truncated, the fix another copy (as libbellamy says), not the override
+    p = variant("shorter.h5", data[:len(data) - 100])
+    try:
+        bm.Model.load(p, name)
+        check(False, "a file shorter than its header says was read")
+    except bm.BellamyError as e:
+        check("truncated file" in str(e) and "copy it again" in str(e) and "ignore-checksum" not in str(e), str(e))
+    c = c_predictions(p, name, [([2], ctx)])
+    check(isinstance(c, str) and "copy it again" in c, "libbellamy on a cut file: %r" % (c,))
     # a header of a newer version, a zeroed header, a garbled header line
     for fname, head, want, kind in (
             ("v2header.h5", data[:512].replace(b"BELLAMY-MODEL 1 ", b"BELLAMY-MODEL 2 ", 1), "header version 2", "version"),

@@ -374,6 +374,9 @@ BL_API void bl_choice_opts_init(bl_choice_opts *o);
 
 /* The largest runtime taken as a prediction or read from a data file (some 30 000 years). */
 #define BL_RUNTIME_MAX_S 1e12
+/* The smallest runtime read from a data file or given as a run (one millisecond): a distributed job
+ * faster than that is a unit mistake or a typo, and one such row drags a model's every prediction down. */
+#define BL_RUNTIME_MIN_S 1e-3
 
 /* Chooses among n candidates whose predicted runtimes are known (no model needed). Ties go to the
  * smaller scale-out. When no candidate meets a given target, the choice is the fastest one, with

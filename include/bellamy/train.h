@@ -404,7 +404,7 @@ typedef struct bl_corpus_opts {
     size_t n_scale_outs;          /* 1..64 (default 6: 2, 4, ..., 12) */
     double scale_outs[BL_CORPUS_SCALE_OUTS_MAX]; /* whole numbers 1..100000 */
     int    shape;                 /* BL_SHAPE_* (default BL_SHAPE_ERNEST) */
-    double time_scale;            /* every runtime × this, 0 < F ≤ 1e6 (default 1) */
+    double time_scale;            /* every runtime × this, 1e-4 ≤ F ≤ 1e6 (default 1) */
     const char *environment;      /* the environment property's value (NULL: "synthetic corpus"); at most
                                      63 printable ASCII characters, no quote or backslash */
 } bl_corpus_opts;

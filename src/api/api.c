@@ -1366,9 +1366,9 @@ bl_status bl_predictor_finetune(const bl_predictor *base, const bl_prop_value *c
             return bl_seterr(err, BL_ERANGE, "run %zu: scale-out %.17g is not a number of machines (a whole number "
                              "from 1 to %d)", i, scale_outs[i], BL_SCALE_OUT_MAX);
     for (size_t i = 0; i < n_runs; i++)
-        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] > 0) || runtimes_s[i] > BL_RUNTIME_MAX_S)
-            return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a positive number of at most %g s", i,
-                             runtimes_s[i], BL_RUNTIME_MAX_S);
+        if (!isfinite(runtimes_s[i]) || !(runtimes_s[i] >= BL_RUNTIME_MIN_S) || runtimes_s[i] > BL_RUNTIME_MAX_S)
+            return bl_seterr(err, BL_ERANGE, "run %zu: runtime %g s is not a number of seconds from %g to %g (a "
+                             "runtime in another unit?)", i, runtimes_s[i], BL_RUNTIME_MIN_S, BL_RUNTIME_MAX_S);
     resolved r;
     st = resolve(base, ctx, n_ctx, 1, &r, NULL, err);
     if (st != BL_OK) return st;

@@ -724,9 +724,9 @@ bl_status bl_corpus_write(const bl_corpus_opts *in, const char *dir, const char 
     if (o.shape < BL_SHAPE_ERNEST || o.shape > BL_SHAPE_PLATEAU)
         return bl_seterr(err, BL_EINVAL, "bl_corpus_opts.shape: %d must be one of BL_SHAPE_ERNEST, _CLIFF, "
                          "_SUPERLINEAR, _PLATEAU", o.shape);
-    if (!(o.time_scale > 0 && o.time_scale <= 1e6))
-        return bl_seterr(err, BL_EINVAL, "bl_corpus_opts.time_scale: %g must be above 0 and at most 1e6",
-                         o.time_scale);
+    if (!(o.time_scale >= 1e-4 && o.time_scale <= 1e6))
+        return bl_seterr(err, BL_EINVAL, "bl_corpus_opts.time_scale: %g must be from 1e-4 to 1e6 (runtimes stay "
+                         "above a millisecond)", o.time_scale);
     bl_synth_config c;
     bl_synth_config_default(&c);
     if (o.environment) {

@@ -609,6 +609,14 @@ int bl_cli_parse(const char *prog, const char *usage, int argc, char **argv, int
             v = eq + 1;
         } else {
             if (i + 1 >= argc) { bl_cli_error(prog, "--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "VALUE"); return BL_EXIT_USAGE; }
+            /* "--out --quiet" is a forgotten value far more often than a file named --quiet: refuse
+             * a value that looks like an option ("--x", "--"); --name=VALUE still gives any value */
+            const char *nx = argv[i + 1];
+            if (nx[0] == '-' && nx[1] == '-') {
+                bl_cli_error(prog, "--%s needs a value (%s), not the option '%s'; a value that begins with '--' is "
+                             "given as --%s=%s", o->name, o->metavar ? o->metavar : "VALUE", nx, o->name, nx);
+                return BL_EXIT_USAGE;
+            }
             v = argv[++i];
         }
         int rc = set_value(prog, o, v);

@@ -40,6 +40,10 @@ int bl_tr_cmp_dbl(const void *a, const void *b);                          /* qso
  * returns the runs (0: not recorded). */
 size_t bl_tr_fit_summary(const bl_predictor *p, double *worst, double *noise);
 void bl_tr_print_fit_lines(const bl_predictor *p, const char *indent);  /* one line of the fit */
+/* A relative miss f/y − 1 as "+12.3 %", or past ±1000 % as a factor ("over by a factor 2.4e+96");
+ * bl_tr_fmt_up_to: the worst |miss| as "12.3 %" or "a factor 2.4e+96". Both return buf. */
+const char *bl_tr_fmt_miss(double rel, char *buf, size_t cap);
+const char *bl_tr_fmt_up_to(double worst, char *buf, size_t cap);
 void bl_tr_note_fit(const char *prog, const bl_predictor *p);            /* a note when it misses */
 
 #endif

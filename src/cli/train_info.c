@@ -418,8 +418,12 @@ int bl_train_cmd_info(const char *prog, int argc, char **argv) {
             double worst, noise;
             if (bl_tr_fit_summary(p, &worst, &noise) &&
                 worst > fmax(isfinite(noise) ? 2 * noise : 0, BL_TR_FIT_MISS_MIN))
-                printf("  it misses its own runs by up to %.1f %%, more than their noise (%s): its intervals widen "
-                       "accordingly\n", 100 * worst, isfinite(noise) ? "from repetitions" : "no repetitions: taken as under 2.5 %");
+            {
+                char up[48];
+                printf("  it misses its own runs by up to %s, more than their noise (%s): its intervals widen "
+                       "accordingly\n", bl_tr_fmt_up_to(worst, up, sizeof up),
+                       isfinite(noise) ? "from repetitions" : "no repetitions: taken as under 2.5 %");
+            }
         }
         bl_calibration_info cal;
         bl_predictor_calibration(p, &cal);

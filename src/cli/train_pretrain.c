@@ -394,23 +394,23 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
                        mb.learning_rate, mb.weight_decay);
             }
             if (ti.val_rows == 0)
-                printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
+                printf("pre-trained '%s' on %zu rows (%zu context%s) in %s: an ensemble of %d members (the median of "
                        "their predictions); no validation rows (%s), so each search ranked trials by their training "
-                       "loss; saved to %s\n", mname, sum.rows, sum.contexts, el, mi.members, why, out);
+                       "loss; saved to %s\n", mname, sum.rows, sum.contexts, sum.contexts == 1 ? "" : "s", el, mi.members, why, out);
             else
-                printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: an ensemble of %d members (the median of "
+                printf("pre-trained '%s' on %zu rows (%zu context%s) in %s: an ensemble of %d members (the median of "
                        "their predictions), validated on %lld rows; saved to %s\n", mname, sum.rows,
-                       sum.contexts, el, mi.members, ti.val_rows, out);
+                       sum.contexts, sum.contexts == 1 ? "" : "s", el, mi.members, ti.val_rows, out);
         } else if (ti.val_rows == 0) {
-            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: no validation rows (%s), so the search ranked "
+            printf("pre-trained '%s' on %zu rows (%zu context%s) in %s: no validation rows (%s), so the search ranked "
                    "trials by their training loss, best %.6g after %lld epochs (dropout %g, learning rate %g, weight "
                    "decay %g); saved to %s\n",
-                   mname, sum.rows, sum.contexts, el, why, mi.best_val_loss, mi.epochs, mi.dropout, mi.learning_rate,
+                   mname, sum.rows, sum.contexts, sum.contexts == 1 ? "" : "s", el, why, mi.best_val_loss, mi.epochs, mi.dropout, mi.learning_rate,
                    mi.weight_decay, out);
         } else
-            printf("pre-trained '%s' on %zu rows (%zu contexts) in %s: best validation loss %.6g on %lld rows after %lld "
+            printf("pre-trained '%s' on %zu rows (%zu context%s) in %s: best validation loss %.6g on %lld rows after %lld "
                    "epochs (dropout %g, learning rate %g, weight decay %g); saved to %s\n",
-                   mname, sum.rows, sum.contexts, el, mi.best_val_loss, ti.val_rows, mi.epochs, mi.dropout,
+                   mname, sum.rows, sum.contexts, sum.contexts == 1 ? "" : "s", el, mi.best_val_loss, ti.val_rows, mi.epochs, mi.dropout,
                    mi.learning_rate, mi.weight_decay, out);
         bl_calibration_info cal;
         bl_predictor_calibration(m, &cal);
@@ -422,7 +422,13 @@ static int pretrain_cmd(const char *prog, int argc, char **argv, bl_dist *dist, 
                    "few to bound a 0.9 interval (9 are needed); lower coverages up to %.2f are bounded%s\n",
                    cal.contexts, cal.contexts == 1 ? "" : "s", cal.finetunings, cal.seconds,
                    floor(100.0 * (double)cal.contexts / (double)(cal.contexts + 1)) / 100.0,
-                   cal.contexts == 0 ? " (none: validation by groups holds no context out; use --val-split contexts)" : "");
+                   cal.contexts > 0 ? ""
+                   : po.val_split == BL_SPLIT_GROUPS ? " (none: validation by groups holds no context out; use --val-split "
+                                                       "contexts)"
+                   : sum.contexts < 2 ? " (none: with one context there is no other to hold out; runs of more contexts "
+                                        "give intervals)"
+                                      : " (none: the validation share holds out no context; a larger "
+                                        "--val-fraction gives intervals)");
         else
             printf("intervals: none (--calibrate off)\n");
     }

@@ -50,7 +50,7 @@ int bl_train_cmd_synth(const char *prog, int argc, char **argv) {
           "2..12:2", 0, NULL, 0 },
         { "shape", BL_OPT_STRING, &shape_s, "ernest|cliff|superlinear|plateau",
           "the curves' shape (src/data/synth.h; the others are shifted environments)", "ernest", 0, NULL, 0 },
-        { "time-scale", BL_OPT_DOUBLE, &time_scale, "F", "every runtime times F (0 < F <= 1e6)", "1", 0, NULL, 0 },
+        { "time-scale", BL_OPT_DOUBLE, &time_scale, "F", "every runtime times F (1e-4 <= F <= 1e6)", "1", 0, NULL, 0 },
         { "environment", BL_OPT_STRING, &env, "TEXT", "the environment property's value", "synthetic corpus", 0, NULL,
           0 },
     };
@@ -86,8 +86,8 @@ int bl_train_cmd_synth(const char *prog, int argc, char **argv) {
         bl_cli_error(prog, "--shape '%s': one of ernest, cliff, superlinear, plateau", shape_s);
         return BL_EXIT_USAGE;
     }
-    if (!(time_scale > 0 && time_scale <= 1e6)) {
-        bl_cli_error(prog, "--time-scale %g: must be above 0 and at most 1e6", time_scale);
+    if (!(time_scale >= 1e-4 && time_scale <= 1e6)) {
+        bl_cli_error(prog, "--time-scale %g: must be from 1e-4 to 1e6 (runtimes stay above a millisecond)", time_scale);
         return BL_EXIT_USAGE;
     }
     c.time_scale = time_scale;

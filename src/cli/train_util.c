@@ -101,6 +101,19 @@ size_t bl_tr_fit_summary(const bl_predictor *p, double *worst, double *noise) {
 }
 
 
+const char *bl_tr_fmt_up_to(double worst, char *buf, size_t cap) {
+    if (isfinite(worst) && worst > 10) snprintf(buf, cap, "a factor %.3g", 1 + worst);
+    else snprintf(buf, cap, "%.1f %%", 100 * worst);
+    return buf;
+}
+
+const char *bl_tr_fmt_miss(double rel, char *buf, size_t cap) {
+    /* past 1000 % a percentage is a string of digits nobody reads: say the factor */
+    if (isfinite(rel) && rel > 10) snprintf(buf, cap, "over by a factor %.3g", 1 + rel);
+    else snprintf(buf, cap, "%+.1f %%", 100 * rel);
+    return buf;
+}
+
 void bl_tr_print_fit_lines(const bl_predictor *p, const char *indent) {
     size_t n = 0;
     if (bl_predictor_finetune_fit(p, 0, NULL, NULL, NULL, NULL, &n) != BL_OK) return;
@@ -108,7 +121,8 @@ void bl_tr_print_fit_lines(const bl_predictor *p, const char *indent) {
     for (size_t i = 0; i < n && i < 50; i++) {
         double x, y, f;
         bl_predictor_finetune_fit(p, i, &x, &y, &f, NULL, NULL);
-        printf("%s %.10g: %.6g s, %.6g s, %+.1f %%", i ? ";" : "", x, y, f, 100.0 * (f / y - 1));
+        char miss[48];
+        printf("%s %.10g: %.6g s, %.6g s, %s", i ? ";" : "", x, y, f, bl_tr_fmt_miss(f / y - 1, miss, sizeof miss));
     }
     if (n > 50) printf("; ... (%zu runs)", n);
     putchar('\n');
@@ -123,8 +137,9 @@ void bl_tr_note_fit(const char *prog, const bl_predictor *p) {
     if (isfinite(noise)) snprintf(nz, sizeof nz, "their noise, from repetitions among them, is about %.1f %%", 100 * noise);
     else snprintf(nz, sizeof nz, "no scale-out repeats among them, so their noise is taken as under %.1f %%",
                   100 * BL_TR_FIT_MISS_MIN / 2);
-    fprintf(stderr, "%s: note: the fine-tuned model misses its own runs by up to %.1f %% (%s): its predictions rest on "
+    char up[48];
+    fprintf(stderr, "%s: note: the fine-tuned model misses its own runs by up to %s (%s): its predictions rest on "
             "more than these runs (the pre-trained network, or Ernest's fit where the guard blends it in), and its "
             "intervals widen with that disagreement; more runs, or runs that agree, narrow them (bellamy-train info "
-            "lists the fit per run)\n", prog, 100 * worst, nz);
+            "lists the fit per run)\n", prog, bl_tr_fmt_up_to(worst, up, sizeof up), nz);
 }

@@ -282,16 +282,22 @@ static bl_status scale_out_field(const bl_reader *r, size_t j, const char *text,
     return BL_OK;
 }
 
-/* Rejects a runtime s (in seconds, after the unit) above BL_RUNTIME_MAX_S: such a value is a typo or a
- * unit mistake, and downstream it makes target scales a model file refuses or runs a fine-tuning
- * drops; and one that the unit conversion rounded to 0. text is the field as written. */
+/* Rejects a runtime s (in seconds, after the unit) outside [BL_RUNTIME_MIN_S, BL_RUNTIME_MAX_S]: such a
+ * value is a typo or a unit mistake; above, it makes target scales a model file refuses or runs a
+ * fine-tuning drops; below, one row pulls every prediction towards 0. text is the field as written. */
 static bl_status runtime_bound(const bl_reader *r, size_t j, const char *text, const bl_schema *sc, double s,
                                bl_error *err) {
-    if (s > 0 && s <= BL_RUNTIME_MAX_S) return BL_OK;
+    if (s >= BL_RUNTIME_MIN_S && s <= BL_RUNTIME_MAX_S) return BL_OK;
     char at[1200];
     if (!(s > 0))   /* a subnormal count of milliseconds underflows to 0 s */
         return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s' %s is 0 s after conversion: must be "
                          "greater than 0", WHERE(r, j, at), bl_reader_colname(r, j), text, sc->runtime_unit);
+    if (s < BL_RUNTIME_MIN_S)
+        return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s'%s%s is %.3g s, less than a millisecond: "
+                         "no distributed job is that fast; is the column in another unit than the schema's runtime "
+                         "line says (%s)?", WHERE(r, j, at), bl_reader_colname(r, j), text,
+                         sc->runtime_to_s == 1 ? "" : " ", sc->runtime_to_s == 1 ? "" : sc->runtime_unit, s,
+                         sc->runtime_unit_words);
     return bl_seterr(err, BL_EFORMAT, "%scolumn '%.100s' (runtime): '%.40s'%s%s is more than 1e12 s (some 30 000 "
                      "years)", WHERE(r, j, at), bl_reader_colname(r, j), text, sc->runtime_to_s == 1 ? "" : " ",
                      sc->runtime_to_s == 1 ? "" : sc->runtime_unit);
@@ -422,9 +428,15 @@ static bl_status load_from_reader(bl_reader *r, const bl_schema *sc, const bl_en
             if (pb[p].cols[k] < 0) goto fail;
             if (is_total_col(sc, sp->cols[k].name)) dp->cluster_total = 1;
         }
-        if (sp->kind == BL_PROP_NUMBER && sp->source == BL_SRC_CONST && sp->per_machine >= (double)limit) {
-            st = bl_seterr(err, BL_ERANGE, "%s:%zu:%zu: constant %s is too large: the binarizer keeps %u bits",
-                           sc->name, sp->line, sp->col, sp->value, (unsigned)ds->settings.vec_len - 1);
+        /* a constant, or a per-machine value (× a scale-out ≥ 1), past the binarizer's bits: said once, at
+         * the schema line, not on every row (the schema parser checks against the widest vector only) */
+        if (sp->kind == BL_PROP_NUMBER && (sp->source == BL_SRC_CONST || sp->source == BL_SRC_PER_MACHINE) &&
+            sp->per_machine >= (double)limit) {
+            const unsigned bits = (unsigned)ds->settings.vec_len - 1;
+            st = bl_seterr(err, BL_ERANGE, "%s:%zu:%zu: %s %s is too large: the binarizer keeps %u bits, so values "
+                           "must be below 2^%u%s", sc->name, sp->line, sp->col,
+                           sp->source == BL_SRC_CONST ? "constant" : "per_machine value", sp->value, bits, bits,
+                           sp->source == BL_SRC_CONST ? "" : " (times the scale-out)");
             goto fail;
         }
     }

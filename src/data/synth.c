@@ -111,8 +111,9 @@ bl_status bl_synth_generate(const bl_synth_config *cfg, bl_synth_corpus **out, b
     BL_CHECK_ARG(cfg->noise >= 0 && cfg->noise <= 1, err, "synth: noise %g outside 0..1", cfg->noise);
     BL_CHECK_ARG(cfg->shape >= BL_SYNTH_ERNEST && cfg->shape <= BL_SYNTH_PLATEAU, err, "synth: shape %d unknown",
                  cfg->shape);
-    BL_CHECK_ARG(cfg->time_scale > 0 && cfg->time_scale <= 1e6, err, "synth: time scale %g outside (0, 1e6]",
-                 cfg->time_scale);
+    /* from 1e-4 the shortest curve (some 30 s at scale 1) stays above the reader's millisecond */
+    BL_CHECK_ARG(cfg->time_scale >= 1e-4 && cfg->time_scale <= 1e6, err, "synth: time scale %g outside [1e-4, 1e6] "
+                 "(runtimes below a millisecond are no data a reader takes)", cfg->time_scale);
     const size_t el = strnlen(cfg->environment, sizeof cfg->environment);
     BL_CHECK_ARG(el > 0 && el < sizeof cfg->environment, err, "synth: the environment must be 1..%zu characters",
                  sizeof cfg->environment - 1);

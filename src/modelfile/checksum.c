@@ -101,6 +101,10 @@ bl_status bl_mf_header_check(const unsigned char *buf, size_t size, const char *
             *has = -1;
             return BL_OK;
         }
+        if (size < want) /* shorter: cut off, as by an interrupted copy; reading it anyway cannot work */
+            return bl_seterr(err, BL_EFORMAT, "%s: truncated file: %zu bytes, its header says %" PRIu64 " (cut short, "
+                             "as by an interrupted copy or download: copy it again from where it was written)", path,
+                             size, want);
         return bl_seterr(err, BL_EFORMAT, "%s: damaged or truncated file: %zu bytes, its header says %" PRIu64
                          " (changed after it was written; %s)", path, size, want,
                          strict ? "to keep an edit made on purpose: BELLAMY_MODEL_IGNORE_CHECKSUM=1 bellamy-train "

@@ -73,28 +73,33 @@ static bl_status find_reader(char *out, size_t cap, const char *label, bl_error 
 
 /* ---- limits ---------------------------------------------------------------------------------------- */
 
-/* A positive whole number from the environment (at most max), or dflt. */
-static unsigned long env_number(const char *name, unsigned long max, unsigned long dflt) {
+/* A positive whole number from the environment (1..max) in *x, or dflt when unset or empty; a value
+ * that is no such number is an error naming the variable (never silently the default). */
+static bl_status env_number(const char *name, unsigned long max, unsigned long dflt, const char *what,
+                            unsigned long *x, bl_error *err) {
     const char *v = getenv(name);
-    if (!v || !*v) return dflt;
+    *x = dflt;
+    if (!v || !*v) return BL_OK;
     char *end;
     errno = 0;
-    unsigned long x = strtoul(v, &end, 10);
-    if (errno || *end || x == 0 || x > max || *v == '-' || *v == '+') return dflt;
-    return x;
+    unsigned long n = strtoul(v, &end, 10);
+    if (errno || *end || n == 0 || n > max || *v == '-' || *v == '+' || *v == ' ')
+        return bl_seterr(err, BL_EINVAL, "%s='%.40s': must be a whole number of %s from 1 to %lu (or unset for "
+                         "the default)", name, v, what, max);
+    *x = n;
+    return BL_OK;
 }
 
-/* Seconds the reader may take for a file of size bytes: 30 s plus 1 s per MiB, or BELLAMY_LOADER_TIMEOUT. */
-static unsigned time_limit_s(size_t size) {
-    unsigned long d = 30 + (unsigned long)(size >> 20);
-    return (unsigned)env_number("BELLAMY_LOADER_TIMEOUT", 86400, d > 86400 ? 86400 : d);
-}
-
-/* Address space the reader may use: 512 MiB plus 16 times the file, or BELLAMY_LOADER_MEMORY_MB. */
-static uint64_t memory_limit(size_t size) {
-    uint64_t d = ((uint64_t)512 << 20) + 16 * (uint64_t)size;
-    unsigned long mb = env_number("BELLAMY_LOADER_MEMORY_MB", 1ul << 24, 0);
-    return mb ? (uint64_t)mb << 20 : d;
+/* Seconds the reader may take for a file of size bytes: 30 s plus 1 s per MiB, or BELLAMY_LOADER_TIMEOUT;
+ * the address space it may use: 512 MiB plus 16 times the file, or BELLAMY_LOADER_MEMORY_MB. */
+static bl_status loader_limits(size_t size, unsigned *limit_s, uint64_t *mem, bl_error *err) {
+    unsigned long d = 30 + (unsigned long)(size >> 20), t, mb;
+    bl_status st = env_number("BELLAMY_LOADER_TIMEOUT", 86400, d > 86400 ? 86400 : d, "seconds", &t, err);
+    if (st == BL_OK) st = env_number("BELLAMY_LOADER_MEMORY_MB", 1ul << 24, 0, "MiB", &mb, err);
+    if (st != BL_OK) return st;
+    *limit_s = (unsigned)t;
+    *mem = mb ? (uint64_t)mb << 20 : ((uint64_t)512 << 20) + 16 * (uint64_t)size;
+    return BL_OK;
 }
 
 /* ---- the exchange ---------------------------------------------------------------------------------- */
@@ -239,8 +244,10 @@ bl_status bl_mf_parse_isolated(const char *label, const unsigned char *img, size
     bl_status st = find_reader(reader, sizeof reader, label, err);
     if (st != BL_OK) return st;
 
-    const unsigned limit_s = time_limit_s(size);
-    bl_mf_request rq = {op, limit_s, memory_limit(size), label, name, img, size};
+    unsigned limit_s;
+    uint64_t mem;
+    if ((st = loader_limits(size, &limit_s, &mem, err)) != BL_OK) return st;
+    bl_mf_request rq = {op, limit_s, mem, label, name, img, size};
     bl_mf_buf head = {0};
     if (bl_mf_wire_put_request_head(&head, &rq) != 0) {
         free(head.p);
