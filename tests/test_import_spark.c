@@ -1229,6 +1229,74 @@ END_TEST
 
 /* ---- sniffing and the line reader ------------------------------------------------------------------- */
 
+/* A note about a value names the line of the event that carries it: the end's for an end before the
+ * start (naming the start's line too), the environment's for spark.master and the memory, in the part
+ * of a rolling log that holds it, and for a re-logged attempt the environment it took them from. */
+START_TEST(notes_name_the_event_that_carries_the_value) {
+    elg_buf b = {0};
+    elg_logstart(&b, "3.5.0");                                                                       /* 1 */
+    elg_env(&b, "\"spark.master\":\"nomad:x\",\"spark.executor.memory\":\"lots\"", NULL);              /* 2 */
+    elg_appstart(&b, "s", "app-s", NULL, 5000);                                                      /* 3 */
+    elg_task_end(&b, 0, 10, 0, 0, 0);                                                                /* 4 */
+    elg_append(&b, -1);                                                                              /* 5 */
+    got g = {0};
+    const bl_run_record *r = one_record("where.log", &b, &g);
+    ck_assert_str_eq(r->why, "the application ends before it starts (clock skew?)");
+    char path[4096], needle[9000];
+    tmp(path, sizeof path, "where.log");
+    snprintf(needle, sizeof needle, "%s:5: the application ends (SparkListenerApplicationEnd, Timestamp -1) before it "
+             "starts (SparkListenerApplicationStart on line 3, Timestamp 5000)", path);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\" in %s", needle, g.n_notes ? g.notes[0] : "no notes");
+    snprintf(needle, sizeof needle, "%s:2: spark.master \"nomad:x\"", path);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\"", needle);
+    snprintf(needle, sizeof needle, "%s:2: spark.executor.memory \"lots\"", path);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\"", needle);
+    got_clear(&g);
+    elg_free(&b);
+    /* a re-logged attempt: its configuration, and so its notes, from the first attempt's environment */
+    elg_logstart(&b, "3.5.0");                                                                       /* 1 */
+    elg_env(&b, "\"spark.master\":\"yarn\",\"spark.executor.memory\":\"lots\"", NULL);                 /* 2 */
+    elg_appstart(&b, "s", "app-s", "1", 0);                                                          /* 3 */
+    elg_appstart(&b, "s", "app-s", "2", 10);                                                         /* 4 */
+    elg_append(&b, 20);                                                                              /* 5 */
+    write_log(tmp(path, sizeof path, "where-relogged.log"), &b);
+    bl_error err;
+    ck_assert_msg(read_log(path, &g, &err) == BL_OK, "%s", err.message);
+    ck_assert_uint_eq(g.n, 2);
+    snprintf(needle, sizeof needle, "%s:2: spark.executor.memory \"lots\"", path);
+    size_t at2 = 0;
+    for (size_t i = 0; i < g.n_notes; i++) at2 += strstr(g.notes[i], needle) != NULL;
+    ck_assert_msg(at2 == 2, "%zu notes \"%s\"; first: %s", at2, needle, g.n_notes ? g.notes[0] : "none");
+    got_clear(&g);
+    elg_free(&b);
+    /* a rolling log: each note names the part that holds the event */
+    char dir[4096];
+    rolling_dir(dir, sizeof dir, "eventlog_v2_app-8_1");
+    elg_buf p1 = {0}, p2 = {0}, none = {0};
+    elg_logstart(&p1, "3.5.0");                                                                      /* 1 */
+    elg_env(&p1, "\"spark.master\":\"nomad:x\"", NULL);                                                /* 2 */
+    elg_appstart(&p1, "roll", "app-8", "1", 5000);                                                   /* 3 */
+    elg_env(&p2, "\"spark.master\":\"nomad:x\",\"spark.executor.memory\":\"lots\"", NULL);             /* 1 */
+    elg_append(&p2, 4000);                                                                           /* 2 */
+    rolling_part(dir, "events_1_app-8_1", &p1);
+    rolling_part(dir, "events_2_app-8_1", &p2);
+    rolling_part(dir, "appstatus_app-8_1", &none);
+    ck_assert_msg(read_log(dir, &g, &err) == BL_OK, "%s", err.message);
+    ck_assert_uint_eq(g.n, 1);
+    snprintf(needle, sizeof needle, "%s/events_2_app-8_1:2: the application ends (SparkListenerApplicationEnd, "
+             "Timestamp 4000) before it starts (SparkListenerApplicationStart on %s/events_1_app-8_1:3, Timestamp 5000)",
+             dir, dir);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\" in %s", needle, g.n_notes ? g.notes[0] : "no notes");
+    snprintf(needle, sizeof needle, "%s/events_2_app-8_1:1: spark.master \"nomad:x\"", dir); /* the later value */
+    ck_assert_msg(note_with(&g, needle), "no \"%s\"", needle);
+    snprintf(needle, sizeof needle, "%s/events_2_app-8_1:1: spark.executor.memory \"lots\"", dir);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\"", needle);
+    got_clear(&g);
+    elg_free(&p1);
+    elg_free(&p2);
+}
+END_TEST
+
 START_TEST(sniff_knows_event_logs_by_name_or_first_line) {
     char path[4096];
     elg_buf b = {0};
@@ -1450,6 +1518,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(roll, rolling_logs_are_read_in_part_order_as_one_stream);
     tcase_add_test(roll, a_compacted_rolling_log_counts_block_managers_and_has_no_totals);
     tcase_add_test(roll, sniff_knows_event_logs_by_name_or_first_line);
+    tcase_add_test(roll, notes_name_the_event_that_carries_the_value);
     suite_add_tcase(s, roll);
     TCase *big = tcase_create("large");
     tcase_add_test(big, a_large_log_is_read_in_memory_that_stays_flat);

@@ -193,6 +193,13 @@ static void track_remove(tracker *t, const char *id) {
 
 /* ---- an attempt being read -------------------------------------------------------------------------- */
 
+/* Where an event stands: its file (a part of a rolling log) and line; a note about a value names the
+ * event that carries it, which in a rolling log may be in another part than the attempt's start. */
+typedef struct place {
+    const char *file;
+    size_t line;
+} place;
+
 typedef struct attempt {
     bl_run_record *r;
     int started, ended, start_bad, end_bad, superseded, has_props;
@@ -205,6 +212,9 @@ typedef struct attempt {
     char *failed_msg, *command;  /* the first failed job's message; sun.java.command */
     size_t start_line;
     const char *start_file;
+    place end_at;                /* the SparkListenerApplicationEnd */
+    place master_at, mem_at[2];  /* the EnvironmentUpdate that set spark.master, spark.executor.memory and
+                                    spark.driver.memory last (finish() notes their values) */
 } attempt;
 
 static void attempt_free(attempt *a) {
@@ -239,7 +249,7 @@ static void note(reader *rd, size_t line, const char *fmt, ...)
 #endif
     ;
 
-static void note(reader *rd, size_t line, const char *fmt, ...) {
+static void vnote(reader *rd, const char *file, size_t line, const char *fmt, va_list ap) {
     if (!rd->sink || !rd->sink->note) return;
     if (rd->notes >= MAX_NOTES) {
         rd->notes_left_out++;
@@ -247,11 +257,29 @@ static void note(reader *rd, size_t line, const char *fmt, ...) {
     }
     rd->notes++;
     char what[1024];
+    vsnprintf(what, sizeof what, fmt, ap);
+    rd->sink->note(rd->sink->ctx, file, line, what);
+}
+
+static void note(reader *rd, size_t line, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    vnote(rd, rd->file, line, fmt, ap);
     va_end(ap);
-    rd->sink->note(rd->sink->ctx, rd->file, line, what);
+}
+
+/* A note at another place than the line being read (finish() notes once the whole log was read). */
+static void note_at(reader *rd, place at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void note_at(reader *rd, place at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vnote(rd, at.file ? at.file : rd->file, at.line, fmt, ap);
+    va_end(ap);
 }
 
 static bl_status oom(bl_error *err) { return bl_seterr(err, BL_ENOMEM, "out of memory"); }
@@ -289,6 +317,9 @@ static attempt *attempt_new(reader *rd, const attempt *from, bl_error *err) {
         if (st == BL_OK && from->command && !(a->command = bl_strdup(from->command))) st = oom(err);
         if (st != BL_OK) return NULL; /* a is in rd->att: freed with the rest */
         a->has_props = from->has_props;
+        a->master_at = from->master_at; /* notes about those values name where they were read */
+        a->mem_at[0] = from->mem_at[0];
+        a->mem_at[1] = from->mem_at[1];
     }
     return a;
 }
@@ -410,13 +441,23 @@ static attempt *attempt_for(reader *rd, enum kind k, bl_error *err) {
     if (!cur) return attempt_new(rd, NULL, err);
     if (cur->ended && (k == K_APPSTART || k == K_LOGSTART || k == K_ENV)) return attempt_new(rd, NULL, err);
     if (k == K_APPSTART && cur->started) {
+        const int same = cur->start_file == rd->file; /* else the first starts in an earlier part */
         note(rd, rd->line,
-             "a second SparkListenerApplicationStart before the first attempt's end (from line %zu): the first "
-             "is kept as incomplete, a new attempt starts here", cur->start_line);
+             "a second SparkListenerApplicationStart before the first attempt's end (from %s%s%zu): the first "
+             "is kept as incomplete, a new attempt starts here", same ? "line " : cur->start_file, same ? "" : ":",
+             cur->start_line);
         cur->superseded = 1;
         return attempt_new(rd, cur, err);
     }
     return cur;
+}
+
+/* Remembers where the properties finish() notes on were set (the line being read). */
+static void mark_prop(reader *rd, attempt *a, const char *key) {
+    const place here = {rd->file, rd->line};
+    if (strcmp(key, "spark.master") == 0) a->master_at = here;
+    else if (strcmp(key, "spark.executor.memory") == 0) a->mem_at[0] = here;
+    else if (strcmp(key, "spark.driver.memory") == 0) a->mem_at[1] = here;
 }
 
 /* Spark Properties or System Properties: an object of strings, or an array of [key, value] pairs. */
@@ -430,7 +471,10 @@ static bl_status read_props(reader *rd, attempt *a, const json_t *p, const char 
         json_object_foreach((json_t *)p, key, val) {
             if (!json_is_string(val)) { bad++; continue; }
             const char *v = json_string_value(val);
-            if (spark) st = conf_add(rd, a, key, v, err);
+            if (spark) {
+                st = conf_add(rd, a, key, v, err);
+                mark_prop(rd, a, key);
+            }
             else if (strcmp(key, "sun.java.command") == 0) {
                 free(a->command);
                 if (!(a->command = bl_strdup(v))) st = oom(err);
@@ -444,8 +488,10 @@ static bl_status read_props(reader *rd, attempt *a, const json_t *p, const char 
                 bad++;
                 continue;
             }
-            if (spark) st = conf_add(rd, a, json_string_value(k), json_string_value(v), err);
-            else if (strcmp(json_string_value(k), "sun.java.command") == 0) {
+            if (spark) {
+                st = conf_add(rd, a, json_string_value(k), json_string_value(v), err);
+                mark_prop(rd, a, json_string_value(k));
+            } else if (strcmp(json_string_value(k), "sun.java.command") == 0) {
                 free(a->command);
                 if (!(a->command = bl_strdup(json_string_value(v)))) st = oom(err);
             }
@@ -572,6 +618,7 @@ static bl_status on_event(reader *rd, enum kind k, const char *name, json_t *j, 
         return BL_OK;
     case K_APPEND:
         a->ended = 1;
+        a->end_at = (place){rd->file, rd->line};
         if ((g = get_num(j, "Timestamp", &v)) == 1) {
             r->end_ms = v;
             a->end_bad = 0;
@@ -1016,17 +1063,18 @@ static char *args_of(const char *cmd) {
     return out;
 }
 
+/* The record of an attempt read whole. Its notes name the event that carries the value they are about
+ * (the environment's line for a property, the end's for an end before the start), not the start's. */
 static bl_status finish(reader *rd, attempt *a, bl_error *err) {
     bl_run_record *r = a->r;
-    const char *file = rd->file;
-    rd->file = a->start_file ? a->start_file : rd->file; /* notes about an attempt name where it starts */
     bl_status st = BL_OK;
     const char *master = bl_run_record_get(r, "spark.master");
     const int local = master && strcmp(master_kind(master), "local") == 0 && strncmp(master, "local-cluster", 13) != 0;
     if (a->has_props) {
         st = bl_run_record_set(&r->master, master_kind(master), err);
         if (st == BL_OK && master && !master_kind(master)[0])
-            note(rd, a->start_line, "spark.master \"%.100s\" is no cluster manager known here: master left empty", master);
+            note_at(rd, a->master_at, "spark.master \"%.100s\" is no cluster manager known here: master left empty",
+                    master);
         const char *dm = bl_run_record_get(r, "spark.submit.deployMode");
         const char *mode = dm && (strcmp(dm, "client") == 0 || strcmp(dm, "cluster") == 0) ? dm
                            : master && strcmp(master, "yarn-cluster") == 0       ? "cluster"
@@ -1039,7 +1087,7 @@ static bl_status finish(reader *rd, attempt *a, bl_error *err) {
         r->executor_memory_mb = mem ? memory_mb(mem) : 1024; /* Spark's default: 1g */
         if (r->executor_memory_mb < 0) {
             r->executor_memory_mb = NAN;
-            note(rd, a->start_line, "%s \"%.100s\" is no JVM memory size: the memory is unknown", memkey, mem);
+            note_at(rd, a->mem_at[local], "%s \"%.100s\" is no JVM memory size: the memory is unknown", memkey, mem);
         }
         if (!local) r->executor_cores = count_of(bl_run_record_get(r, "spark.executor.cores"));
     }
@@ -1075,8 +1123,10 @@ static bl_status finish(reader *rd, attempt *a, bl_error *err) {
     else if (a->end_bad) snprintf(why, sizeof why, "the application end has no time stamp");
     else if (r->end_ms < r->start_ms) {
         snprintf(why, sizeof why, "the application ends before it starts (clock skew?)");
-        note(rd, a->start_line, "the application ends (%.0f) before it starts (%.0f): clock skew? kept as incomplete",
-             r->end_ms, r->start_ms);
+        const int same = a->start_file == a->end_at.file; /* else the start is in an earlier part */
+        note_at(rd, a->end_at, "the application ends (SparkListenerApplicationEnd, Timestamp %.0f) before it starts "
+                "(SparkListenerApplicationStart on %s%s%zu, Timestamp %.0f): clock skew? kept as incomplete", r->end_ms,
+                same ? "line " : a->start_file, same ? "" : ":", a->start_line, r->start_ms);
     } else if (a->failed) {
         r->state = BL_RUN_FAILED;
         if (a->failed_job >= 0) snprintf(why, sizeof why, "job %ld failed", a->failed_job);
@@ -1087,7 +1137,6 @@ static bl_status finish(reader *rd, attempt *a, bl_error *err) {
         }
     } else r->state = BL_RUN_COMPLETE;
     if (st == BL_OK) st = bl_run_record_set(&r->why, why, err);
-    rd->file = file;
     return st;
 }
 
