@@ -617,11 +617,27 @@ START_TEST(program_arguments_and_memory_in_flink_notations) {
     ck_assert_int_eq(read_into(path, &g, &err), BL_OK);
     ck_assert_int_eq(g.rec[0]->executor_cores, -1);
     ck_assert(isnan(g.rec[0]->executor_memory_mb));
-    ck_assert_uint_eq(g.n_notes, 2);
-    ck_assert_str_eq(strchr(g.notes[0], ' ') + 1,
+    ck_assert_uint_eq(g.n_notes, 2); /* each names the answer that holds the value */
+    ck_assert_str_eq(strchr(g.notes[0], ' ') + 1, "archive entry 1 (/jobs/" JID "/jobmanager/config): "
                      "taskmanager.numberOfTaskSlots 'four' is not a count of slots; executor_cores is left unknown");
-    ck_assert_str_eq(strchr(g.notes[1], ' ') + 1, "taskmanager.memory.process.size 'lots' is not a memory size; "
-                                                  "executor_memory_mb is left unknown");
+    ck_assert_str_eq(strchr(g.notes[1], ' ') + 1, "archive entry 1 (/jobs/" JID "/jobmanager/config): "
+                     "taskmanager.memory.process.size 'lots' is not a memory size; executor_memory_mb is left unknown");
+    got_free(&g);
+    /* a value the job's own configuration gives (it replaces the cluster's): that answer named */
+    a = archive_new();
+    archive_add(a, "/jobs/" JID, details(JID, "x", "FINISHED", T0, T0 + 1, json_array(), NULL));
+    archive_add(a, "/jobs/" JID "/jobmanager/config",
+                json_pack("[{s:s, s:s}, {s:s, s:s}]", "key", "taskmanager.numberOfTaskSlots", "value", "4", "key",
+                          "taskmanager.memory.process.size", "value", "1g"));
+    archive_add(a, "/jobs/" JID "/config",
+                json_pack("{s:s, s:{s:{s:s}}}", "jid", JID, "execution-config", "user-config",
+                          "taskmanager.memory.process.size", "lots"));
+    path = save("badjobconf.archive", a);
+    ck_assert_int_eq(read_into(path, &g, &err), BL_OK);
+    ck_assert_int_eq(g.rec[0]->executor_cores, 4);
+    ck_assert_uint_eq(g.n_notes, 1);
+    ck_assert_str_eq(strchr(g.notes[0], ' ') + 1, "archive entry 2 (/jobs/" JID "/config): "
+                     "taskmanager.memory.process.size 'lots' is not a memory size; executor_memory_mb is left unknown");
     got_free(&g);
 }
 END_TEST

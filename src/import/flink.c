@@ -534,13 +534,17 @@ static char *list_words(const char *s) {
     return out;
 }
 
+struct archive;
+static void at_conf_key(rd *r, const struct archive *a, const char *key);
+
 /* executor_cores (task slots per task manager), executor_memory_mb (a task manager's whole process, as
- * its container is sized) and args from the configuration read. */
-static bl_status from_configuration(rd *r, bl_run_record *rec) {
+ * its container is sized) and args from the configuration read; a note names the answer that holds the
+ * value (the job's configuration or the cluster's), not the file alone. */
+static bl_status from_configuration(rd *r, const struct archive *a, bl_run_record *rec) {
     char shown[64];
-    r->at[0] = '\0'; /* the cluster's or the job's configuration */
     const char *slots = bl_run_record_get(rec, "taskmanager.numberOfTaskSlots");
     if (slots) {
+        at_conf_key(r, a, "taskmanager.numberOfTaskSlots");
         char *end;
         const long v = strtol(slots, &end, 10);
         while (*end == ' ') end++;
@@ -552,6 +556,7 @@ static bl_status from_configuration(rd *r, bl_run_record *rec) {
     }
     const char *mem = bl_run_record_get(rec, "taskmanager.memory.process.size");
     if (mem) {
+        at_conf_key(r, a, "taskmanager.memory.process.size");
         const double b = memory_bytes(mem);
         printable(mem, shown, sizeof shown);
         if (b >= 0) rec->executor_memory_mb = b / 1048576.0;
@@ -710,6 +715,18 @@ static bl_status read_job_entries(rd *r, archive *a, const char *jid, size_t jl,
 /* Sets r->at to the entry of answer kind k. */
 static void at_kind(rd *r, const archive *a, pkind k) { set_at_entry(r, a->idx[k], entry_path(a, a->idx[k])); }
 
+/* Sets r->at to the answer whose value of configuration key the record holds: the job's own
+ * (/jobs/<id>/config, read last, replaces) when it gives the key, else the cluster's. */
+static void at_conf_key(rd *r, const archive *a, const char *key) {
+    const json_t *ec = json_object_get(a->ans[P_CONFIG], "execution-config");
+    const int job = strncmp(key, "execution-config.", 17) == 0
+                        ? json_object_get(ec, key + 17) != NULL
+                        : json_object_get(json_object_get(ec, "user-config"), key) != NULL;
+    if (a->ans[P_CONFIG] && job) at_kind(r, a, P_CONFIG);
+    else if (a->ans[P_JMCONFIG]) at_kind(r, a, P_JMCONFIG);
+    else r->at[0] = '\0';
+}
+
 static bl_status read_archive(rd *r, const json_t *top, bl_run_record *rec) {
     archive a = {0};
     a.entries = json_object_get(top, "archive");
@@ -765,7 +782,7 @@ static bl_status read_archive(rd *r, const json_t *top, bl_run_record *rec) {
         at_kind(r, &a, P_CONFIG);
         st = read_job_config(r, a.ans[P_CONFIG], rec);
     }
-    if (!st) st = from_configuration(r, rec);
+    if (!st) st = from_configuration(r, &a, rec);
     if (!st && a.ans[P_DASHBOARD]) {
         at_kind(r, &a, P_DASHBOARD);
         st = read_dashboard(r, a.ans[P_DASHBOARD], rec);
