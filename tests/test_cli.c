@@ -1494,13 +1494,13 @@ START_TEST(test_import_histories) {
     EXPECT(0, "rm -rf byname && mkdir byname && %s import --out byname --group-by name --redact hist && ls byname", g_train);
     ck_assert_msg(strstr(g_out, "synth-spark.schema\nsynth-spark.tsv\n"), "%s", g_out);
     EXPECT(0, "grep -c -- '--redact' byname/synth-spark.schema; grep -c 'job_args: left out' byname/synth-spark.schema");
-    /* bad input: named, nothing written */
+    /* bad input: named, nothing written; a bad option before any log is read (exit 2, as other bad flags) */
     EXPECT_ERR(2, "no logs given", "%s import --out x.tsv", g_train);
-    EXPECT_ERR(1, "--property 'machine_type': write NAME=CONFIGURATION_KEY", "%s import --out x.tsv --property "
+    EXPECT_ERR(2, "--property 'machine_type': write NAME=CONFIGURATION_KEY", "%s import --out x.tsv --property "
                "machine_type hist", g_train);
-    EXPECT_ERR(1, "'colour' is no property name a schema takes", "%s import --out x.tsv --property colour=spark.x hist",
+    EXPECT_ERR(2, "'colour' is no property name a schema takes", "%s import --out x.tsv --property colour=spark.x hist",
                g_train);
-    EXPECT_ERR(1, "property 'environment' is given twice", "%s import --out x.tsv --property environment=k --const "
+    EXPECT_ERR(2, "property 'environment' is given twice", "%s import --out x.tsv --property environment=k --const "
                "environment=v hist", g_train);
     EXPECT_ERR(1, "nothere: cannot open", "%s import --out x.tsv nothere", g_train);
     EXPECT(0, "rm -rf empty && mkdir empty && : > empty/zero.log && printf 'a,b\\n1,2\\n' > empty/table.csv");
@@ -1534,11 +1534,11 @@ START_TEST(test_import_histories) {
                "144 runs has that configuration key; did you mean 'spark.kubernetes.node.selector.node.kubernetes.io/"
                "instance-type'?", "%s import --out x.tsv --property machine_type=spark.kubernetes.node.selector.node."
                "kubernetes.io/instance_type hist", g_train);
-    EXPECT_ERR(1, "--property: 'x_a b' is no property name a schema takes", "%s import --out x.tsv --property 'x_a b=k' "
+    EXPECT_ERR(2, "--property: 'x_a b' is no property name a schema takes", "%s import --out x.tsv --property 'x_a b=k' "
                "hist", g_train);
-    EXPECT_ERR(1, "the key holds a control character", "%s import --out x.tsv --property \"$(printf 'x_a=k\\nproperty')\" "
+    EXPECT_ERR(2, "the key holds a control character", "%s import --out x.tsv --property \"$(printf 'x_a=k\\nproperty')\" "
                "hist", g_train);
-    EXPECT_ERR(1, "the schema and the data file are one path (y.tsv)", "%s import --out y.tsv --schema-out y.tsv hist",
+    EXPECT_ERR(2, "the schema and the data file are one path (y.tsv)", "%s import --out y.tsv --schema-out y.tsv hist",
                g_train);
     EXPECT_ERR(1, "nowhere: with grouping by name the output is a folder, and it does not exist", "%s import --out nowhere "
                "--group-by name hist", g_train);

@@ -9,6 +9,7 @@
 #include "import/import.h"
 #include "bellamy/train.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 START_TEST(record_starts_unknown_and_keeps_configuration_sorted) {
@@ -153,11 +154,68 @@ START_TEST(write_rows_and_a_schema_that_loads) {
 }
 END_TEST
 
+/* Runs bellamy-train with args (a shell command line's rest), stderr into err; its exit code, or -1 when
+ * this build's bellamy-train is not there (BELLAMY_BUILD_ROOT unset: not run by meson test). */
+static int train_cli(const char *args, char *err, size_t cap) {
+    const char *root = getenv("BELLAMY_BUILD_ROOT");
+    char exe[4200], cmd[9000], errf[4200];
+    snprintf(exe, sizeof exe, "%s/bellamy-train", root ? root : "");
+    if (!root || access(exe, X_OK) != 0) return -1;
+    snprintf(errf, sizeof errf, "%s/cli.err", bl_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > /dev/null 2> '%s'", bl_test_tmpdir(), exe, args, errf);
+    const int rc = system(cmd);
+    FILE *f = fopen(errf, "rb");
+    ck_assert_ptr_nonnull(f);
+    const size_t n = fread(err, 1, cap - 1, f);
+    err[n] = '\0';
+    fclose(f);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -2;
+}
+
+/* A misspelt property name in --property or --const: refused before any log is read (*res NULL, the
+ * log not even looked for), with the closest name a schema takes; bellamy-train exits with the usage
+ * code (2), as for other bad flags, while a run it cannot import stays a failure (1). */
+START_TEST(a_misspelt_property_name_is_a_usage_error_with_a_suggestion) {
+    const char *inputs[1] = {"no-such-log"};
+    char out[4200];
+    snprintf(out, sizeof out, "%s/typo.tsv", bl_test_tmpdir());
+    const struct { int is_const; const char *item, *want; } cases[] = {
+        {0, "machine_typ=spark.kubernetes.node.selector.node.kubernetes.io/instance-type",
+         "--property: 'machine_typ' is no property name a schema takes; did you mean 'machine_type'?"},
+        {1, "enviroment=ours", "--const: 'enviroment' is no property name a schema takes; did you mean 'environment'?"},
+        {0, "colour=spark.x", "--property: 'colour' is no property name a schema takes (known: machine_type, "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_import_opts o;
+        bl_import_opts_init(&o);
+        const char *items[1] = {cases[i].item};
+        if (cases[i].is_const) o.consts = items, o.n_consts = 1;
+        else o.properties = items, o.n_properties = 1;
+        bl_import_result *res = NULL;
+        bl_error err;
+        ck_assert_int_eq(bl_import_histories(inputs, 1, out, NULL, &o, &res, &err), BL_EINVAL);
+        ck_assert_ptr_null(res);
+        ck_assert_msg(strstr(err.message, cases[i].want), "%s", err.message);
+    }
+    char err[4096];
+    int rc = train_cli("import --out typo.tsv --property machine_typ=spark.x no-such-log", err, sizeof err);
+    if (rc == -1) BL_TEST_SKIP("no bellamy-train in BELLAMY_BUILD_ROOT: its exit code is not checked");
+    ck_assert_msg(rc == 2 && strstr(err, "did you mean 'machine_type'?"), "exit %d: %s", rc, err);
+    rc = train_cli("import --out typo.tsv --const enviroment=ours no-such-log", err, sizeof err);
+    ck_assert_msg(rc == 2 && strstr(err, "did you mean 'environment'?"), "exit %d: %s", rc, err);
+    /* the options are fine, the input is not: a failure, not a usage error */
+    rc = train_cli("import --out typo.tsv --const environment=ours no-such-log", err, sizeof err);
+    ck_assert_msg(rc == 1 && strstr(err, "no-such-log: cannot open"), "exit %d: %s", rc, err);
+    ck_assert_int_ne(access(out, F_OK), 0);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("import");
     TCase *tc = tcase_create("record");
     tcase_add_test(tc, record_starts_unknown_and_keeps_configuration_sorted);
     tcase_add_test(tc, write_rows_and_a_schema_that_loads);
+    tcase_add_test(tc, a_misspelt_property_name_is_a_usage_error_with_a_suggestion);
     suite_add_tcase(s, tc);
     return s;
 }

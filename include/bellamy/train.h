@@ -468,8 +468,9 @@ typedef struct bl_import_summary {
  * schema_out (NULL: out with the extension .schema), written only where no schema is — yours to edit;
  * with o->group_by_name, out is an existing folder (and schema_out NULL). Files are replaced whole or
  * not at all. *res (may be set on error too: its notes say what was read) is freed with
- * bl_import_result_free. BL_EINVAL when no run can be imported (nothing is written) or for a bad
- * option (naming it); BL_EIO for an input that cannot be opened or an output that cannot be written;
+ * bl_import_result_free. BL_EINVAL when no run can be imported (nothing is written), or for a bad
+ * option (naming it, with the closest property name for a misspelt one; refused before any log is
+ * read, and then *res is NULL); BL_EIO for an input that cannot be opened or an output that cannot be written;
  * BL_EFORMAT when out holds another file than an import with these --property columns. */
 BL_API bl_status bl_import_histories(const char *const *inputs, size_t n, const char *out, const char *schema_out,
                                      const bl_import_opts *o, bl_import_result **res, bl_error *err);

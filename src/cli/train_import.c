@@ -128,7 +128,14 @@ int bl_train_cmd_import(const char *prog, int argc, char **argv) {
         printf("next: edit the schema (what describes a run's context), then bellamy-train pretrain --data %s "
                "--schema %s --out MODEL.h5\n", s.outputs == 1 ? d0 : "NAME.tsv", s.outputs == 1 ? s0 : "NAME.schema");
     }
+    /* a bad option (a misspelt --property or --const name, ...) is refused before any log is read, with
+     * no result: the usage exit code, as for other bad flags; what the logs hold is a failure */
+    const int bad_option = st == BL_EINVAL && !res;
     bl_import_result_free(res);
+    if (bad_option) {
+        bl_cli_error(prog, "%s", err.message);
+        return BL_EXIT_USAGE;
+    }
     if (st != BL_OK) return bl_cli_fail(prog, &err);
     return bl_cli_finish(prog);
 }

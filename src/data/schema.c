@@ -30,6 +30,10 @@ int bl_schema_known_property(const char *name) {
     return 0;
 }
 
+const char *bl_schema_suggest_property(const char *name, char *buf, size_t cap) {
+    return bl_suggest(name ? name : "", known_props, sizeof known_props / sizeof known_props[0], "", buf, cap);
+}
+
 const char *bl_schema_known_list(void) {
     return "machine_type, job_type, job_args, data_size_MB, data_characteristics, environment, "
            "memory, slots, or x_<anything>";
@@ -124,7 +128,7 @@ static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size
     if (n < 2) return err_at(ps, NULL, eol_col, "property: missing name", NULL);
     if (!bl_schema_known_property(t[1].s)) {
         char mean[400];
-        bl_suggest(t[1].s, known_props, sizeof known_props / sizeof known_props[0], "", mean, sizeof mean);
+        bl_schema_suggest_property(t[1].s, mean, sizeof mean);
         return bl_seterr(ps->err, BL_EFORMAT, "%s:%zu:%zu: unknown property '%.100s'%s (known: %s)", ps->name,
                          ps->line, t[1].col, t[1].s, mean, bl_schema_known_list());
     }

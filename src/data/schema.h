@@ -108,6 +108,9 @@ bl_status bl_schema_check_props(const bl_schema *s, const bl_prop_spec *want, si
 
 /* 1 when name is a known property name or an "x_" extension. */
 int bl_schema_known_property(const char *name);
+/* "; did you mean 'machine_type'?" for a name that is none of them (the closest known names, from
+ * bl_suggest), or "" when none is close; written into buf (cap bytes), returned. */
+const char *bl_schema_suggest_property(const char *name, char *buf, size_t cap);
 /* The known names, comma separated, for messages and --help. */
 const char *bl_schema_known_list(void);
 

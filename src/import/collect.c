@@ -350,9 +350,12 @@ static bl_status split_pair(const char *flag, const char *item, int check_name, 
     int plain = 1; /* a schema's token and a data file's column: letters, digits and '_' */
     for (const char *c = *name; *c; c++)
         plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
-    if (!plain || !bl_schema_known_property(*name))
-        return bl_seterr(err, BL_EINVAL, "%s: '%.60s' is no property name a schema takes: %s (letters, digits and _)",
-                         flag, *name, bl_schema_known_list());
+    if (!plain || !bl_schema_known_property(*name)) {
+        char mean[300]; /* a misspelt name: the closest, as the schema parser suggests */
+        bl_schema_suggest_property(*name, mean, sizeof mean);
+        return bl_seterr(err, BL_EINVAL, "%s: '%.60s' is no property name a schema takes%s (known: %s; letters, "
+                         "digits and _)", flag, *name, mean, bl_schema_known_list());
+    }
     for (const char *c = *rest; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             return bl_seterr(err, BL_EINVAL, "%s %.60s=...: the %s holds a control character (a tab or a line break)",
