@@ -336,14 +336,15 @@ static bl_status add_output(bl_import_result *res, const char *data, const char 
     return BL_OK;
 }
 
-/* Splits "NAME=REST" into copies; BL_EINVAL naming the option when malformed. */
+/* Splits "NAME=REST" into copies; BL_EINVAL naming the option when malformed. A --const VALUE may be
+ * empty, as a schema's const "" is a constant (a --property KEY names a configuration key: never). */
 static bl_status split_pair(const char *flag, const char *item, int check_name, char **name, char **rest,
                             bl_error *err) {
     const char *eq = item ? strchr(item, '=') : NULL;
-    if (!eq || eq == item || !eq[1])
+    if (!eq || eq == item || (check_name == 1 && !eq[1]))
         return bl_seterr(err, BL_EINVAL, "%s '%.100s': write NAME=%s", flag, item ? item : "",
                          check_name == 1 ? "CONFIGURATION_KEY, e.g. machine_type=spark.yarn.instanceType" :
-                                           "VALUE, e.g. environment=\"our yarn cluster\"");
+                                           "VALUE, e.g. environment=\"our yarn cluster\" (NAME= for an empty one)");
     *name = bl_strndup(item, (size_t)(eq - item));
     *rest = bl_strdup(eq + 1);
     if (!*name || !*rest) return bl_seterr(err, BL_ENOMEM, "out of memory");
