@@ -1294,6 +1294,23 @@ START_TEST(notes_name_the_event_that_carries_the_value) {
     got_clear(&g);
     elg_free(&p1);
     elg_free(&p2);
+    /* a second start in a later part than the first: the first's part named with its line */
+    rolling_dir(dir, sizeof dir, "eventlog_v2_app-9_1");
+    elg_logstart(&p1, "3.5.0");                                                                      /* 1 */
+    elg_appstart(&p1, "roll", "app-9", "1", 0);                                                      /* 2 */
+    elg_appstart(&p2, "roll", "app-9", "2", 10);                                                     /* 1 */
+    elg_append(&p2, 20);                                                                             /* 2 */
+    rolling_part(dir, "events_1_app-9_1", &p1);
+    rolling_part(dir, "events_2_app-9_1", &p2);
+    rolling_part(dir, "appstatus_app-9_1", &none);
+    ck_assert_msg(read_log(dir, &g, &err) == BL_OK, "%s", err.message);
+    ck_assert_uint_eq(g.n, 2);
+    snprintf(needle, sizeof needle, "%s/events_2_app-9_1:1: a second SparkListenerApplicationStart before the first "
+             "attempt's end (from %s/events_1_app-9_1:2)", dir, dir);
+    ck_assert_msg(note_with(&g, needle), "no \"%s\" in %s", needle, g.n_notes ? g.notes[0] : "no notes");
+    got_clear(&g);
+    elg_free(&p1);
+    elg_free(&p2);
 }
 END_TEST
 
