@@ -114,6 +114,24 @@ START_TEST(utf8_valid_rejects_what_it_should) {
 }
 END_TEST
 
+/* Text quoted in a message: UTF-8 kept, stray bytes, control characters and the backslash escaped, a
+ * long text cut between characters with "..." (never inside a character or an escape). */
+START_TEST(utf8_escape_for_messages) {
+    char b[64];
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, "\xff\xfe" "0"), "\\xff\\xfe0");
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, "gr\xc3\xa9p \xe2\x82\xac"), "gr\xc3\xa9p \xe2\x82\xac");
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, "a\\b\x1b[2J\r"), "a\\\\b\\x1b[2J\\x0d");
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, "\xc3"), "\\xc3");             /* a character cut short */
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, "\xed\xa0\x80"), "\\xed\\xa0\\x80"); /* a surrogate */
+    ck_assert_str_eq(bl_utf8_escape(b, sizeof b, ""), "");
+    ck_assert_str_eq(bl_utf8_escape(b, 8, "abcdefg"), "abcdefg");               /* just fits */
+    ck_assert_str_eq(bl_utf8_escape(b, 8, "abcdefgh"), "abcd...");
+    ck_assert_str_eq(bl_utf8_escape(b, 8, "ab\xff\xff"), "ab...");          /* an escape is never cut */
+    ck_assert_str_eq(bl_utf8_escape(b, 8, "a\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"), "a\xe2\x82\xac..."); /* nor a character */
+    ck_assert_str_eq(bl_utf8_escape(b, 4, "abcd"), "...");
+}
+END_TEST
+
 /* ---- replacing a file ------------------------------------------------------------------------------ */
 
 static const char *tpath(const char *name) {
@@ -456,6 +474,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, strdup_copies_and_takes_null);
     tcase_add_test(tc, fmt_double_is_shortest_round_trip);
     tcase_add_test(tc, utf8_valid_rejects_what_it_should);
+    tcase_add_test(tc, utf8_escape_for_messages);
     tcase_add_test(tc, file_open_read_never_blocks_on_a_fifo);
     tcase_add_test(tc, file_replace_new_and_existing_keep_their_mode);
     tcase_add_test(tc, file_replace_buffers_large_and_formatted_writes);

@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "bellamy/sched.h"
 #include "sched/sched_internal.h"
+#include "common/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -201,6 +202,37 @@ START_TEST(workload_errors_name_file_and_line) {
     ck_assert_int_eq(bl_sched_workload_generate("poisson:0", 1, &w, &err), BL_EINVAL);
     ck_assert_int_eq(bl_sched_workload_generate("poisson:x", 1, &w, &err), BL_EINVAL);
     ck_assert_int_eq(bl_sched_workload_generate("nope", 1, &w, &err), BL_ENOTFOUND);
+}
+END_TEST
+
+static int run_cli(const char *args, char *out, size_t cap);
+
+/* Text quoted in an error is escaped (tester's nonutf8.txt): a byte that is not UTF-8 shows as \xHH, in the
+ * file's name as in its fields, never raw; the CLI escapes its arguments the same way. */
+START_TEST(workload_errors_escape_stray_bytes) {
+    static const struct { const char *text, *want; } cases[] = {
+        { "\xff\xfe" "0\tnn\t100\texplicit\t0.01\t0.001\t50\t50\t-\n", "n\\xfe.tsv:1: arrival_s '\\xff\\xfe0'" },
+        { "0\tn\xe9\t100\texplicit\t0.01\t0.001\t50\t50\t-\n", "unknown kind 'n\\xe9'" },
+        { "0\tnn\t100\texplicit\t0.01\t0.001\t50\t50\t1,\x1b[2J\n", "param '\\x1b[2J'" },
+        { "@set\tinterference\t\xc3\n", "value (field 3) '\\xc3'" },
+        { "@s\xff" "et\tinterference\t2\n", "unknown directive '@s\\xffet'" },
+        { "0\tnn\t100\texplicit\t0.01\t0.001\t50\t50\t-\n0\tnn\t100\tsometimes\xa0\t0.01\t0.001\t50\t50\t-\n",
+          "n\\xfe.tsv:2: mode 'sometimes\\xa0'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bl_sched_workload *w = NULL;
+        bl_error err = { 0 };
+        ck_assert_int_eq(bl_sched_workload_parse(cases[i].text, strlen(cases[i].text), "n\xfe.tsv", &w, &err), BL_EFORMAT);
+        ck_assert_msg(strstr(err.message, cases[i].want) != NULL, "%zu: %s", i, err.message);
+        ck_assert_msg(bl_utf8_valid(err.message, strlen(err.message), NULL), "%zu: not UTF-8: %s", i, err.message);
+    }
+    static char out[4096];
+    ck_assert_int_eq(run_cli("--workload paper --policy \"$(printf 'r\\377r')\"", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "unknown policy 'r\\xffr'") != NULL, "%s", out);
+    ck_assert_int_eq(run_cli("--workload \"$(printf '/nonexistent/w\\376')\" --policy rr", out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "--workload /nonexistent/w\\xfe: ") != NULL, "%s", out);
+    ck_assert_int_eq(run_cli("--workload paper --policy rr --seed \"$(printf '1\\377')\"", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--seed '1\\xff'") != NULL, "%s", out);
 }
 END_TEST
 
@@ -1371,6 +1403,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, workload_fixture_and_roundtrip);
     tcase_add_test(t, workload_errors_name_file_and_line);
     tcase_add_test(t, directive_errors_say_tabs_and_field);
+    tcase_add_test(t, workload_errors_escape_stray_bytes);
     tcase_add_test(t, poisson_size_is_capped);
     tcase_add_test(t, paper_workload_is_the_fixed_table);
     tcase_add_test(t, oracle_srtf_order);

@@ -23,6 +23,7 @@
 #include "common/fmt.h"
 #include "common/file.h"
 #include "common/gnuplot.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,6 +41,11 @@
 #define GANTT_JOBS_MAX 20000 /* jobs a Gantt chart draws (a box per run segment); --plot has no limit */
 
 #define MAXPOL 16
+
+/* An argument as a message quotes it: bytes that are not UTF-8 and control characters written \xHH
+ * (common/utf8.h), so that a stray byte shows as what it is and never reaches the terminal raw. */
+#define QMAX 1024
+#define Q(s) bl_utf8_escape((char[QMAX]){ 0 }, QMAX, (s))
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -395,14 +401,18 @@ int main(int argc, char **argv) {
             }
             return finish_stdout(0);
         }
-        if (a[0] != '-' || a[1] == '\0') return usage_error("unexpected argument '%s'", a);
-        if (a[1] != '-') return usage_error("unknown option '%s': options are long, e.g. --workload", a);
+        if (a[0] != '-' || a[1] == '\0') return usage_error("unexpected argument '%s'", Q(a));
+        if (a[1] != '-') return usage_error("unknown option '%s': options are long, e.g. --workload", Q(a));
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t nl = eq ? (size_t)(eq - name) : strlen(name);
         int o = -1;
         for (int k = 0; k < O_COUNT; k++)
             if (strlen(OPTS[k].name) == nl && strncmp(OPTS[k].name, name, nl) == 0) { o = k; break; }
-        if (o < 0) return usage_error("unknown option '--%.*s'", (int)nl, name);
+        if (o < 0) {
+            char opt[QMAX];
+            snprintf(opt, sizeof opt, "--%.*s", (int)nl, name);
+            return usage_error("unknown option '%s'", Q(opt));
+        }
         if (given[o] && o != O_POLICY) return usage_error("--%s given twice", OPTS[o].name);
         given[o] = 1;
         const char *v = NULL;
@@ -426,13 +436,14 @@ int main(int argc, char **argv) {
         case O_PREDICTOR:
             if (strcmp(v, "bellamy") == 0) use_bellamy = 1;
             else if (strcmp(v, "history") == 0) use_bellamy = 0;
-            else { fprintf(stderr, "dbmlsched-sim: --predictor '%s' must be bellamy or history\n", v); return 2; }
+            else { fprintf(stderr, "dbmlsched-sim: --predictor '%s' must be bellamy or history\n", Q(v)); return 2; }
             break;
         case O_SEED: {
             errno = 0;
             unsigned long long x = all_digits(v) ? strtoull(v, NULL, 10) : 0;
             if (!all_digits(v) || errno) {
-                fprintf(stderr, "dbmlsched-sim: --seed '%s' is not a whole number 0..%llu\n", v, (unsigned long long)UINT64_MAX);
+                fprintf(stderr, "dbmlsched-sim: --seed '%s' is not a whole number 0..%llu\n", Q(v),
+                        (unsigned long long)UINT64_MAX);
                 return 2;
             }
             seed = (uint64_t)x;
@@ -442,7 +453,7 @@ int main(int argc, char **argv) {
             errno = 0;
             est_noise = decimal_number(v) ? strtod(v, NULL) : -1;
             if (!decimal_number(v) || errno || !(est_noise >= 0 && est_noise <= EST_NOISE_MAX)) {
-                fprintf(stderr, "dbmlsched-sim: --est-noise '%s' must be a number 0..%g\n", v, EST_NOISE_MAX);
+                fprintf(stderr, "dbmlsched-sim: --est-noise '%s' must be a number 0..%g\n", Q(v), EST_NOISE_MAX);
                 return 2;
             }
             break;
@@ -450,7 +461,7 @@ int main(int argc, char **argv) {
             if (np == MAXPOL) { fprintf(stderr, "dbmlsched-sim: at most %d policies\n", MAXPOL); return 2; }
             if (bl_sched_policy_parse(v, &pols[np], &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
             for (int p = 0; p < np; p++)
-                if (pols[p] == pols[np]) return usage_error("--policy %s given twice", v);
+                if (pols[p] == pols[np]) return usage_error("--policy %s given twice", Q(v));
             np++;
             break;
         }
@@ -468,7 +479,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (!ends_with(pp, ".svg") && !ends_with(pp, ".SVG") && !ends_with(pp, ".png") && !ends_with(pp, ".PNG")) {
-            fprintf(stderr, "dbmlsched-sim: --%s %s: the file must end in .svg or .png\n", k ? "gantt" : "plot", pp);
+            fprintf(stderr, "dbmlsched-sim: --%s %s: the file must end in .svg or .png\n", k ? "gantt" : "plot", Q(pp));
             return 2;
         }
         /* its folder must exist, and the path must not be a folder: said now, not after the run */
@@ -478,7 +489,7 @@ int main(int argc, char **argv) {
         if (sl) *(sl == dir ? sl + 1 : sl) = '\0';
         struct stat ps;
         if ((sl && (stat(dir, &ps) != 0 || !S_ISDIR(ps.st_mode))) || (stat(pp, &ps) == 0 && S_ISDIR(ps.st_mode))) {
-            fprintf(stderr, "dbmlsched-sim: --%s %s: %s\n", k ? "gantt" : "plot", pp,
+            fprintf(stderr, "dbmlsched-sim: --%s %s: %s\n", k ? "gantt" : "plot", Q(pp),
                     stat(pp, &ps) == 0 && S_ISDIR(ps.st_mode) ? "is a folder" : "its folder does not exist");
             return 2;
         }
@@ -491,7 +502,7 @@ int main(int argc, char **argv) {
         }
         bl_file_out_abort(probe);
         if (stat(pp, &ps) == 0 && access(pp, W_OK) != 0) {
-            fprintf(stderr, "dbmlsched-sim: --%s %s: the file is not writable (%s)\n", k ? "gantt" : "plot", pp,
+            fprintf(stderr, "dbmlsched-sim: --%s %s: the file is not writable (%s)\n", k ? "gantt" : "plot", Q(pp),
                     strerror(errno));
             return 1;
         }
@@ -504,9 +515,9 @@ int main(int argc, char **argv) {
         }
         bl_file_out_abort(probe);
     }
-    if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", plot);
+    if (plot && gantt && strcmp(plot, gantt) == 0) return usage_error("--plot and --gantt name the same file (%s)", Q(plot));
     if (save && ((plot && strcmp(save, plot) == 0) || (gantt && strcmp(save, gantt) == 0)))
-        return usage_error("--save-workload and a plot name the same file (%s)", save);
+        return usage_error("--save-workload and a plot name the same file (%s)", Q(save));
     int gi = 0;
     if (gantt_pol) {
         bl_sched_policy gp;
@@ -514,7 +525,7 @@ int main(int argc, char **argv) {
         if (bl_sched_policy_parse(gantt_pol, &gp, &err)) { fprintf(stderr, "dbmlsched-sim: %s\n", err.message); return 2; }
         gi = -1;
         for (int p = 0; p < np; p++) if (pols[p] == gp) { gi = p; break; }
-        if (gi < 0) { fprintf(stderr, "dbmlsched-sim: --gantt-policy %s is not among the --policy flags\n", gantt_pol); return 2; }
+        if (gi < 0) { fprintf(stderr, "dbmlsched-sim: --gantt-policy %s is not among the --policy flags\n", Q(gantt_pol)); return 2; }
     }
 
     /* BELLAMY_CPU is checked for every run, as the other programs check it, whether a policy uses Bellamy */
@@ -530,11 +541,11 @@ int main(int argc, char **argv) {
     int from_file = !is_gen; /* a built-in name is the built-in; a file of that name is ./paper */
     if (from_file && stat(wspec, &st) != 0) {
         fprintf(stderr, "dbmlsched-sim: --workload %s: %s (and not a built-in workload: paper, hybrid, sql, poisson:N)\n",
-                wspec, strerror(errno));
+                Q(wspec), strerror(errno));
         return 1;
     }
     if (from_file && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "dbmlsched-sim: --workload %s: is a folder, not a workload file\n", wspec);
+        fprintf(stderr, "dbmlsched-sim: --workload %s: is a folder, not a workload file\n", Q(wspec));
         return 1;
     }
     bl_status s = from_file ? bl_sched_workload_load(wspec, &w, &err) : bl_sched_workload_generate(wspec, seed, &w, &err);
@@ -582,7 +593,7 @@ int main(int argc, char **argv) {
             bl_sched_bellamy_free(bp);
         }
         if (sst) {
-            fprintf(stderr, "dbmlsched-sim: %s: %s\n", wspec, err.message);
+            fprintf(stderr, "dbmlsched-sim: %s: %s\n", Q(wspec), err.message);
             goto done;
         }
     }

@@ -1,4 +1,4 @@
-/* utf8.c — UTF-8 validation. */
+/* utf8.c — UTF-8 validation, and escaping of text that may not be UTF-8 for messages. */
 #include "common/utf8.h"
 
 #include <stdint.h>
@@ -48,4 +48,41 @@ size_t bl_utf8_chars(const char *s, size_t n) {
 
 void bl_utf8_sanitize(char *s, size_t n) {
     for (size_t bad; !bl_utf8_valid(s, n, &bad);) s[bad] = '?';
+}
+
+const char *bl_utf8_escape(char *out, size_t cap, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0, keep = 0;   /* keep: the output up to the last piece that still leaves room for "..." */
+    while (*p) {
+        char piece[4];
+        const char *src = piece;
+        size_t len = 1, used = 1;   /* bytes written, bytes of s taken */
+        unsigned c = *p;
+        /* a whole character: its lead byte says how long it is, bl_utf8_valid whether it is one (a
+         * NUL, the end of s, is no continuation byte, so nothing past it is read) */
+        size_t k = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
+        if (k > 1 && bl_utf8_valid((const char *)p, k, NULL)) {
+            src = (const char *)p;
+            len = used = k;
+        } else if (c == '\\') {
+            piece[0] = piece[1] = '\\';
+            len = 2;
+        } else if (c < 0x20 || c >= 0x7f) {
+            piece[0] = '\\', piece[1] = 'x', piece[2] = hex[c >> 4], piece[3] = hex[c & 15];
+            len = 4;
+        } else {
+            piece[0] = (char)c;
+        }
+        if (o + len > cap - 1) {   /* does not fit: cut after the last piece that leaves room for "..." */
+            memcpy(out + keep, "...", 4);
+            return out;
+        }
+        memcpy(out + o, src, len);
+        o += len;
+        if (o + 3 <= cap - 1) keep = o;
+        p += used;
+    }
+    out[o] = '\0';
+    return out;
 }

@@ -16,5 +16,11 @@ size_t bl_utf8_chars(const char *s, size_t n);
 /* Replaces every byte that keeps s[0..n) from being valid UTF-8 by '?', so that text of unknown
  * origin (an HDF5 message, a file name) can go into a message, a file or JSON. */
 void bl_utf8_sanitize(char *s, size_t n);
+/* s as text a message can quote (a field of a file, an argument): valid UTF-8 is kept, every byte that is
+ * not (invalid UTF-8) and every control character is written \xHH, and a backslash \\, so that a stray
+ * byte shows as what it is and no escape sequence reaches a terminal. At most cap - 1 bytes go to out
+ * (cap >= 4), cut between characters with "..." when the whole does not fit; 4 * strlen(s) + 1 always
+ * fits. Returns out. */
+const char *bl_utf8_escape(char *out, size_t cap, const char *s);
 
 #endif /* BL_COMMON_UTF8_H */

@@ -22,6 +22,7 @@
  * host (e.g. sim.c) owns those. */
 #include "sched/sched_internal.h"
 #include "common/error.h"
+#include "common/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -707,7 +708,8 @@ bl_status bl_sched_policy_parse(const char *name, bl_sched_policy *out, bl_error
     for (int i = 0; i < BL_SCHED_NPOLICIES; i++)
         if (strcmp(name, pol_names[i]) == 0) { *out = (bl_sched_policy)i; return BL_OK; }
     if (strcmp(name, "dbmlsched+bellamy") == 0 || strcmp(name, "dbmlsched-pred") == 0) { *out = BL_SCHED_DBMLSCHED_PRED; return BL_OK; }
-    return bl_seterr(err, BL_ENOTFOUND, "unknown policy '%s' (fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle)", name);
+    return bl_seterr(err, BL_ENOTFOUND, "unknown policy '%s' (fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle)",
+                     bl_utf8_escape((char[128]){ 0 }, 128, name));
 }
 
 bl_status bl_sched_config_check(const bl_sched_config *cfg, bl_error *err) {

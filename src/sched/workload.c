@@ -7,6 +7,7 @@
 #include "common/file.h"
 #include "common/fmt.h"
 #include "common/suggest.h"
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -124,6 +125,11 @@ bl_status bl_sched_workload_job(const bl_sched_workload *w, size_t i, bl_sched_j
 
 #define MAXCOLS 16
 
+/* User text as a message quotes it: a file's field, a workload name (common/utf8.h: bytes that are not
+ * UTF-8 and control characters written \xHH, cut with "..." past some 60 characters). */
+#define QMAX 72
+#define Q(s) bl_utf8_escape((char[QMAX]){ 0 }, QMAX, (s))
+
 static int parse_num(const char *s, double *out) {
     if (!*s) return 0;
     char *end;
@@ -160,7 +166,7 @@ static bl_status parse_directive(bl_sched_workload *w, char **cols, int nc, cons
     int d = strcmp(word, "@load") == 0 ? 0 : strcmp(word, "@set") == 0 ? 1 : -1;
     if (d < 0) {
         char sug[160];
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%.60s' (@load, @set)%s", name, lineno, word,
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown directive '%s' (@load, @set)%s", name, lineno, Q(word),
                          bl_suggest(word, dirs, 2, "", sug, sizeof sug));
     }
     const char *usage = d == 0 ? "@load<TAB>time_s<TAB>db_cpu_pct, e.g. @load<TAB>60<TAB>20"
@@ -182,36 +188,36 @@ static bl_status parse_directive(bl_sched_workload *w, char **cols, int nc, cons
                     c += l;
                 }
             return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s: fields are separated by spaces, not tabs: write %s", name,
-                             lineno, dirs[d], fix);
+                             lineno, dirs[d], bl_utf8_escape((char[sizeof fix * 4]){ 0 }, sizeof fix * 4, fix));
         }
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s needs 2 tab-separated fields after it, found %d%s: write %s", name,
                          lineno, dirs[d], nw - 1, nw > nc ? " (separated by spaces, not tabs)" : "", usage);
     }
     for (int i = 3; i < nc; i++)
         if (cols[i][0])
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s takes 2 fields after it; field %d '%.60s' is one too many: "
-                             "write %s", name, lineno, dirs[d], i + 1, cols[i], usage);
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s takes 2 fields after it; field %d '%s' is one too many: "
+                             "write %s", name, lineno, dirs[d], i + 1, Q(cols[i]), usage);
     if (d == 0) {
         double t, pct;
         if (!parse_num(cols[1], &t) || t < 0)
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time_s (field 2) '%.60s' must be a number >= 0 (seconds)",
-                             name, lineno, cols[1]);
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load time_s (field 2) '%s' must be a number >= 0 (seconds)",
+                             name, lineno, Q(cols[1]));
         if (!parse_num(cols[2], &pct) || pct < 0 || pct > 100)
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load db_cpu_pct (field 3) '%.60s' must be a number in 0..100",
-                             name, lineno, cols[2]);
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: @load db_cpu_pct (field 3) '%s' must be a number in 0..100",
+                             name, lineno, Q(cols[2]));
         return bl_sched_workload_push_load(w, t, pct) ? bl_seterr(err, BL_ENOMEM, "out of memory") : BL_OK;
     }
     static const char *const keys[2] = { "interference", "overhead" };
     int k = strcmp(cols[1], keys[0]) == 0 ? 0 : strcmp(cols[1], keys[1]) == 0 ? 1 : -1;
     if (k < 0) {
         char sug[160];
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set key (field 2) '%.60s' is unknown: interference or overhead%s",
-                         name, lineno, cols[1], bl_suggest(cols[1], keys, 2, "", sug, sizeof sug));
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set key (field 2) '%s' is unknown: interference or overhead%s",
+                         name, lineno, Q(cols[1]), bl_suggest(cols[1], keys, 2, "", sug, sizeof sug));
     }
     double v;
     if (!parse_num(cols[2], &v) || (k == 0 && v < 1) || (k == 1 && v < 0))
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set %s value (field 3) '%.60s' must be %s", name, lineno, keys[k],
-                         cols[2], k == 0 ? "a number >= 1 (the GPU slow-down factor)" : "a number >= 0 (seconds)");
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set %s value (field 3) '%s' must be %s", name, lineno, keys[k],
+                         Q(cols[2]), k == 0 ? "a number >= 1 (the GPU slow-down factor)" : "a number >= 0 (seconds)");
     if (k == 0) w->interference = v;
     else w->overhead_s = v;
     return BL_OK;
@@ -252,21 +258,21 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
     /* at most 1e12 s (some 30 000 years): beyond, adding a job's seconds to its arrival loses them */
     if (!parse_num(cols[0], &j.arrival) || !(j.arrival >= 0) || j.arrival > 1e12)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number from 0 to 1e12", name, lineno,
-                         cols[0]);
+                         Q(cols[0]));
     int kind = bl_sched_kind_lookup(cols[1]);
     if (kind < 0)
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown kind '%s' (nn, nn_small, nn_large, kmeans, regression)", name, lineno, cols[1]);
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: unknown kind '%s' (nn, nn_small, nn_large, kmeans, regression)", name, lineno, Q(cols[1]));
     if (!parse_num(cols[2], &j.iters) || j.iters < 1 || j.iters != floor(j.iters) || j.iters > 1e15)
-        return bl_seterr(err, BL_EFORMAT, "%s:%zu: iterations '%s' must be a whole number > 0", name, lineno, cols[2]);
+        return bl_seterr(err, BL_EFORMAT, "%s:%zu: iterations '%s' must be a whole number > 0", name, lineno, Q(cols[2]));
     if (strcmp(cols[3], "explicit") == 0) j.implicit = 0;
     else if (strcmp(cols[3], "implicit") == 0) j.implicit = 1;
-    else return bl_seterr(err, BL_EFORMAT, "%s:%zu: mode '%s' must be explicit or implicit", name, lineno, cols[3]);
+    else return bl_seterr(err, BL_EFORMAT, "%s:%zu: mode '%s' must be explicit or implicit", name, lineno, Q(cols[3]));
     static const char *const cn[4] = { "cpu_s_per_iter", "gpu_s_per_iter", "cpu_use_pct", "gpu_use_pct" };
     for (int d = 0; d < 2; d++) {
         if (!parse_num(cols[4 + d], &j.spi[d]) || j.spi[d] <= 0)
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be a number > 0", name, lineno, cn[d], cols[4 + d]);
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be a number > 0", name, lineno, cn[d], Q(cols[4 + d]));
         if (!parse_num(cols[6 + d], &j.use[d]) || j.use[d] < 0 || j.use[d] > 100)
-            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be in 0..100", name, lineno, cn[2 + d], cols[6 + d]);
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be in 0..100", name, lineno, cn[2 + d], Q(cols[6 + d]));
     }
     if (nc >= 9 && strcmp(cols[8], "-") != 0 && cols[8][0]) {
         char *q = cols[8];
@@ -276,7 +282,7 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
             if (j.n_params == BL_SCHED_MAXPARAMS)
                 return bl_seterr(err, BL_EFORMAT, "%s:%zu: at most %d params", name, lineno, BL_SCHED_MAXPARAMS);
             if (!parse_num(q, &par[j.n_params]))
-                return bl_seterr(err, BL_EFORMAT, "%s:%zu: param '%s' is not a number", name, lineno, q);
+                return bl_seterr(err, BL_EFORMAT, "%s:%zu: param '%s' is not a number", name, lineno, Q(q));
             j.n_params++;
             if (!comma) break;
             q = comma + 1;
@@ -309,14 +315,24 @@ static bl_status parse_end(bl_sched_workload *w, const char *name, bl_error *err
     return BL_OK;
 }
 
+/* The workload's name as messages give it, escaped once (a file name need not be UTF-8); free it. */
+static char *message_name(const char *name) {
+    size_t cap = 4 * strlen(name) + 1;
+    char *e = malloc(cap);
+    return e ? (char *)bl_utf8_escape(e, cap, name) : NULL;
+}
+
 /* Line by line through a copy of one line at a time, so that a large text is not copied whole. */
 bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name, bl_sched_workload **out, bl_error *err) {
     BL_CHECK_ARG(out != NULL, err, "out is NULL");
     *out = NULL;
     BL_CHECK_ARG(text != NULL || len == 0, err, "text is NULL");
-    if (!name) name = "<workload>";
-    bl_sched_workload *w = bl_sched_workload_alloc();
-    if (!w) return bl_seterr(err, BL_ENOMEM, "out of memory");
+    char *ename = message_name(name ? name : "<workload>");
+    bl_sched_workload *w = ename ? bl_sched_workload_alloc() : NULL;
+    if (!w) {
+        free(ename);
+        return bl_seterr(err, BL_ENOMEM, "out of memory");
+    }
     char *line = NULL;
     size_t cap = 0, lineno = 0, at = 0;
     bl_status st = BL_OK;
@@ -333,11 +349,12 @@ bl_status bl_sched_workload_parse(const char *text, size_t len, const char *name
         }
         memcpy(line, text + at, l);
         line[l] = '\0';
-        st = parse_one(w, line, l, name, ++lineno, err);
+        st = parse_one(w, line, l, ename, ++lineno, err);
         at += l + 1;
     }
     free(line);
-    if (st == BL_OK) st = parse_end(w, name, err);
+    if (st == BL_OK) st = parse_end(w, ename, err);
+    free(ename);
     if (st != BL_OK) {
         bl_sched_workload_free(w);
         return st;
@@ -353,8 +370,10 @@ bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_e
     *out = NULL;
     FILE *f = bl_file_open_read(path, 0, err);
     if (!f) return err ? err->status : BL_EIO;
-    bl_sched_workload *w = bl_sched_workload_alloc();
+    char *ename = message_name(path);
+    bl_sched_workload *w = ename ? bl_sched_workload_alloc() : NULL;
     if (!w) {
+        free(ename);
         fclose(f);
         return bl_seterr(err, BL_ENOMEM, "out of memory");
     }
@@ -366,16 +385,17 @@ bl_status bl_sched_workload_load(const char *path, bl_sched_workload **out, bl_e
     while (st == BL_OK && (n = getline(&line, &cap, f)) >= 0) {
         size_t l = (size_t)n;
         if (l && line[l - 1] == '\n') line[--l] = '\0';
-        st = parse_one(w, line, l, path, ++lineno, err);
+        st = parse_one(w, line, l, ename, ++lineno, err);
         errno = 0;
     }
     /* getline says -1 at the end, on a read error (ferror) and when out of memory (errno ENOMEM) */
-    if (st == BL_OK && errno == ENOMEM) st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", path);
+    if (st == BL_OK && errno == ENOMEM) st = bl_seterr(err, BL_ENOMEM, "%s: out of memory", ename);
     else if (st == BL_OK && ferror(f))
-        st = bl_seterr(err, BL_EIO, "%s: read error: %s", path, errno ? strerror(errno) : "unknown reason");
+        st = bl_seterr(err, BL_EIO, "%s: read error: %s", ename, errno ? strerror(errno) : "unknown reason");
     free(line);
     fclose(f);
-    if (st == BL_OK) st = parse_end(w, path, err);
+    if (st == BL_OK) st = parse_end(w, ename, err);
+    free(ename);
     if (st != BL_OK) {
         bl_sched_workload_free(w);
         return st;
@@ -538,7 +558,7 @@ bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_w
         unsigned long long n = strtoull(spec + 8, &end, 10);
         if (end == spec + 8 || *end || errno || n == 0 || spec[8] == '-') {
             bl_sched_workload_free(w);
-            return bl_seterr(err, BL_EINVAL, "workload '%s': poisson:N needs a whole number 1 <= N <= %u", spec,
+            return bl_seterr(err, BL_EINVAL, "workload '%s': poisson:N needs a whole number 1 <= N <= %u", Q(spec),
                              BL_SCHED_MAX_JOBS);
         }
         /* The cap is about memory (see BL_SCHED_MAX_JOBS), so say so rather than start a run that
@@ -546,12 +566,12 @@ bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_w
         if (n > BL_SCHED_MAX_JOBS) {
             bl_sched_workload_free(w);
             return bl_seterr(err, BL_ERANGE, "workload '%s': at most %u jobs (poisson:N needs N <= %u; "
-                             "a workload keeps about 64 MB per million jobs)", spec, BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
+                             "a workload keeps about 64 MB per million jobs)", Q(spec), BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
         }
         st = gen_poisson(w, (size_t)n, seed);
     } else {
         bl_sched_workload_free(w);
-        return bl_seterr(err, BL_ENOTFOUND, "unknown workload '%s' (paper, hybrid, sql, poisson:N)", spec);
+        return bl_seterr(err, BL_ENOTFOUND, "unknown workload '%s' (paper, hybrid, sql, poisson:N)", Q(spec));
     }
     if (!st) st = bl_sched_workload_finish(w);
     if (st) { bl_sched_workload_free(w); return bl_seterr(err, st, "out of memory"); }
