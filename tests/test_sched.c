@@ -207,6 +207,64 @@ END_TEST
 
 static int run_cli(const char *args, char *out, size_t cap);
 
+/* Times that would overflow the simulator's clock are refused when the file is read, naming the file, line
+ * and field and the most it may hold (tester's hugetime.txt and ovhuge.txt ended in "time inf is not a
+ * finite number of seconds", nothing else); at the limits themselves every policy runs to finite times. */
+START_TEST(workload_overflowing_times_refused_at_parse) {
+    static const char job[] = "0\tnn\t100\texplicit\t0.01\t0.001\t50\t50\t-\n";
+    static const struct { const char *line, *want1, *want2; } cases[] = {
+        { "0\tnn\t100\texplicit\t1e308\t1e308\t50\t50\t-", "t.tsv:2: cpu_s_per_iter '1e308' x iterations '100' is more "
+          "than 1e12 s of work", "cpu_s_per_iter must be at most 10000000000 s with these iterations" },
+        { "0\tnn\t100\texplicit\t1\t2e10\t50\t50\t-", "t.tsv:2: gpu_s_per_iter '2e10' x iterations '100'",
+          "gpu_s_per_iter must be at most 10000000000 s" },
+        { "0\tnn\t1e15\timplicit\t0.01\t0.001\t50\t50\t-", "t.tsv:2: cpu_s_per_iter '0.01' x iterations '1e15'",
+          "or the iterations fewer" },
+        { "@set\toverhead\t1e308", "t.tsv:2: @set overhead value (field 3) '1e308'", ">= 0 and at most 1e12" },
+        { "@set\toverhead\t1.5e12", "t.tsv:2: @set overhead value (field 3) '1.5e12'", "beyond 1e12 s" },
+        { "@set\tinterference\t1e308", "t.tsv:2: @set interference value (field 3) '1e308'", ">= 1 and at most 1e6" },
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        bl_sched_workload *w = NULL;
+        bl_error err = { 0 };
+        snprintf(text, sizeof text, "# a comment\n%s\n%s", cases[i].line, job);
+        ck_assert_int_eq(bl_sched_workload_parse(text, strlen(text), "t.tsv", &w, &err), BL_EFORMAT);
+        ck_assert_ptr_null(w);
+        ck_assert_msg(strstr(err.message, cases[i].want1) && strstr(err.message, cases[i].want2), "%s: %s",
+                      cases[i].line, err.message);
+    }
+    /* at the limits: 1e12 s of work on each device, 1e12 s per pause, a 1e6 slow-down, ten such jobs */
+    char big[2048] = "@set\toverhead\t1e12\n@set\tinterference\t1e6\n";
+    for (int i = 0; i < 10; i++)
+        snprintf(big + strlen(big), sizeof big - strlen(big), "%d\t%s\t100\t%s\t1e10\t1e10\t50\t50\t-\n", i,
+                 i % 2 ? "kmeans" : "nn", i % 3 ? "explicit" : "implicit");
+    bl_sched_workload *w = parse(big);
+    for (int p = 0; p < BL_SCHED_NPOLICIES; p++) {
+        bl_sched_config c;
+        bl_sched_config_default(&c);
+        c.policy = (bl_sched_policy)p;
+        bl_sched_result *r = run(w, &c);
+        bl_sched_summary sm;
+        bl_sched_result_summary(r, &sm);
+        ck_assert_msg(isfinite(sm.makespan) && sm.makespan >= 1e12 && isfinite(sm.mean_service), "%s: makespan %g",
+                      bl_sched_policy_name(c.policy), sm.makespan);
+        bl_sched_result_free(r);
+    }
+    bl_sched_workload_free(w);
+    /* the CLI: one line naming the file, line and field */
+    static char out[4096];
+    char path[4200], args[8400];
+    snprintf(path, sizeof path, "%s/hugetime.tsv", bl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("0\tnn\t100\texplicit\t1e308\t1e308\t50\t50\t-\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(args, sizeof args, "--workload '%s' --policy fifo-gpu", path);
+    ck_assert_int_eq(run_cli(args, out, sizeof out), 1);
+    ck_assert_msg(strstr(out, "hugetime.tsv:1: cpu_s_per_iter '1e308' x iterations '100'") && !strstr(out, "inf"), "%s", out);
+}
+END_TEST
+
 /* Text quoted in an error is escaped (tester's nonutf8.txt): a byte that is not UTF-8 shows as \xHH, in the
  * file's name as in its fields, never raw; the CLI escapes its arguments the same way. */
 START_TEST(workload_errors_escape_stray_bytes) {
@@ -1404,6 +1462,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, workload_errors_name_file_and_line);
     tcase_add_test(t, directive_errors_say_tabs_and_field);
     tcase_add_test(t, workload_errors_escape_stray_bytes);
+    tcase_add_test(t, workload_overflowing_times_refused_at_parse);
     tcase_add_test(t, poisson_size_is_capped);
     tcase_add_test(t, paper_workload_is_the_fixed_table);
     tcase_add_test(t, oracle_srtf_order);

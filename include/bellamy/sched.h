@@ -23,11 +23,12 @@
  *
  * Workload TSV format (one job per line, tab separated, '#' starts a comment line):
  *   arrival_s  kind  iterations  mode  cpu_s_per_iter  gpu_s_per_iter  cpu_use_pct  gpu_use_pct  [params]
- *     arrival_s       >= 0, seconds since the start
+ *     arrival_s       0 .. 1e12, seconds since the start
  *     kind            nn | nn_small | nn_large | kmeans | regression
  *     iterations      > 0, the true iteration count (hidden from schedulers when mode is implicit)
  *     mode            explicit | implicit
- *     *_s_per_iter    > 0, true seconds per iteration on that device kind
+ *     *_s_per_iter    > 0, true seconds per iteration on that device kind; iterations x each of them (the
+ *                     job's work on the device) at most 1e12 s, so that a run's times stay finite
  *     *_use_pct       0..100, utilisation of that device while the job runs there
  *     params          optional: up to 4 comma-separated numbers ("-" for none, the default): the job's
  *                     context properties for a predictor (the simulator never reads them); the built-in
@@ -35,8 +36,8 @@
  *   Directive lines start with '@', their fields tab-separated like a job's (a line written with
  *   spaces is an error that says so and spells out the line with tabs):
  *     @load  <time_s>  <db_cpu_pct>     database CPU load from time_s on (piecewise constant; default 0)
- *     @set   <key>     <value>          interference (GPU slow-down factor while a CPU job runs, >= 1),
- *                                       overhead (pause and resume cost, seconds)
+ *     @set   <key>     <value>          interference (GPU slow-down factor while a CPU job runs, 1 .. 1e6),
+ *                                       overhead (pause and resume cost, 0 .. 1e12 seconds)
  *   Lines need not be sorted by arrival_s; jobs are ordered by (arrival_s, line).
  */
 #ifndef BELLAMY_SCHED_H

@@ -125,6 +125,15 @@ bl_status bl_sched_workload_job(const bl_sched_workload *w, size_t i, bl_sched_j
 
 #define MAXCOLS 16
 
+/* The simulator's clock: an arrival, a job's work on a device (iterations x seconds per iteration) and
+ * the pause cost are each at most 1e12 s (some 30 000 years), and the GPU slow-down at most 1e6 (what
+ * the core assumes of a GPU that shows no use at all). Then every time a run reaches -- a sum of ten
+ * million jobs' slowed work and of a pause cost per event -- stays far below overflow, which the
+ * tester's 1e308 s per iteration and 1e308 s overhead reached as "time inf is not a finite number of
+ * seconds", with no file, line or field. */
+#define TIME_MAX_S 1e12
+#define INTERFERENCE_MAX 1e6
+
 /* User text as a message quotes it: a file's field, a workload name (common/utf8.h: bytes that are not
  * UTF-8 and control characters written \xHH, cut with "..." past some 60 characters). */
 #define QMAX 72
@@ -215,9 +224,12 @@ static bl_status parse_directive(bl_sched_workload *w, char **cols, int nc, cons
                          name, lineno, Q(cols[1]), bl_suggest(cols[1], keys, 2, "", sug, sizeof sug));
     }
     double v;
-    if (!parse_num(cols[2], &v) || (k == 0 && v < 1) || (k == 1 && v < 0))
+    if (!parse_num(cols[2], &v) || (k == 0 && !(v >= 1 && v <= INTERFERENCE_MAX)) || (k == 1 && !(v >= 0 && v <= TIME_MAX_S)))
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: @set %s value (field 3) '%s' must be %s", name, lineno, keys[k],
-                         Q(cols[2]), k == 0 ? "a number >= 1 (the GPU slow-down factor)" : "a number >= 0 (seconds)");
+                         Q(cols[2]), k == 0 ? "a number >= 1 and at most 1e6 (the GPU slow-down factor; beyond 1e6, "
+                                              "slowed jobs' times overflow the simulator's clock)"
+                                            : "a number >= 0 and at most 1e12 (seconds; beyond 1e12 s, the pauses' "
+                                              "times overflow the simulator's clock)");
     if (k == 0) w->interference = v;
     else w->overhead_s = v;
     return BL_OK;
@@ -256,7 +268,7 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
     double par[BL_SCHED_MAXPARAMS];
     memset(&j, 0, sizeof j);
     /* at most 1e12 s (some 30 000 years): beyond, adding a job's seconds to its arrival loses them */
-    if (!parse_num(cols[0], &j.arrival) || !(j.arrival >= 0) || j.arrival > 1e12)
+    if (!parse_num(cols[0], &j.arrival) || !(j.arrival >= 0) || j.arrival > TIME_MAX_S)
         return bl_seterr(err, BL_EFORMAT, "%s:%zu: arrival_s '%s' must be a number from 0 to 1e12", name, lineno,
                          Q(cols[0]));
     int kind = bl_sched_kind_lookup(cols[1]);
@@ -273,6 +285,14 @@ static bl_status parse_line(bl_sched_workload *w, char *line, const char *name, 
             return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be a number > 0", name, lineno, cn[d], Q(cols[4 + d]));
         if (!parse_num(cols[6 + d], &j.use[d]) || j.use[d] < 0 || j.use[d] > 100)
             return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' must be in 0..100", name, lineno, cn[2 + d], Q(cols[6 + d]));
+        /* the job's work on the device, iterations x seconds per iteration, must fit the clock */
+        if (!(j.iters * j.spi[d] <= TIME_MAX_S)) {
+            char most[BL_FMT_DOUBLE_MAX];
+            return bl_seterr(err, BL_EFORMAT, "%s:%zu: %s '%s' x iterations '%s' is more than 1e12 s of work (some "
+                             "30 000 years), beyond the simulator's clock: %s must be at most %s s with these iterations, "
+                             "or the iterations fewer", name, lineno, cn[d], Q(cols[4 + d]), Q(cols[2]), cn[d],
+                             bl_fmt_double(most, TIME_MAX_S / j.iters));
+        }
     }
     if (nc >= 9 && strcmp(cols[8], "-") != 0 && cols[8][0]) {
         char *q = cols[8];
