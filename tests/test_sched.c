@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -700,6 +701,50 @@ START_TEST(event_limit_is_an_error) {
     ck_assert_msg(strstr(err.message, "never finished") != NULL, "%s", err.message);
     bl_sched_workload_free(w2);
     bl_sched_workload_free(w);
+}
+END_TEST
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Round robin on a job too long for the event limit is refused before the run, in the user's terms (tester's
+ * verylong.txt: 1e9 iterations of 1000 s spun 38 s, then "rr: event limit 800100064 exceeded"). */
+START_TEST(round_robin_too_many_turns_refused_at_once) {
+    bl_sched_workload *w = parse("0\tnn\t2000000\texplicit\t1000\t1000\t50\t50\t-\n");
+    bl_sched_config c;
+    bl_sched_config_default(&c);
+    c.policy = BL_SCHED_RR;
+    c.max_events = 1000000;
+    bl_sched_result *r = (bl_sched_result *)1;
+    bl_error err = { 0 };
+    ck_assert_int_eq(bl_sched_simulate(w, &c, NULL, &r, &err), BL_ERANGE);
+    ck_assert_ptr_null(r);
+    ck_assert_msg(strstr(err.message, "rr: the workload needs at least 2e+06 events, more than its limit of 1000000 "
+                                      "(the config's max_events)") &&
+                  strstr(err.message, "every 10 s (quota_s)") && strstr(err.message, "with 2000000 iterations") &&
+                  strstr(err.message, "give it fewer iterations"), "%s", err.message);
+    /* the same job for the other policies is one turn */
+    c.policy = BL_SCHED_FIFO_GPU;
+    r = run(w, &c);
+    bl_sched_result_free(r);
+    bl_sched_workload_free(w);
+    /* the tester's case through the CLI, default limit: an answer in well under the 38 s it took */
+    static char out[4096];
+    char path[4200], args[8400];
+    snprintf(path, sizeof path, "%s/verylong.tsv", bl_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("0\tnn\t1000000000\texplicit\t1000\t1000\t50\t50\t-\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(args, sizeof args, "--workload '%s' --policy rr --no-jobs", path);
+    const double t0 = now_s();
+    ck_assert_int_eq(run_cli(args, out, sizeof out), 1);
+    ck_assert_msg(now_s() - t0 < 5, "took %.1f s", now_s() - t0);
+    ck_assert_msg(strstr(out, "verylong.tsv: rr: the workload needs at least 1e+09 events, more than its limit of "
+                              "800100064") && strstr(out, "give it fewer iterations"), "%s", out);
 }
 END_TEST
 
@@ -1477,6 +1522,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, interference_slows_gpu_and_dbmlsched_holds_cpu);
     tcase_add_test(t, deterministic_bit_for_bit);
     tcase_add_test(t, event_limit_is_an_error);
+    tcase_add_test(t, round_robin_too_many_turns_refused_at_once);
     tcase_add_test(t, paper_headline_and_oracle_bound);
     tcase_add_test(t, bellamy_predictor_falls_back_then_learns);
     tcase_add_test(t, bellamy_paper_workload_and_determinism);

@@ -115,7 +115,9 @@ typedef struct bl_sched_config {
     double   est_noise;               /* relative noise of measured iteration times in estimation (0);
                                        * a simulation knob: leave 0 in a real system */
     uint64_t max_events;              /* 0: 64 * jobs + 100000 + 8 * the jobs' iterations (each counted up
-                                         to 1e8, the term up to 2e9); exceeding it is BL_ERANGE */
+                                         to 1e8, the term up to 2e9); exceeding it is BL_ERANGE, said
+                                         before the run for round robin when its turns alone (an event
+                                         per quota_s, at least one per iteration) would pass it */
     int      record_trace;            /* what a simulation keeps besides its summary: 0 the per-job results;
                                        * 1 (default) also the Gantt segments and the whole jobs-in-system
                                        * curve; or an OR of the BL_SCHED_TRACE_* flags below */

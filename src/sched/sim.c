@@ -378,6 +378,34 @@ static bl_status summarize(sim *s) {
     return BL_OK;
 }
 
+/* Round robin stops a running job every quota_s, at an iteration boundary, so a job of K iterations takes
+ * at least K / ceil(quota_s / s_per_iter) turns on its fastest device, an event each, and an arrival event:
+ * a lower bound known before the run. When it alone passes the event limit the run cannot finish, and
+ * saying so now beats saying it after the limit's events (the tester's 1e9 iterations of 1000 s spun
+ * 38 s before failing). The job that needs the most turns is named, with what to change. */
+static bl_status rr_events_fit(const bl_sched_workload *w, const bl_sched_config *cfg, uint64_t limit, bl_error *err) {
+    double need = 0, most = -1;
+    size_t worst = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        const bl_sched_wjob *j = &w->jobs[i];
+        double spi = INFINITY;
+        if (cfg->n_cpu > 0) spi = j->spi[BL_SCHED_CPU];
+        if (cfg->n_gpu > 0 && j->spi[BL_SCHED_GPU] < spi) spi = j->spi[BL_SCHED_GPU];
+        const double turns = ceil(j->iters / ceil(cfg->quota_s / spi));
+        need += 1 + turns;
+        if (turns > most) { most = turns; worst = i; }
+    }
+    if (!(need > (double)limit)) return BL_OK;
+    const bl_sched_wjob *j = &w->jobs[worst];
+    return bl_seterr(err, BL_ERANGE, "rr: the workload needs at least %.4g events, more than its limit of %llu (%s): "
+                     "round robin stops a job every %g s (quota_s) and at least once an iteration, so the %s job at "
+                     "%g s with %.17g iterations takes %.4g turns, an event each; give it fewer iterations, or "
+                     "simulate it with another policy (fifo-gpu, dbmlsched, oracle)", need, (unsigned long long)limit,
+                     cfg->max_events ? "the config's max_events" : "64 a job + 100000 + 8 an iteration, counting at "
+                     "most 1e8 iterations a job and 2e9 in all", cfg->quota_s, bl_sched_kind_names[j->kind], j->arrival,
+                     j->iters, most);
+}
+
 void bl_sched_result_free(bl_sched_result *r) {
     if (!r) return;
     free(r->jobs);
@@ -442,6 +470,7 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
     for (size_t i = 0; i < w->n; i++) its += fmin(w->jobs[i].iters, 1e8);
     uint64_t limit = cfg->max_events ? cfg->max_events
                                      : 64 * (uint64_t)w->n + 100000 + (uint64_t)fmin(8 * its, 2e9);
+    if (s->pol == BL_SCHED_RR && (st = rr_events_fit(w, cfg, limit, err))) goto done;
     uint64_t nev = 0;
     bl_sched_event e;
     for (;;) {
@@ -461,8 +490,12 @@ bl_status bl_sched_simulate(const bl_sched_workload *w, const bl_sched_config *c
             break;
         }
         if (++nev > limit) {
-            st = bl_seterr(err, BL_ERANGE, "%s: event limit %llu exceeded at t=%.3f s with %zu of %zu jobs done",
-                           bl_sched_policy_name(s->pol), (unsigned long long)limit, e.t, s->n_done, w->n);
+            st = bl_seterr(err, BL_ERANGE, "%s: stopped at the event limit of %llu events (%s) at t=%.3f s with %zu of "
+                           "%zu jobs done: a policy that takes turns needs an event at every pause, and at least one "
+                           "pause an iteration when an iteration outlasts the quota; give the jobs fewer iterations, "
+                           "or simulate fewer jobs at once", bl_sched_policy_name(s->pol), (unsigned long long)limit,
+                           cfg->max_events ? "the config's max_events" : "64 a job + 100000 + 8 an iteration, counting "
+                           "at most 1e8 iterations a job and 2e9 in all", e.t, s->n_done, w->n);
             goto done;
         }
         accumulate(s, e.t);
