@@ -56,7 +56,8 @@ static void usage(FILE *f) {
             "       dbmlsched-sim --help | --version\n"
             "options are long (--name VALUE or --name=VALUE), each given once except --policy;\n"
             "--seed is a whole number, --est-noise a relative noise 0..10 (default 0).\n"
-            "poisson:N generates N jobs, 1 <= N <= 10000000 (a run keeps about 80 MB per million jobs,\n"
+            "poisson:N generates N jobs, 1 <= N <= 10000000 (a run keeps about 80 MB per million jobs,\n" /* as
+            * the generator's cap message says: BL_SCHED_RUN_MB_PER_MILLION_JOBS, src/sched/sched_internal.h */
             "more with --jobs or --gantt);\n"
             "a workload FILE holds at most 10000000 jobs too.\n"
             "policies: fifo-gpu, rr, dbmlsched, dbmlsched-bellamy, oracle\n"

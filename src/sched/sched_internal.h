@@ -18,6 +18,10 @@ extern const char *const bl_sched_kind_names[BL_SCHED_NKINDS];
  * quantiles) when it keeps no per-job results; so this cap keeps a summary-only run of N = 10^7
  * under 1 GB instead of letting a large N grow until the machine runs out of memory. */
 #define BL_SCHED_MAX_JOBS 10000000u
+/* What a run keeps per million jobs, as messages and dbmlsched-sim --help say it: 56 bytes a job, 8 for its
+ * param and 8 for its service time (72 bytes), in arrays grown by doubling (2^20 places for 10^6 jobs):
+ * 75 MB; measured, poisson:1000000 and poisson:2000000 with one policy and --no-jobs peak 78 MB apart. */
+#define BL_SCHED_RUN_MB_PER_MILLION_JOBS 80
 
 /* One job of a workload; 56 bytes, as a workload holds every job (its file need not be sorted). */
 typedef struct bl_sched_wjob {

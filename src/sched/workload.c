@@ -586,7 +586,8 @@ bl_status bl_sched_workload_generate(const char *spec, uint64_t seed, bl_sched_w
         if (n > BL_SCHED_MAX_JOBS) {
             bl_sched_workload_free(w);
             return bl_seterr(err, BL_ERANGE, "workload '%s': at most %u jobs (poisson:N needs N <= %u; "
-                             "a workload keeps about 64 MB per million jobs)", Q(spec), BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS);
+                             "a run keeps about %d MB per million jobs)", Q(spec), BL_SCHED_MAX_JOBS, BL_SCHED_MAX_JOBS,
+                             BL_SCHED_RUN_MB_PER_MILLION_JOBS);
         }
         st = gen_poisson(w, (size_t)n, seed);
     } else {
