@@ -1248,6 +1248,21 @@ START_TEST(cli_json_errors_and_plots) {
 }
 END_TEST
 
+/* --predictor chooses dbmlsched-bellamy's predictor; without that policy it would be ignored, so it is a
+ * usage error as --gantt-policy without --gantt is (tester: --predictor bellamy with --policy rr said nothing). */
+START_TEST(cli_predictor_needs_its_policy) {
+    static char out[1 << 14];
+    ck_assert_int_eq(run_cli("--workload hybrid --policy rr --predictor bellamy", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "dbmlsched-sim: --predictor goes with --policy dbmlsched-bellamy") && !strstr(out, "mean_s"),
+                  "%s", out);
+    ck_assert_int_eq(run_cli("--workload hybrid --policy fifo-gpu --policy dbmlsched --predictor history", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--predictor goes with --policy dbmlsched-bellamy"), "%s", out);
+    ck_assert_int_eq(run_cli("--workload hybrid --policy rr --policy dbmlsched-bellamy --predictor history --no-jobs", out,
+                             sizeof out), 0);
+    ck_assert_msg(strstr(out, "dbmlsched-bellamy") && !strstr(out, "Bellamy predictor:"), "%s", out);
+}
+END_TEST
+
 /* The number after "key": at or past *pos, checked against want: it must read back as want exactly and be
  * the shortest text that does (issue 24 item 6: never %.6f, which loses digits, nor %.17g noise). */
 static void expect_json_num(const char **pos, const char *key, double want) {
@@ -1564,6 +1579,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(t, bellamy_predictor_falls_back_then_learns);
     tcase_add_test(t, bellamy_paper_workload_and_determinism);
     tcase_add_test(t, cli_json_errors_and_plots);
+    tcase_add_test(t, cli_predictor_needs_its_policy);
     tcase_add_test(t, cli_json_numbers_read_back_exactly);
     tcase_add_test(t, thin_keeps_shape_extremes_and_ends);
     tcase_add_test(t, trace_settings_change_no_result);

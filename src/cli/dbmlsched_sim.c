@@ -469,6 +469,13 @@ int main(int argc, char **argv) {
     }
     if (!wspec || np == 0) return usage_error("--workload and at least one --policy are required");
     if (given[O_JOBS] && given[O_NO_JOBS]) return usage_error("--jobs and --no-jobs exclude each other");
+    if (given[O_PREDICTOR]) { /* only dbmlsched-bellamy predicts: the flag would be ignored, as --gantt-policy without --gantt */
+        int any = 0;
+        for (int p = 0; p < np; p++) any |= pols[p] == BL_SCHED_DBMLSCHED_PRED;
+        if (!any)
+            return usage_error("--predictor goes with --policy dbmlsched-bellamy (the other policies predict no "
+                               "runtimes); add that policy or leave --predictor out");
+    }
     for (int k = 0; k < 2; k++) { /* the path goes into gnuplot's script; the terminal comes from its name */
         const char *pp = k ? gantt : plot;
         if (!pp) continue;
