@@ -1269,6 +1269,31 @@ START_TEST(test_predict_scale_out_bounds) {
 }
 END_TEST
 
+/* --scale-out takes a whole number in any decimal form a data file's scale-out column does (2.0, 2e1)
+ * and refuses a fraction naming the whole numbers near it; more than 100000 scale-outs name the step
+ * that thins the range enough (before: 2.0 refused; "more than 100000 scale-outs" alone). */
+START_TEST(test_predict_scale_out_forms) {
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,4..8:2,20", g_predict, g_sets);
+    char want[65536];
+    snprintf(want, sizeof want, "%s", g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out '2.0,4.0..8e0:2.0,2e1'", g_predict, g_sets);
+    ck_assert_str_eq(g_out, want);
+    EXPECT_ERR(2, "--scale-out '2.5': '2.5' is not a whole number of machines (a scale-out counts machines): write 2 or 3",
+               "%s --model model.h5 %s --scale-out 2.5", g_predict, g_sets);
+    EXPECT_ERR(2, "the step '2.5' is not a whole number >= 1", "%s --model model.h5 %s --scale-out 2..8:2.5", g_predict,
+               g_sets);
+    EXPECT_ERR(2, "--scale-out '1..1000000': more than 100000 scale-outs (1..1000000 holds 1000000): thin the range with "
+                  "a step, e.g. 1..1000000:10 (a scale-out every 10 machines)",
+               "%s --model model.h5 %s --scale-out 1..1000000", g_predict, g_sets);
+    EXPECT_ERR(2, "(1..1000000 holds 1000000, and 1 comes before it): thin the range with a step, e.g. 1..1000000:11",
+               "%s --model model.h5 %s --scale-out 3,1..1000000", g_predict, g_sets);
+    /* the step it names fits */
+    EXPECT(0, "%s synth --out-dir . --stem sf --contexts 1 --reps 1 --scale-outs '2.0,3e0' && cut -f1 sf.tsv | sort -un | "
+              "tr '\\n' ' '", g_train);
+    ck_assert_msg(strstr(g_out, "2 3 "), "%s", g_out);
+}
+END_TEST
+
 /* Input files are checked before any work: a folder, a missing file and an unreadable one are
  * named with their flag. */
 START_TEST(test_input_files_checked) {
@@ -1590,6 +1615,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_strict_option_values);
     tcase_add_test(tc, test_predict_scale_out_bounds);
+    tcase_add_test(tc, test_predict_scale_out_forms);
     tcase_add_test(tc, test_input_files_checked);
     tcase_add_test(tc, test_train_output_checked_first);
     tcase_add_test(tc, test_split_outputs_protected);

@@ -164,9 +164,16 @@ static int scale_out_number(const char *prog, const char *flag, const char *spec
                      max_value);
         return BL_EXIT_USAGE;
     }
-    if (*x != floor(*x) || strspn(t, "0123456789") != strlen(t)) {
-        bl_cli_error(prog, "--%s '%s': '%s' is not a whole number written in digits (a scale-out counts machines)", flag,
+    /* a whole number in any decimal form a data file's scale-out column accepts (2, 2.0, 2e1); no sign,
+     * which reads as part of a range or list gone wrong */
+    if (*t == '+' || *t == '-') {
+        bl_cli_error(prog, "--%s '%s': '%s' is not a whole number written in digits (write it without the sign)", flag,
                      spec, t);
+        return BL_EXIT_USAGE;
+    }
+    if (*x != floor(*x)) {
+        bl_cli_error(prog, "--%s '%s': '%s' is not a whole number of machines (a scale-out counts machines): write "
+                     "%.0f or %.0f", flag, spec, t, floor(*x), ceil(*x));
         return BL_EXIT_USAGE;
     }
     return 0;
@@ -217,8 +224,8 @@ int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, doub
             if (scale_out_number(prog, flag, shown, num[0], max_value, &a) ||
                 scale_out_number(prog, flag, shown, num[1], max_value, &bnd))
                 goto usage;
-            if (bl_cli_number(num[2], &step) != 0 || !(step >= 1) || step != floor(step) ||
-                strspn(num[2], "0123456789") != strlen(num[2])) {
+            if (bl_cli_number(num[2], &step) != 0 || !(step >= 1) || step != floor(step) || step > max_value ||
+                !(num[2][0] >= '0' && num[2][0] <= '9')) {
                 bl_cli_error(prog, "--%s '%s': %s%s%sthe step '%s' is not a whole number >= 1", flag, shown, one ? "" : "'",
                              one ? "" : item, one ? "" : "': ", num[2]);
                 goto usage;
@@ -229,9 +236,25 @@ int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, doub
                 goto usage;
             }
         }
+        const size_t before = len; /* the scale-outs of the items before this one */
         for (double v = a; v <= bnd; v += step) {
             if (len == max_count) {
-                bl_cli_error(prog, "--%s '%s': more than %zu scale-outs", flag, shown, max_count);
+                /* too many: a range thins with a step, the smallest that fits what the items before leave */
+                const size_t left = max_count - before;
+                if (dots && left >= 1) {
+                    const double fit = floor((bnd - a) / (double)left) + 1;
+                    char range[96];
+                    snprintf(range, sizeof range, step > 1 ? "%.0f..%.0f:%.0f" : "%.0f..%.0f", a, bnd, step);
+                    char with[64] = "";
+                    if (before)
+                        snprintf(with, sizeof with, ", and %zu come%s before it", before, before == 1 ? "s" : "");
+                    bl_cli_error(prog, "--%s '%s': more than %zu scale-outs (%s holds %.0f%s): thin the range with a "
+                                 "step, e.g. %.0f..%.0f:%.0f (a scale-out every %.0f machines)", flag, shown, max_count,
+                                 range, floor((bnd - a) / step) + 1, with, a, bnd, fit, fit);
+                } else {
+                    bl_cli_error(prog, "--%s '%s': more than %zu scale-outs: give fewer, or ranges with a step "
+                                 "(A..B:STEP, e.g. 1..1000000:10)", flag, shown, max_count);
+                }
                 goto usage;
             }
             if (len == cap) {

@@ -123,9 +123,10 @@ void bl_cli_json_str(const char *s);
 void bl_cli_json_num(double v);
 /* A scale-out list, the one syntax of every program's option that takes one: items separated by
  * commas, each N, A..B or A..B:STEP, whole numbers of machines in 1..max_value; blanks around an
- * item are allowed, signs and decimals are not; a scale-out given twice (2,2 or 2..6,4) is refused
- * naming it; at most max_count in all. *out (malloc'd, in the order given) and *n receive them.
- * Returns 0, or prints "PROG: --FLAG 'SPEC': why" and returns BL_EXIT_USAGE (BL_EXIT_FAIL: out of
+ * item are allowed, and whole numbers in decimal forms (2.0, 2e1) as a data file's scale-out column
+ * takes them; signs and fractions (2.5) are not; a scale-out given twice (2,2 or 2..6,4) is refused
+ * naming it; at most max_count in all (past them, a range is shown the step that fits). *out
+ * (malloc'd, in the order given) and *n receive them. Returns 0, or prints "PROG: --FLAG 'SPEC': why" and returns BL_EXIT_USAGE (BL_EXIT_FAIL: out of
  * memory). */
 int bl_cli_scale_outs(const char *prog, const char *flag, const char *spec, double max_value, size_t max_count,
                       double **out, size_t *n);
