@@ -917,6 +917,9 @@ CALIB_DREF_MIN = 0.01                  # the least D_ref
 CALIB_SUPPORT = 4.0                    # beyond this factor outside the support an interval is unbounded
 RUNTIME_MAX_S = 1e12                   # libbellamy's largest runtime (BL_RUNTIME_MAX_S)
 INTERVAL_WHY = ("bounded", "beyond", "stand_in", "too_few", "too_wide")   # libbellamy's bl_interval_why
+# an unbounded interval's "unbounded_why" in bellamy-predict --json
+UNBOUNDED_NAME = {"beyond": "beyond_support", "stand_in": "stand_in", "too_few": "too_few_contexts",
+                  "too_wide": "too_wide"}
 CALIB_HMAX = 4.605170185988091         # ln 100: a wider interval is unbounded (BL_CALIB_HMAX)
 LN2 = 0.69314718055994530942
 
@@ -2149,9 +2152,11 @@ def _json_report(m, ctx, x, t, lo, hi, coverage, why, warns):
     preds = []
     for i, (xi, ti) in enumerate(zip(x, t)):
         row = [("scale_out", _json_num(xi)), ("predicted_runtime_s", _json_num(ti))]
-        if hi is not None:
-            row += [("lo_runtime_s", _json_num(lo[i])),
-                    ("hi_runtime_s", _json_num(hi[i]) if hi[i] <= RUNTIME_MAX_S else b"null")]
+        if hi is not None and hi[i] <= RUNTIME_MAX_S:
+            row += [("lo_runtime_s", _json_num(lo[i])), ("hi_runtime_s", _json_num(hi[i]))]
+        elif hi is not None:                  # unbounded: no end is a runtime (not 0 s, not inf), and why
+            row += [("lo_runtime_s", b"null"), ("hi_runtime_s", b"null"),
+                    ("unbounded_why", _json_str(UNBOUNDED_NAME.get(why[i], "unbounded")))]
         if not 0 < ti <= RUNTIME_MAX_S:       # a runtime no choice would take
             row.append(("left_out", b"true"))
         preds.append(_json_obj(row))

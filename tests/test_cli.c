@@ -321,7 +321,8 @@ END_TEST
 START_TEST(test_predict_table) {
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12", g_predict, g_sets);
     /* the model is calibrated: each prediction with its 0.9 interval, and a line saying on what */
-    ck_assert_msg(strncmp(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\n2\t", 58) == 0, "%s", g_out);
+    const char *head = "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tunbounded_why\n2\t";
+    ck_assert_msg(strncmp(g_out, head, strlen(head)) == 0, "%s", g_out);
     ck_assert_uint_eq(count(g_out, "\n"), 1 + 11 + 2);
     ck_assert_ptr_nonnull(strstr(g_out, "\n# intervals: 0.9 coverage, calibrated on "));
     ck_assert_ptr_nonnull(strstr(g_out, "\n12\t"));
@@ -333,7 +334,8 @@ START_TEST(test_predict_table) {
     ck_assert_uint_eq(count(g_out, "\n"), 4);
     ck_assert_msg(strstr(g_out, "): the only candidate"), "%s", g_out); /* not "fastest of 1 candidates" */
     EXPECT(0, "%s --model model.h5 %s --scale-out 2,4,8 --price 0.4", g_predict, g_sets);
-    ck_assert_ptr_nonnull(strstr(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tcost\n2\t"));
+    ck_assert_ptr_nonnull(
+        strstr(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tcost\tunbounded_why\n2\t"));
     ck_assert_ptr_nonnull(strstr(g_out, "\n8\t"));
     ck_assert_ptr_nonnull(strstr(g_out, ": cheapest ("));
     EXPECT(0, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 100000", g_predict, g_sets);
@@ -1269,6 +1271,69 @@ START_TEST(test_predict_scale_out_bounds) {
 }
 END_TEST
 
+/* The data lines of a bellamy-predict table (the header and "# ..." lines left out), each checked:
+ * every runtime and cost field a positive number, never shown as 0 ("0.00") nor as inf; returns how
+ * many. An empty field (an unbounded interval's end) is allowed where empty_ok. */
+static size_t check_table_numbers(const char *out, int empty_ok) {
+    char buf[65536];
+    snprintf(buf, sizeof buf, "%s", out);
+    size_t rows = 0, cols = 0;
+    int why_col = 0; /* the last column is unbounded_why: words, or empty */
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#') continue;
+        if (strncmp(line, "scale_out\t", 10) == 0) {
+            cols = count(line, "\t") + 1;
+            why_col = strlen(line) >= 13 && strcmp(line + strlen(line) - 13, "unbounded_why") == 0;
+            continue;
+        }
+        ck_assert_msg(count(line, "\t") + 1 == cols, "%zu fields, not %zu: '%s'", count(line, "\t") + 1, cols, line);
+        rows++;
+        char *f = line, *tab;
+        for (size_t c = 0; c < cols; c++, f = tab + 1) {
+            tab = strchr(f, '\t');
+            if (tab) *tab = '\0';
+            if (c == 0 || (c == cols - 1 && why_col)) { /* the scale-out; unbounded_why */
+                if (!tab) break;
+                continue;
+            }
+            if (*f || !empty_ok) {
+                char *end;
+                const double v = strtod(f, &end);
+                ck_assert_msg(*f && *end == '\0' && v > 0 && v < 1e300, "field %zu '%s' is no positive number", c + 1, f);
+            }
+            if (!tab) break;
+        }
+    }
+    return rows;
+}
+
+/* An unbounded interval has no ends that are runtimes: empty fields in the TSV and null in the JSON (before:
+ * "0" and "inf", lo 0), and the unbounded_why column (the JSON's "unbounded_why") says why; the columns
+ * before it keep their places. */
+START_TEST(test_predict_unbounded_fields) {
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,8,1000 --coverage 0.5", g_predict, g_sets);
+    const char *head = "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tunbounded_why\n2\t";
+    ck_assert_msg(strncmp(g_out, head, strlen(head)) == 0, "%s", g_out);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 3);
+    const char *far = strstr(g_out, "\n1000\t");
+    ck_assert_msg(far && strncmp(strchr(far + 6, '\t'), "\t\t\tbeyond_support\n", 18) == 0, "%s", g_out);
+    ck_assert_msg(!strstr(g_out, "inf") && !strstr(g_out, "\t0\t"), "%s", g_out);
+    const char *near = strstr(g_out, "\n8\t"), *end = near ? strchr(near + 1, '\n') : NULL;
+    ck_assert_msg(end && end[-1] == '\t', "%s", g_out); /* bounded: its unbounded_why is empty */
+    /* with a cost: it stays where it was, unbounded_why after it */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,1000 --price 0.4", g_predict, g_sets);
+    ck_assert_msg(strstr(g_out, "scale_out\tpredicted_runtime_s\tlo_runtime_s\thi_runtime_s\tcost\tunbounded_why\n") &&
+                  strstr(g_out, "\ttoo_few_contexts\n") && strstr(g_out, "\tbeyond_support\n") && !strstr(g_out, "inf"),
+                  "%s", g_out);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 2);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2,8,1000 --coverage 0.5 --json", g_predict, g_sets);
+    ck_assert_msg(strstr(g_out, "{\"scale_out\":1000,\"predicted_runtime_s\":") &&
+                  strstr(g_out, ",\"lo_runtime_s\":null,\"hi_runtime_s\":null,\"unbounded_why\":\"beyond_support\"}") &&
+                  !strstr(g_out, "\"lo_runtime_s\":0,") && count(g_out, "\"unbounded_why\"") == 1, "%s", g_out);
+}
+END_TEST
+
 /* --scale-out takes a whole number in any decimal form a data file's scale-out column does (2.0, 2e1)
  * and refuses a fraction naming the whole numbers near it; more than 100000 scale-outs name the step
  * that thins the range enough (before: 2.0 refused; "more than 100000 scale-outs" alone). */
@@ -1615,6 +1680,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_strict_option_values);
     tcase_add_test(tc, test_predict_scale_out_bounds);
+    tcase_add_test(tc, test_predict_unbounded_fields);
     tcase_add_test(tc, test_predict_scale_out_forms);
     tcase_add_test(tc, test_input_files_checked);
     tcase_add_test(tc, test_train_output_checked_first);

@@ -702,9 +702,10 @@ def close(a, b):
 
 def compare_intervals(path, name, ctx, xs, coverage, label, mismatch=None, runs=None):
     """Python's predict_interval against bellamy-predict --json: the floored runtimes and both ends of
-    every interval to 1e-9 relative, unbounded at the same scale-outs (C: hi null, Python: math.inf,
-    lo 0 in both). mismatch (None: not checked): whether the request is of another context than the
-    fine-tuned one; runs: the k the model's own context gets. Returns (lo, runtimes, hi)."""
+    every interval to 1e-9 relative, unbounded at the same scale-outs (C: lo and hi null with its
+    unbounded_why, Python: lo 0, hi math.inf). mismatch (None: not checked): whether the request is
+    of another context than the fine-tuned one; runs: the k the model's own context gets. Returns
+    (lo, runtimes, hi)."""
     rc, js, err = c_json(path, name, ctx, xs, coverage)
     check(rc == 0 and js is not None, "%s: bellamy-predict failed: %d %s" % (label, rc, err[-400:]))
     if js is None:
@@ -752,7 +753,7 @@ def compare_intervals(path, name, ctx, xs, coverage, label, mismatch=None, runs=
                   "(Python), %r (libbellamy)" % (where, t[i], F, lo[i], hi[i], chi))
             stats["standins"] += 1
         if chi is None or hi[i] == math.inf:
-            check(chi is None and hi[i] == math.inf and lo[i] == 0 and clo == 0,
+            check(chi is None and hi[i] == math.inf and lo[i] == 0 and clo is None and "unbounded_why" in c,
                   "%s: unbounded in one reader only: Python [%r, %r], libbellamy [%r, %r]" % (where, lo[i], hi[i], clo, chi))
             stats["unbounded"] += 1
             continue

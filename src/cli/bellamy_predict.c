@@ -13,8 +13,8 @@
  * one context), then what the model knows (bl_predictor_prop_default). Warnings about the request
  * (bl_warnings) go to stderr as "bellamy-predict: warning: ..." and into the JSON's "warnings".
  * Output: a TSV table (scale_out, predicted_runtime_s, lo_runtime_s and hi_runtime_s at --coverage when
- * the model is calibrated, and cost with --price) followed by one "# chosen: ..." line, or one JSON
- * object with --json. Exit 0 ok, 1 failure, 2 usage error.
+ * the model is calibrated, cost with --price, then unbounded_why when calibrated) followed by one
+ * "# chosen: ..." line, or one JSON object with --json. Exit 0 ok, 1 failure, 2 usage error.
  * Not here: model logic (src/api, src/model).
  */
 #include "cli/cli_util.h"
@@ -38,6 +38,13 @@ static const char *PROG = "bellamy-predict";
 
 /* What bl_choose can choose: a runtime in (0, BL_RUNTIME_MAX_S]. */
 static int plausible(double t) { return t > 0 && t <= BL_RUNTIME_MAX_S; }
+
+/* bl_interval_why as the TSV's unbounded_why and the JSON's "unbounded_why" say it (the names of the
+ * JSON's "interval" counts); "" for a bounded interval. */
+static const char *unbounded_name(int why) {
+    return why == BL_INTERVAL_BEYOND ? "beyond_support" : why == BL_INTERVAL_STAND_IN ? "stand_in"
+           : why == BL_INTERVAL_TOO_FEW ? "too_few_contexts" : why == BL_INTERVAL_TOO_WIDE ? "too_wide" : "";
+}
 
 static const char *goal_name(bl_goal g) {
     return g == BL_GOAL_SMALLEST ? "smallest" : g == BL_GOAL_CHEAPEST ? "cheapest" : "fastest";
@@ -450,12 +457,14 @@ int main(int argc, char **argv) {
             json_num(x[i]);
             printf(",\"predicted_runtime_s\":");
             json_num(t[i]);
-            if (intervals) {
+            if (intervals && hi[i] <= BL_RUNTIME_MAX_S) {
                 printf(",\"lo_runtime_s\":");
                 json_num(lo[i]);
                 printf(",\"hi_runtime_s\":");
-                if (hi[i] <= BL_RUNTIME_MAX_S) json_num(hi[i]);
-                else printf("null");
+                json_num(hi[i]);
+            } else if (intervals) { /* unbounded: no end is a runtime (not 0 s, not inf), and why */
+                printf(",\"lo_runtime_s\":null,\"hi_runtime_s\":null,\"unbounded_why\":");
+                json_str(*unbounded_name(iwhy[i]) ? unbounded_name(iwhy[i]) : "?");
             }
             if (price > 0) {
                 printf(",\"cost\":");
@@ -508,13 +517,17 @@ int main(int argc, char **argv) {
         }
         printf("]}\n");
     } else {
-        printf("scale_out\tpredicted_runtime_s%s%s\n", intervals ? "\tlo_runtime_s\thi_runtime_s" : "",
-               price > 0 ? "\tcost" : "");
+        /* an unbounded interval's ends are empty fields (0 s and inf are no runtimes), unbounded_why says
+         * why; it is last, so the columns before keep their places */
+        printf("scale_out\tpredicted_runtime_s%s%s%s\n", intervals ? "\tlo_runtime_s\thi_runtime_s" : "",
+               price > 0 ? "\tcost" : "", intervals ? "\tunbounded_why" : "");
         for (size_t i = 0; i < n; i++) { /* implausible runtimes (never chosen) in %g: no 300-digit numbers */
             printf(plausible(t[i]) ? "%.10g\t%.2f" : "%.10g\t%g", x[i], t[i]);
-            if (intervals && hi[i] <= BL_RUNTIME_MAX_S) printf("\t%.2f\t%.2f", lo[i], hi[i]);
-            else if (intervals) printf("\t0\tinf");
+            const int bounded = hi[i] <= BL_RUNTIME_MAX_S;
+            if (intervals && bounded) printf("\t%.2f\t%.2f", lo[i], hi[i]);
+            else if (intervals) printf("\t\t");
             if (price > 0) printf(plausible(t[i]) ? "\t%.4f" : "\t%g", x[i] * t[i] / 3600.0 * price);
+            if (intervals) printf("\t%s", bounded ? "" : *unbounded_name(iwhy[i]) ? unbounded_name(iwhy[i]) : "?");
             putchar('\n');
         }
         printf("# chosen: scale-out %.10g, predicted %.2f s", ch.scale_out, ch.runtime_s);
