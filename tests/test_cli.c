@@ -1308,6 +1308,30 @@ static size_t check_table_numbers(const char *out, int empty_ok) {
     return rows;
 }
 
+/* A positive runtime never prints as 0: a model fine-tuned on runs of 1e-300 s predicts some 2e-99 s,
+ * shown with significant digits in the table, the choice line and the cost (before: "0.00" and
+ * "0.0000"); JSON numbers stay the shortest that read back the same. Normal runtimes keep 2 decimals. */
+START_TEST(test_predict_tiny_runtimes) {
+    EXPECT(0, "awk -F'\\t' 'BEGIN { OFS = \"\\t\" } NR == 4 { $7 = \"1e-300\" } { print }' runs.tsv > tinyrt.tsv && "
+              "tail -n 1 tinyrt.tsv | cut -f 7");
+    ck_assert_str_eq(g_out, "1e-300\n");
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history tinyrt.tsv --price 0.4", g_predict, g_sets);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 3);
+    ck_assert_msg(strstr(g_out, "e-") && !strstr(g_out, "\t0.00\t") && !strstr(g_out, "predicted 0.00 s") &&
+                  !strstr(g_out, "\t0.0000") && !strstr(g_out, "cost 0.0000"), "%s", g_out);
+    const char *chosen = strstr(g_out, "# chosen: scale-out 2, predicted ");
+    ck_assert_msg(chosen && strtod(chosen + strlen("# chosen: scale-out 2, predicted "), NULL) > 0, "%s", g_out);
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2..4 --history tinyrt.tsv --price 0.4 --json", g_predict, g_sets);
+    assert_shortest_numbers(g_out);
+    ck_assert_msg(!strstr(g_out, "\"predicted_runtime_s\":0,") && !strstr(g_out, "\"cost\":0,") &&
+                  !strstr(g_out, "\"cost\":0}") && strstr(g_out, "e-"), "%s", g_out);
+    /* runtimes of a normal size as before: 2 decimals */
+    EXPECT(0, "%s --model model.h5 %s --scale-out 2 --coverage 0.5", g_predict, g_sets);
+    const char *row = strstr(g_out, "\n2\t");
+    ck_assert_msg(row && strchr(row + 3, '.') && strchr(row + 3, '.')[3] == '\t', "%s", g_out);
+}
+END_TEST
+
 /* An unbounded interval has no ends that are runtimes: empty fields in the TSV and null in the JSON (before:
  * "0" and "inf", lo 0), and the unbounded_why column (the JSON's "unbounded_why") says why; the columns
  * before it keep their places. */
@@ -1680,6 +1704,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_strict_option_values);
     tcase_add_test(tc, test_predict_scale_out_bounds);
+    tcase_add_test(tc, test_predict_tiny_runtimes);
     tcase_add_test(tc, test_predict_unbounded_fields);
     tcase_add_test(tc, test_predict_scale_out_forms);
     tcase_add_test(tc, test_input_files_checked);

@@ -39,6 +39,22 @@ static const char *PROG = "bellamy-predict";
 /* What bl_choose can choose: a runtime in (0, BL_RUNTIME_MAX_S]. */
 static int plausible(double t) { return t > 0 && t <= BL_RUNTIME_MAX_S; }
 
+/* A runtime (decimals 2) or a cost (4) as the table shows it, in one of 8 static buffers used in turn:
+ * fixed decimals as always, but 3 significant digits where those decimals would show a positive value
+ * as 0 or keep one digit of it (below 0.1 s: a model fine-tuned on 1e-300 s predicts 2.45e-99, never
+ * "0.00"), and %g for what no choice takes (0 or less, above 1e12: no 300-digit numbers). */
+static const char *shown(double v, int decimals, int fixed_ok) {
+    static char buf[8][48];
+    static unsigned next;
+    char *b = buf[next++ % 8];
+    const double small = pow(10.0, 1 - decimals);
+    if (fixed_ok && v >= small) snprintf(b, sizeof buf[0], "%.*f", decimals, v);
+    else if (v > 0 && v < small) snprintf(b, sizeof buf[0], "%.3g", v);
+    else snprintf(b, sizeof buf[0], "%g", v);
+    return b;
+}
+static const char *secs(double t) { return shown(t, 2, plausible(t)); }
+
 /* bl_interval_why as the TSV's unbounded_why and the JSON's "unbounded_why" say it (the names of the
  * JSON's "interval" counts); "" for a bounded interval. */
 static const char *unbounded_name(int why) {
@@ -521,21 +537,21 @@ int main(int argc, char **argv) {
          * why; it is last, so the columns before keep their places */
         printf("scale_out\tpredicted_runtime_s%s%s%s\n", intervals ? "\tlo_runtime_s\thi_runtime_s" : "",
                price > 0 ? "\tcost" : "", intervals ? "\tunbounded_why" : "");
-        for (size_t i = 0; i < n; i++) { /* implausible runtimes (never chosen) in %g: no 300-digit numbers */
-            printf(plausible(t[i]) ? "%.10g\t%.2f" : "%.10g\t%g", x[i], t[i]);
+        for (size_t i = 0; i < n; i++) {
+            printf("%.10g\t%s", x[i], secs(t[i]));
             const int bounded = hi[i] <= BL_RUNTIME_MAX_S;
-            if (intervals && bounded) printf("\t%.2f\t%.2f", lo[i], hi[i]);
+            if (intervals && bounded) printf("\t%s\t%s", secs(lo[i]), secs(hi[i]));
             else if (intervals) printf("\t\t");
-            if (price > 0) printf(plausible(t[i]) ? "\t%.4f" : "\t%g", x[i] * t[i] / 3600.0 * price);
+            if (price > 0) printf("\t%s", shown(x[i] * t[i] / 3600.0 * price, 4, plausible(t[i])));
             if (intervals) printf("\t%s", bounded ? "" : *unbounded_name(iwhy[i]) ? unbounded_name(iwhy[i]) : "?");
             putchar('\n');
         }
-        printf("# chosen: scale-out %.10g, predicted %.2f s", ch.scale_out, ch.runtime_s);
+        printf("# chosen: scale-out %.10g, predicted %s s", ch.scale_out, secs(ch.runtime_s));
         if (ch.coverage > 0 && ch.hi_runtime_s <= BL_RUNTIME_MAX_S)
-            printf(" (%g interval %.2f..%.2f s)", ch.coverage, ch.lo_runtime_s, ch.hi_runtime_s);
+            printf(" (%g interval %s..%s s)", ch.coverage, secs(ch.lo_runtime_s), secs(ch.hi_runtime_s));
         else if (ch.coverage > 0)
             printf(" (%g interval unbounded)", ch.coverage);
-        if (price > 0) printf(", cost %.4f", ch.cost);
+        if (price > 0) printf(", cost %s", shown(ch.cost, 4, 1));
         printf(": %s\n", ch.reason);
         if (intervals) {
             printf("# intervals: %g coverage, calibrated on %lld held-out contexts, sized for %d run%s%s", coverage,
