@@ -517,6 +517,20 @@ START_TEST(test_choose) {
     const double t4[3] = { -1.7, 0.0, 1e300 };
     ck_assert_int_eq(bl_choose(x, t4, 3, NULL, &c, &err), BL_ERANGE);
     ck_assert_ptr_nonnull(strstr(err.message, "plausible"));
+    /* none may be chosen: each reason that applies once, with its count; none that does not (before:
+     * "0 one wider than allowed, 0 no plausible prediction") */
+    const double ut[3] = { 100, 60, -1 }, ulo[3] = { 0, 10, 0 }, uhi[3] = { INFINITY, 200, INFINITY };
+    bl_choice_opts_init(&o);
+    o.max_width = 1; /* (200 − 10) / 60 > 1 */
+    ck_assert_int_eq(bl_choose_interval(x, ut, ulo, uhi, 3, 0.9, &o, &c, &err), BL_ERANGE);
+    ck_assert_msg(strncmp(err.message, "no candidate can be chosen: 1 has an unbounded interval (", 57) == 0 &&
+                  strstr(err.message, "; 1 has an interval wider than the width limit (1 of the prediction); 1 has no "
+                                      "plausible prediction (not in (0, 1e+12] s)"), "%s", err.message);
+    o.max_width = 0;
+    const double vt[2] = { 100, 60 };
+    ck_assert_int_eq(bl_choose_interval(x, vt, ulo, uhi, 1, 0.9, &o, &c, &err), BL_ERANGE);
+    ck_assert_msg(strstr(err.message, "no candidate can be chosen: 1 has an unbounded interval") &&
+                  !strstr(err.message, " 0 ") && !strstr(err.message, "wider than"), "%s", err.message);
 }
 END_TEST
 

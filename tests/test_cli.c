@@ -1,5 +1,6 @@
 /* test_cli.c — bellamy-train (pretrain, finetune, evaluate, split, synth), bellamy-predict and
- * dbmlsched-sim run as processes: outputs, exit codes (0 ok, 1 failure, 2 usage) and one-line error
+ * dbmlsched-sim run as processes: outputs, exit codes (0 ok, 1 failure, 2 usage; bellamy-predict 3: no
+ * scale-out could be chosen) and one-line error
  * messages for bad input — empty, blank, hexadecimal and absurd option values, folders and missing
  * files as inputs, outputs that are inputs or non-model files (checked before any training), and
  * failed writes to standard output; notes when fine-tuning runs span several contexts or another
@@ -1258,15 +1259,15 @@ START_TEST(test_predict_scale_out_bounds) {
     EXPECT_ERR(2, ">= 1", "%s --model model.h5 %s --scale-out 0.5", g_predict, g_sets);
     EXPECT(0, "%s --model model.h5 %s --scale-out '2 , 4'", g_predict, g_sets);
     ck_assert_uint_eq(count(g_out, "\n"), 5);
-    /* far outside the tiny model's training, a prediction may be implausible (exit 1): either way no
-     * inf or nan is printed */
+    /* far outside the tiny model's training the runtime is unknown, or implausible: printed all the same,
+     * never chosen (exit 3), and no inf or nan is printed */
     int rc = run("%s --model model.h5 %s --scale-out 1000000 --price 1000000000 --json", g_predict, g_sets);
-    ck_assert_msg(rc == 0 || rc == 1, "exit %d: %s", rc, g_err);
+    ck_assert_msg(rc == 0 || rc == 3, "exit %d: %s", rc, g_err);
     ck_assert_ptr_null(strstr(g_out, "inf"));
     ck_assert_ptr_null(strstr(g_out, "nan"));
     rc = run("%s --model model.h5 %s --scale-out 1000000", g_predict, g_sets);
-    ck_assert_msg(rc == 0 || rc == 1, "exit %d: %s", rc, g_err);
-    if (rc == 0) ck_assert_ptr_nonnull(strstr(g_out, "\n1000000\t")); /* not 1e+06 */
+    ck_assert_msg(rc == 0 || rc == 3, "exit %d: %s", rc, g_err);
+    ck_assert_ptr_nonnull(strstr(g_out, "\n1000000\t")); /* not 1e+06 */
     EXPECT_ERR(2, "--version", "%s --version extra", g_predict);
 }
 END_TEST
@@ -1307,6 +1308,51 @@ static size_t check_table_numbers(const char *out, int empty_ok) {
     }
     return rows;
 }
+
+/* No scale-out can be chosen (beyond what the model knows, intervals wider than --max-width, a
+ * --confidence no calibration vouches for): the predictions are printed all the same, each row with its
+ * interval or why it has none, then "# chosen: none" with only the reasons that apply, in words; exit 3,
+ * which the man page and --help name (before: exit 1, nothing printed, "0 one wider than allowed"). */
+START_TEST(test_predict_no_choice_keeps_table) {
+    EXPECT(3, "%s --model model.h5 %s --scale-out 1000000", g_predict, g_sets);
+    ck_assert_msg(strncmp(g_out, "scale_out\t", 10) == 0 && strstr(g_out, "\n1000000\t") &&
+                  strstr(g_out, "\n# chosen: none (no scale-out can be chosen): 1 lies beyond 4 times the scale-outs "
+                                "the model and its runs know (2..12), where the runtime is unknown: ask for scale-outs "
+                                "in 1..48"), "%s", g_out);
+    ck_assert_msg(!strstr(g_out, ": 0 ") && !strstr(g_out, "; 0 ") && !strstr(g_out, "wider than allowed"), "%s", g_out);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 1);
+    ck_assert_msg(strstr(g_err, "bellamy-predict: no scale-out could be chosen (the predictions are printed; exit 3): 1 "
+                                "lies beyond 4 times"), "%s", g_err);
+    /* the same in JSON: the prediction, and a choice of none that says why */
+    EXPECT(3, "%s --model model.h5 %s --scale-out 1000000 --json > nc.json; rc=$?; cat nc.json; exit $rc", g_predict,
+           g_sets);
+    ck_assert_msg(strstr(g_out, "\"predictions\":[{\"scale_out\":1000000,\"predicted_runtime_s\":") &&
+                  strstr(g_out, "\"choice\":{\"goal\":\"fastest\",\"scale_out\":null,\"predicted_runtime_s\":null,"
+                                "\"left_out\":1,\"reason\":\"no candidate can be chosen: 1 lies beyond 4 times"), "%s",
+                  g_out);
+    EXPECT_JSON("nc.json");
+    /* a width limit no interval meets: every row printed, the reason with the narrowest width */
+    EXPECT(3, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 1000 --confidence 0.5 --max-width 0.001",
+           g_predict, g_sets);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 11);
+    ck_assert_msg(strstr(g_out, "\n# chosen: none (no scale-out can be chosen): 11 have an interval wider than the width "
+                                "limit (0.001 of the prediction; the narrowest spans ") && !strstr(g_out, "; 0 "), "%s",
+                  g_out);
+    /* a confidence the held-out contexts cannot vouch for: said, with the coverage they do vouch for */
+    EXPECT(3, "%s --model model.h5 %s --scale-out 2..12 --target-runtime 100 --confidence 0.999999", g_predict, g_sets);
+    ck_assert_uint_eq(check_table_numbers(g_out, 1), 11);
+    ck_assert_msg(strstr(g_out, "\n# chosen: none (no scale-out can be chosen): 11 have no 0.999999 interval: too few "
+                                "held-out contexts vouch for that coverage (the ") &&
+                  strstr(g_out, " held out vouch for coverages up to 0."), "%s", g_out);
+    EXPECT(3, "%s --model model.h5 %s --scale-out 2..12 --max-width 0.001 --json", g_predict, g_sets);
+    ck_assert_uint_eq(count(g_out, "\"scale_out\":"), 11 + 1);
+    ck_assert_ptr_nonnull(strstr(g_out, "\"scale_out\":null"));
+    /* exit 3 is documented where a user looks */
+    EXPECT(0, "%s --help", g_predict);
+    ck_assert_msg(strstr(g_out, "exit status: 0 ") && strstr(g_out, "; 3 the predictions printed, but no"), "%s", g_out);
+    EXPECT(0, "grep -c 'no scale-out could be chosen' '%s/man/bellamy-predict.1'", getenv("BELLAMY_SOURCE_ROOT"));
+}
+END_TEST
 
 /* A positive runtime never prints as 0: a model fine-tuned on runs of 1e-300 s predicts some 2e-99 s,
  * shown with significant digits in the table, the choice line and the cost (before: "0.00" and
@@ -1704,6 +1750,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, test_split);
     tcase_add_test(tc, test_strict_option_values);
     tcase_add_test(tc, test_predict_scale_out_bounds);
+    tcase_add_test(tc, test_predict_no_choice_keeps_table);
     tcase_add_test(tc, test_predict_tiny_runtimes);
     tcase_add_test(tc, test_predict_unbounded_fields);
     tcase_add_test(tc, test_predict_scale_out_forms);

@@ -401,7 +401,8 @@ BL_API bl_status bl_choose_interval(const double *scale_outs, const double *runt
  * being bounded (BL_INTERVAL_TOO_FEW), the prediction alone is judged, and the reason says the choice
  * has no bound. A model without calibration (before 0.6) chooses on its predictions, never beyond
  * 4 × the scale-outs it knows nor at a stand-in, and refuses a confidence or a width limit
- * (BL_EUNSUPPORTED). */
+ * (BL_EUNSUPPORTED). When no candidate may be chosen: BL_ERANGE, the message ("no candidate can be
+ * chosen: ...") naming each reason that applies, with its count and what would admit those candidates. */
 BL_API bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                                      const double *scale_outs, size_t n, const bl_choice_opts *o,
                                      bl_choice *out, bl_error *err);

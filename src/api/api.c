@@ -1111,13 +1111,30 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     }
     out->left_out = n - n_ok;
     if (fastest < 0) {
-        if (n_unbounded + n_wide)
-            return bl_seterr(err, BL_ERANGE, "no candidate can be chosen: %zu %s an unbounded interval (the runtime is "
-                             "unknown there: beyond 4 times the scale-outs the model and its runs know, where the model "
-                             "predicts below any runtime it knows, or, with a confidence or a width limit, where too few held-out "
-                             "contexts vouch for it or it is wider than a factor 100), %zu one wider than allowed, %zu no plausible prediction; consider "
-                             "scale-outs closer to the runs, or fine-tune on runs there", n_unbounded,
-                             n_unbounded == 1 ? "has" : "have", n_wide, n_bad);
+        if (n_unbounded + n_wide) { /* each reason that applies, once: a "0 ..." reads as a reason too */
+            char msg[sizeof err->message];
+            size_t len = (size_t)snprintf(msg, sizeof msg, "no candidate can be chosen");
+            const char *sep = ": ";
+            if (n_unbounded) {
+                len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%zu %s an unbounded interval (the runtime is "
+                                        "unknown there, or too uncertain to choose on)", sep, n_unbounded,
+                                        n_unbounded == 1 ? "has" : "have");
+                sep = "; ";
+            }
+            if (n_wide && len < sizeof msg) {
+                len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%zu %s an interval wider than the width limit "
+                                        "(%g of the prediction)", sep, n_wide, n_wide == 1 ? "has" : "have",
+                                        o->max_width);
+                sep = "; ";
+            }
+            if (n_bad && len < sizeof msg)
+                len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%zu %s no plausible prediction (not in (0, %g] "
+                                        "s)", sep, n_bad, n_bad == 1 ? "has" : "have", BL_RUNTIME_MAX_S);
+            if (n_unbounded && len < sizeof msg)
+                snprintf(msg + len, sizeof msg - len, "; consider scale-outs closer to the runs, or fine-tune on runs "
+                         "there");
+            return bl_seterr(err, BL_ERANGE, "%s", msg);
+        }
         return bl_seterr(err, BL_ERANGE,
                          "no candidate has a plausible predicted runtime (every one is 0 or less, above %g s, or not "
                          "a number: the scale-outs or the context may be far outside the model's training data)",
@@ -1187,6 +1204,64 @@ bl_status bl_choose_interval(const double *x, const double *t, const double *lo,
     return BL_OK;
 }
 
+/* Why bl_choose_scale_out found no candidate it may choose, in words: each reason that applies with its
+ * count and what would admit those candidates (a reason with none is left out), into msg. why, lo, hi:
+ * bl_predict_interval's at coverage; strict: a confidence or a width limit asks for bounded intervals. */
+static void no_choice_reasons(const bl_predictor *p, const double *t, const double *lo, const double *hi,
+                              const int *why, size_t n, const bl_choice_opts *o, double coverage, int strict, char *msg,
+                              size_t cap) {
+    size_t n_bad = 0, n_beyond = 0, n_stand_in = 0, n_few = 0, n_too_wide = 0, n_width = 0;
+    double narrowest = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (!(t[i] > 0) || !(t[i] <= BL_RUNTIME_MAX_S)) n_bad++;
+        else if (why[i] == BL_INTERVAL_BEYOND) n_beyond++;
+        else if (why[i] == BL_INTERVAL_STAND_IN) n_stand_in++;
+        else if (why[i] == BL_INTERVAL_TOO_FEW && strict) n_few++;
+        else if (why[i] == BL_INTERVAL_TOO_WIDE && strict) n_too_wide++;
+        else if (why[i] == BL_INTERVAL_BOUNDED && o && o->max_width > 0 && !((hi[i] - lo[i]) / t[i] <= o->max_width)) {
+            n_width++;
+            narrowest = fmin(narrowest, (hi[i] - lo[i]) / t[i]);
+        }
+    }
+    size_t len = (size_t)snprintf(msg, cap, "no candidate can be chosen");
+    const char *sep = ": ";
+#define REASON(...)                                                                    \
+    do {                                                                               \
+        if (len < cap) len += (size_t)snprintf(msg + len, cap - len, "%s", sep);       \
+        if (len < cap) len += (size_t)snprintf(msg + len, cap - len, __VA_ARGS__);     \
+        sep = "; ";                                                                    \
+    } while (0)
+    if (n_beyond) {
+        double slo, shi;
+        bl_model_support(p->m, &slo, &shi);
+        REASON("%zu %s beyond 4 times the scale-outs the model and its runs know (%g..%g), where the runtime is "
+               "unknown: ask for scale-outs in %g..%g, or fine-tune on runs nearer", n_beyond,
+               n_beyond == 1 ? "lies" : "lie", slo, shi, fmax(1.0, ceil(slo / BL_CALIB_SUPPORT)),
+               floor(shi * BL_CALIB_SUPPORT));
+    }
+    if (n_stand_in)
+        REASON("%zu %s where the model predicts below any runtime it knows, so the runtime is unknown there: "
+               "fine-tune on runs nearer", n_stand_in, n_stand_in == 1 ? "lies" : "lie");
+    if (n_few) {
+        const long long g = p->m->calib.known ? (long long)p->m->calib.contexts : 0;
+        char up[96] = "none was held out at pre-training";
+        if (g > 0) snprintf(up, sizeof up, "the %lld held out vouch for coverages up to %.2f", g,
+                            floor(100.0 * (double)g / (double)(g + 1)) / 100.0);
+        REASON("%zu %s no %g interval: too few held-out contexts vouch for that coverage (%s)", n_few,
+               n_few == 1 ? "has" : "have", coverage, up);
+    }
+    if (n_too_wide)
+        REASON("%zu %s an interval wider than a factor 100 either way (the runs disagree with the model, or the "
+               "scale-out is far from them)", n_too_wide, n_too_wide == 1 ? "has" : "have");
+    if (n_width)
+        REASON("%zu %s an interval wider than the width limit (%g of the prediction; the narrowest spans %.3g of "
+               "it)", n_width, n_width == 1 ? "has" : "have", o->max_width, narrowest);
+    if (n_bad)
+        REASON("%zu %s no plausible prediction (not in (0, %g] s: far outside the model's training data)", n_bad,
+               n_bad == 1 ? "has" : "have", BL_RUNTIME_MAX_S);
+#undef REASON
+}
+
 bl_status bl_choose_scale_out(const bl_predictor *p, const bl_prop_value *ctx, size_t n_ctx,
                               const double *scale_outs, size_t n, const bl_choice_opts *o, bl_choice *out,
                               bl_error *err) {
@@ -1244,6 +1319,12 @@ bl_status bl_choose_scale_out_warn(const bl_predictor *p, const bl_prop_value *c
         chi[i] = !usable ? INFINITY : why[i] == BL_INTERVAL_BOUNDED ? hi[i] : t[i];
     }
     if (st == BL_OK) st = bl_choose_interval(scale_outs, t, clo, chi, n, calibrated ? coverage : 0.0, o, out, err);
+    /* none may be chosen (some plausible): why, by what each interval says */
+    if (st == BL_ERANGE && err && strncmp(err->message, "no candidate can be chosen", 26) == 0) {
+        char msg[sizeof err->message];
+        no_choice_reasons(p, t, lo, hi, why, n, o, coverage, strict, msg, sizeof msg);
+        bl_seterr(err, BL_ERANGE, "%s", msg);
+    }
     if (st == BL_OK) { /* the choice's own interval, as bl_predict_interval gives it */
         out->lo_runtime_s = calibrated ? lo[out->index] : NAN;
         out->hi_runtime_s = calibrated ? hi[out->index] : NAN;

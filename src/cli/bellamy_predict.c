@@ -14,7 +14,8 @@
  * (bl_warnings) go to stderr as "bellamy-predict: warning: ..." and into the JSON's "warnings".
  * Output: a TSV table (scale_out, predicted_runtime_s, lo_runtime_s and hi_runtime_s at --coverage when
  * the model is calibrated, cost with --price, then unbounded_why when calibrated) followed by one
- * "# chosen: ..." line, or one JSON object with --json. Exit 0 ok, 1 failure, 2 usage error.
+ * "# chosen: ..." line, or one JSON object with --json. Exit 0 ok, 1 failure, 2 usage error, 3 the
+ * predictions printed but no scale-out could be chosen (the "# chosen: none" line says why).
  * Not here: model logic (src/api, src/model).
  */
 #include "cli/cli_util.h"
@@ -32,6 +33,8 @@ static const char *PROG = "bellamy-predict";
 #define MAX_SCALE_OUT  1000000.0   /* largest scale-out (machines); beyond, a typo, not a cluster */
 #define MAX_PRICE      1e9         /* largest --price per machine-hour: keeps every cost finite */
 #define MAX_TARGET     BL_RUNTIME_MAX_S /* largest --target-runtime in seconds (some 30 000 years) */
+
+#define EXIT_NO_CHOICE 3            /* predictions printed, but no scale-out could be chosen: not a crash */
 
 #define json_num bl_cli_json_num
 #define json_str bl_cli_json_str
@@ -169,7 +172,9 @@ int main(int argc, char **argv) {
                           "         --scale-out A..B|N|N,M,... [--history RUNS] [--schema FILE] [--skip-invalid]\n"
                           "         [--target-runtime S [--confidence P]] [--price P] [--goal fastest|smallest|cheapest]\n"
                           "         [--coverage C] [--max-width W] [--json]\n"
-                          "       bellamy-predict --help | --version",
+                          "       bellamy-predict --help | --version\n\n"
+                          "exit status: 0 the predictions and the choice printed; 3 the predictions printed, but no\n"
+                          "scale-out could be chosen (the \"# chosen: none\" line says why); 1 failure; 2 usage error",
                           argc, argv, 1, opts, nopts, NULL, NULL);
     if (rc) return rc < 0 ? bl_cli_finish(PROG) : rc;
 
@@ -349,8 +354,19 @@ int main(int argc, char **argv) {
         snprintf(err.message + len, sizeof err.message - len, "; give each with --set NAME=VALUE or take them from "
                  "runs with --context-from RUNS");
     }
+    /* no scale-out may be chosen (BL_ERANGE): the predictions are still what was asked for, so they are
+     * printed, the choice line says why none was chosen, and the exit status (3) tells a script */
+    char no_choice[sizeof err.message] = "";
     if (st == BL_OK) st = bl_choose_scale_out(p, full, n_full, x, n, &co, &ch, &err);
-    if (st == BL_OK && intervals && !(confidence > 0)) { /* the choice's interval at --coverage, as in the table */
+    const char *why_none = no_choice; /* the reasons alone, after the library's "no candidate can be chosen: " */
+    if (st == BL_ERANGE) {
+        snprintf(no_choice, sizeof no_choice, "%s", err.message);
+        const char *lead = "no candidate can be chosen: ";
+        if (strncmp(no_choice, lead, strlen(lead)) == 0) why_none = no_choice + strlen(lead);
+        st = BL_OK;
+    }
+    /* the choice's interval at --coverage, as in the table */
+    if (st == BL_OK && intervals && !(confidence > 0) && !*no_choice) {
         ch.lo_runtime_s = lo[ch.index];
         ch.hi_runtime_s = hi[ch.index];
         ch.coverage = coverage;
@@ -490,10 +506,12 @@ int main(int argc, char **argv) {
             putchar('}');
         }
         printf("],\"choice\":{\"goal\":\"%s\",\"scale_out\":", goal_name(co.goal));
-        json_num(ch.scale_out);
+        if (*no_choice) printf("null"); /* none: the reason says why */
+        else json_num(ch.scale_out);
         printf(",\"predicted_runtime_s\":");
-        json_num(ch.runtime_s);
-        if (ch.coverage > 0) {
+        if (*no_choice) printf("null");
+        else json_num(ch.runtime_s);
+        if (ch.coverage > 0 && !*no_choice) {
             printf(",\"lo_runtime_s\":");
             json_num(ch.lo_runtime_s);
             printf(",\"hi_runtime_s\":");
@@ -506,20 +524,21 @@ int main(int argc, char **argv) {
             printf(",\"confidence\":");
             json_num(confidence);
         }
-        printf(",\"left_out\":%zu", ch.left_out);
+        printf(",\"left_out\":%zu", *no_choice ? n : ch.left_out);
         if (price > 0) {
             printf(",\"cost\":");
-            json_num(ch.cost);
+            if (*no_choice) printf("null");
+            else json_num(ch.cost);
             printf(",\"price_per_hour\":");
             json_num(price);
         }
         if (target > 0) {
             printf(",\"target_runtime_s\":");
             json_num(target);
-            printf(",\"meets_target\":%s", ch.met_target ? "true" : "false");
+            printf(",\"meets_target\":%s", ch.met_target && !*no_choice ? "true" : "false");
         }
         printf(",\"reason\":");
-        json_str(ch.reason);
+        json_str(*no_choice ? no_choice : ch.reason);
         printf("},\"warnings\":[");
         for (size_t i = 0; i < bl_warnings_count(warns); i++) {
             printf("%s{\"kind\":", i ? "," : "");
@@ -546,13 +565,17 @@ int main(int argc, char **argv) {
             if (intervals) printf("\t%s", bounded ? "" : *unbounded_name(iwhy[i]) ? unbounded_name(iwhy[i]) : "?");
             putchar('\n');
         }
-        printf("# chosen: scale-out %.10g, predicted %s s", ch.scale_out, secs(ch.runtime_s));
-        if (ch.coverage > 0 && ch.hi_runtime_s <= BL_RUNTIME_MAX_S)
-            printf(" (%g interval %s..%s s)", ch.coverage, secs(ch.lo_runtime_s), secs(ch.hi_runtime_s));
-        else if (ch.coverage > 0)
-            printf(" (%g interval unbounded)", ch.coverage);
-        if (price > 0) printf(", cost %s", shown(ch.cost, 4, 1));
-        printf(": %s\n", ch.reason);
+        if (*no_choice) {
+            printf("# chosen: none (no scale-out can be chosen): %s\n", why_none);
+        } else {
+            printf("# chosen: scale-out %.10g, predicted %s s", ch.scale_out, secs(ch.runtime_s));
+            if (ch.coverage > 0 && ch.hi_runtime_s <= BL_RUNTIME_MAX_S)
+                printf(" (%g interval %s..%s s)", ch.coverage, secs(ch.lo_runtime_s), secs(ch.hi_runtime_s));
+            else if (ch.coverage > 0)
+                printf(" (%g interval unbounded)", ch.coverage);
+            if (price > 0) printf(", cost %s", shown(ch.cost, 4, 1));
+            printf(": %s\n", ch.reason);
+        }
         if (intervals) {
             printf("# intervals: %g coverage, calibrated on %lld held-out contexts, sized for %d run%s%s", coverage,
                    cal.contexts, cal.runs, cal.runs == 1 ? "" : "s", cal.runs == 0 ? " (a pre-trained model)" : "");
@@ -570,6 +593,11 @@ int main(int argc, char **argv) {
         }
     }
     rc = bl_cli_finish(PROG);
+    if (rc == BL_EXIT_OK && *no_choice) {
+        fprintf(stderr, "%s: no scale-out could be chosen (the predictions are printed; exit %d): %s\n", PROG,
+                EXIT_NO_CHOICE, why_none);
+        rc = EXIT_NO_CHOICE;
+    }
 done:
     bl_data_free(runs);
     bl_data_free(cruns);
