@@ -2053,8 +2053,9 @@ def _interval_notes(m, why, coverage):
                              hi, "it is" if n["beyond"] == 1 else "they are"))
     G = m.calibration["contexts"] if m.calibration else 0
     if n["too_few"] and G == 0:
-        sys.stderr.write("%s: note: intervals: all unbounded: no context was held out at pre-training (--val-split "
-                         "groups or a refit), pre-train with --val-split contexts for bounded intervals\n" % PROG)
+        sys.stderr.write("%s: note: intervals: all unbounded: no context was held out at pre-training (its data had "
+                         "one context, or it was pre-trained with --val-split groups): pre-training on runs of several "
+                         "contexts, with --val-split contexts (the default), bounds them\n" % PROG)
     elif n["too_few"]:               # the conformal quantile needs coverage · (G + 1) <= G
         sys.stderr.write("%s: note: intervals: %d unbounded: too few held-out contexts vouch for %g (9 are needed for "
                          "0.9), --coverage %.2f or lower bounds them\n" % (

@@ -580,8 +580,9 @@ int main(int argc, char **argv) {
             printf("# intervals: %g coverage, calibrated on %lld held-out contexts, sized for %d run%s%s", coverage,
                    cal.contexts, cal.runs, cal.runs == 1 ? "" : "s", cal.runs == 0 ? " (a pre-trained model)" : "");
             if (n_thin && cal.contexts == 0)
-                printf("; all unbounded: no context was held out at pre-training (--val-split groups or a refit), "
-                       "pre-train with --val-split contexts for bounded intervals");
+                printf("; all unbounded: no context was held out at pre-training (its data had one context, or it "
+                       "was pre-trained with --val-split groups): pre-training on runs of several contexts, with "
+                       "--val-split contexts (the default), bounds them");
             else if (n_thin) /* the conformal quantile needs coverage · (G + 1) ≤ G */
                 printf("; %zu unbounded: too few held-out contexts vouch for %g (9 are needed for 0.9), --coverage "
                        "%.2f or lower bounds them", n_thin, coverage,
