@@ -514,6 +514,24 @@ START_TEST(eval_command_line_errors) {
 }
 END_TEST
 
+static int run_eval_stderr(int argc, const char **argv, char **msg);
+
+/* --out naming a file: said as such, not as "cannot create the output folder (File exists)". */
+START_TEST(eval_out_that_is_a_file) {
+    char out[4096];
+    snprintf(out, sizeof out, "%s/a-file", bl_test_tmpdir());
+    FILE *f = fopen(out, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    const char *argv[] = { "bellamy-eval", "--data", corpus_dir(), "--schemas", corpus_dir(), "--out", out, "--quick",
+                           "--quiet", "--methods", "ernest" };
+    char *msg = NULL;
+    ck_assert_int_eq(run_eval_stderr(11, argv, &msg), 1);
+    ck_assert_msg(strstr(msg, "is a file, not a folder"), "%s", msg);
+    free(msg);
+}
+END_TEST
+
 /* Runs bl_eval_main with stderr sent to a file; returns the exit status and the text (malloc'd) in *msg. */
 static int run_eval_stderr(int argc, const char **argv, char **msg) {
     char path[4096];
@@ -1010,6 +1028,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, eval_split_file_valid_groups);
     tcase_add_test(tc, eval_folds_by_property);
     tcase_add_test(tc, eval_command_line_errors);
+    tcase_add_test(tc, eval_out_that_is_a_file);
     tcase_add_test(tc, eval_table_of_one_algorithm);
     tcase_add_test(tc, eval_folder_for_a_file);
     tcase_add_test(tc, eval_options_checked_up_front);

@@ -36,7 +36,7 @@ const char *bl_schema_suggest_property(const char *name, char *buf, size_t cap) 
 
 const char *bl_schema_known_list(void) {
     return "machine_type, job_type, job_args, data_size_MB, data_characteristics, environment, "
-           "memory, slots, or x_<anything>";
+           "memory, slots, or x_ followed by a name of your own (x_cluster)";
 }
 
 /* The runtime units a schema may name; runtimes are kept in seconds. */
@@ -146,7 +146,7 @@ static bl_status parse_property(parser *ps, bl_schema *s, tok *t, size_t n, size
     if (strcmp(t[3].s, "number") == 0) kind = BL_PROP_NUMBER;
     else if (strcmp(t[3].s, "text") == 0) kind = BL_PROP_TEXT;
     else return err_at(ps, &t[3], 0, "expected number or text, found", t[3].s);
-    if (n < 5) return err_at(ps, NULL, eol_col, "property: missing source (column, join, const or per_machine)", NULL);
+    if (n < 5) return err_at(ps, NULL, eol_col, "property: missing source (column, join, template, const or per_machine)", NULL);
 
     bl_schema_prop *np = realloc(s->props, (s->n_props + 1) * sizeof *np);
     if (!np) return bl_seterr(ps->err, BL_ENOMEM, "%s: out of memory", ps->name);

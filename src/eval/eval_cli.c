@@ -501,7 +501,11 @@ static int eval_main(int argc, char **argv, bl_dist *dist) {
         return rc;
     }
     if (mkdir_p(out) != 0) {
-        bl_cli_error(prog, "%s: cannot create the output folder (%s)", out, strerror(errno));
+        struct stat so;
+        if (errno == EEXIST && stat(out, &so) == 0 && !S_ISDIR(so.st_mode))
+            bl_cli_error(prog, "--out %s is a file, not a folder: name a folder for the outputs (it is created)", out);
+        else
+            bl_cli_error(prog, "%s: cannot create the output folder (%s)", out, strerror(errno));
         bl_eval_free(&ev);
         return BL_EXIT_FAIL;
     }
