@@ -1669,7 +1669,7 @@ START_TEST(test_finetune_never_collapses_below_its_runs) {
 END_TEST
 
 START_TEST(test_version_and_status) {
-    ck_assert_str_eq(bl_version(), "0.10.0");
+    ck_assert_str_eq(bl_version(), "0.11.0");
     ck_assert_str_eq(bl_status_string(BL_ENOTFOUND), "not found");
 }
 END_TEST

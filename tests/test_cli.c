@@ -156,9 +156,9 @@ static void teardown(void) {}
 
 START_TEST(test_help_version) {
     EXPECT(0, "%s --version", g_train);
-    ck_assert_msg(strncmp(g_out, "bellamy-train 0.10.0\nkernels: ", strlen("bellamy-train 0.10.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-train 0.11.0\nkernels: ", strlen("bellamy-train 0.11.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT(0, "%s --version", g_predict);
-    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.10.0\nkernels: ", strlen("bellamy-predict 0.10.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "bellamy-predict 0.11.0\nkernels: ", strlen("bellamy-predict 0.11.0\nkernels: ")) == 0, "%s", g_out);
     /* the kernel copy in use, capped by BELLAMY_CPU; a value the library cannot read is an error */
     EXPECT(0, "BELLAMY_CPU=generic %s --version", g_train);
     ck_assert_ptr_nonnull(strstr(g_out, "kernels: generic ("));
@@ -1579,7 +1579,7 @@ END_TEST
 /* dbmlsched-sim: the same option rules as the other programs. */
 START_TEST(test_sim_options) {
     EXPECT(0, "%s --version", g_sim);
-    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.10.0\nkernels: ", strlen("dbmlsched-sim 0.10.0\nkernels: ")) == 0, "%s", g_out);
+    ck_assert_msg(strncmp(g_out, "dbmlsched-sim 0.11.0\nkernels: ", strlen("dbmlsched-sim 0.11.0\nkernels: ")) == 0, "%s", g_out);
     EXPECT_ERR(2, "--seed given twice", "%s --workload hybrid --policy fifo-gpu --seed 5 --seed 6", g_sim);
     EXPECT_ERR(2, "--workload given twice", "%s --workload hybrid --policy fifo-gpu --workload paper", g_sim);
     EXPECT_ERR(2, "exclude each other", "%s --workload hybrid --policy fifo-gpu --jobs --no-jobs", g_sim);
