@@ -654,10 +654,10 @@ START_TEST(every_float32_copy_predicts_like_the_references) {
 }
 END_TEST
 
-/* On the paper's dimensions (every network bellamy-train builds) the float32 AVX-512 copy keeps AVX2's
- * 8-float vectors and order of operations (its predictions take 16 samples per vector, each computed
- * alike), so the two copies compute the same bits: a float32 model, the CPU default, trains and predicts
- * alike on AVX2 and AVX-512 machines (issue 28 item 4; a 16-float decoder would give that up). The pass,
+/* On the paper's dimensions (every network bellamy-train builds) the float32 AVX-512 copy runs AVX2's
+ * order of operations on every value (its predictions take 16 samples per vector, its decoder two slots
+ * per vector, kern/dec16.c, each computed alike), so the two copies compute the same bits: a float32
+ * model, the CPU default, trains and predicts alike on AVX2 and AVX-512 machines (issue 28 item 4). The pass,
  * Adam and the predictions, bit for bit. Other dimensions (a library caller's own) take plain loops the
  * compiler vectorises per instruction set: held to f32_tol above, not to the bit. */
 START_TEST(the_float32_vector_copies_agree_bit_for_bit) {
