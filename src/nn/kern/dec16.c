@@ -38,12 +38,12 @@ static BL_INLINE vd vd_bcast2(const float *p) { /* the two floats at p, alternat
 }
 static BL_INLINE vd vd_perm(vd v, const vi idx) { return _mm512_permutexvar_ps((__m512i)idx, v); }
 static BL_INLINE vd vd_perm2(vd a, const vi idx, vd b) { return _mm512_permutex2var_ps(a, (__m512i)idx, b); }
-/* Every multiply-add written out as the FMA that vdec_chunk's compiled code runs. Where a sum starts with
- * two products (p0 + p1, then + p2 …), GCC fuses one of them and rounds the other, and which one depends
- * on how the loop was compiled: in vdec_chunk (GCC 12) phase A and the first slot of B fuse the first
- * product, fma(h₀, e₀, h₁·e₁), the second slot of B the second, fma(h₁, e₁, h₀·e₀), and the dcd chain
- * the first. Left to contraction here, GCC chose otherwise in places (tests/test_kernels.c's bit-for-bit
- * test found them); a compiler that fuses vdec_chunk differently fails that test, not silently. */
+/* Every multiply-add written out as the FMA that vdec_chunk runs (its float32 form writes them out too,
+ * pass.c's vd_fmadd): left to contraction, a sum that starts with two products (p0 + p1, then + p2 …)
+ * gets one of them fused and the other rounded, which one depending on how GCC compiled the loop, and -O0
+ * fuses nothing. vdec_chunk's forms are those GCC 12 -O3 chose before they were written out: phase A and
+ * the first slot of B fuse the first product, fma(h₀, e₀, h₁·e₁), the second slot of B the second,
+ * fma(h₁, e₁, h₀·e₀), the dcd chain the first; tests/test_kernels.c holds the two files to the bit. */
 static BL_INLINE vd fmz(vd a, vd b, vd c) { return _mm512_fmadd_ps(a, b, c); }
 static BL_INLINE vy fmy(vy a, vy b, vy c) { return _mm256_fmadd_ps(a, b, c); }
 /* Broadcasts that keep a zero's sign (isa.h's vd_set1 adds to +0, which turns −0 into +0). */
@@ -161,7 +161,7 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
         w2[2] = w2[3] = bz(wt2);
         w2[4] = _mm512_mask_blend_ps(0xFF00, bz(ws2), bz(wt2));
         for (int j = 0; j < 5; j++) dy[j] = y[j] - xv[j];
-        for (int j = 0; j < 5; j++) dr[j] = w2[j] * dy[j] * (1.0f - y[j] * y[j]);
+        for (int j = 0; j < 5; j++) dr[j] = w2[j] * dy[j] * _mm512_fnmadd_ps(y[j], y[j], bz(1.0f));
         /* e2[o/8] += w·dy² for slot s, then for t */
         vd q01 = fmz(wv[0], dy[0] * dy[0], vd_pair((const float *)&e2[0], (const float *)&e2[1]));
         vd q23 = fmz(wv[1], dy[1] * dy[1], vd_pair((const float *)&e2[2], (const float *)&e2[3]));

@@ -163,6 +163,28 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
 #if BL_ISA > 0
 /* ---- the paper's dimensions on native vectors (H = 8, C = 4, V = 40, Z = 8) ---- */
 #define NO40 (40 / VL)  /* vectors of the decoder's 40 outputs */
+
+#if BL_F32
+/* The float32 copies write out the decoder's sums that begin with two products: left to contraction,
+ * GCC fuses one of the two and rounds the other, and which one it picks depends on the optimisation
+ * level; written out, every build computes the same bits, and dec16.c (the float32 AVX-512 decoder)
+ * computes them too. The forms are the ones GCC 12 -O3 chose, so float32 models did not change. */
+static BL_INLINE vd vd_fmadd(vd a, vd b, vd c) { return _mm256_fmadd_ps(a, b, c); }
+static BL_INLINE vd vd_bc(real x) { return _mm256_set1_ps(x); } /* keeps a zero's sign */
+/* The decoder's other multiply-adds written out too, so that no build (-O0 forms none) computes them
+ * otherwise; in float64 the same expressions left to contraction, as before. */
+static BL_INLINE vd vd_fmas_x(vd a, real s, vd c) { return vd_fmadd(a, vd_bc(s), c); }
+static BL_INLINE v8 v8_fmas_x(v8 a, real s, v8 c) { c.q[0] = vd_fmadd(a.q[0], vd_bc(s), c.q[0]); return c; }
+static BL_INLINE v8 v8_fma_x(v8 a, v8 b, v8 c) { c.q[0] = vd_fmadd(a.q[0], b.q[0], c.q[0]); return c; }
+static BL_INLINE v4 v4_fmas_x(v4 a, real s, v4 c) { return _mm_fmadd_ps(a, _mm_set1_ps(s), c); }
+static BL_INLINE vd vd_one_minus_sq(vd y) { return _mm256_fnmadd_ps(y, y, vd_bc(1.0f)); }
+#else
+static BL_INLINE vd vd_fmas_x(vd a, real s, vd c) { return a * s + c; }
+static BL_INLINE v8 v8_fmas_x(v8 a, real s, v8 c) { return v8_fmas(a, s, c); }
+static BL_INLINE v8 v8_fma_x(v8 a, v8 b, v8 c) { return v8_fma(a, b, c); }
+static BL_INLINE v4 v4_fmas_x(v4 a, real s, v4 c) { return a * s + c; }
+static BL_INLINE vd vd_one_minus_sq(vd y) { return 1.0 - y * y; }
+#endif
 #define DCH 32           /* decoder slots per chunk: its arrays stay in the first-level cache */
 
 /* The decoder of ns ≤ DCH slots as dec_block, in phases over the whole chunk so that every product is
@@ -185,7 +207,12 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
     const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
     for (int s = 0; s < ns; s++) {
         const real *cs = code[s];
+#if BL_F32
+        const v8 b01 = {{vd_fmadd(h0t0.q[0], vd_bc(cs[0]), h0t1.q[0] * cs[1])}};
+        v8_st(B1[s], v8_fmas_x(h0t3, cs[3], v8_fmas_x(h0t2, cs[2], b01)));
+#else
         v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0])))));
+#endif
     }
     for (int s0 = 0; s0 < ns; s0 += 8) { /* SELU of 8 slots' units at a time */
         const int k = ns - s0 < 8 ? ns - s0 : 8;
@@ -194,23 +221,32 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         v_selu(t, t, k * NV);
         for (int q = 0; q < k * NV; q++) vd_st(&T1[s0][0] + VL * q, t[q]);
     }
-    for (int s = 0; s < ns; s++) v8_st(E1[s], v8_fma(v8_ld(T1[s]), v8_ld(m[s]), v8_ld(m[s] + 8)));
+    for (int s = 0; s < ns; s++) v8_st(E1[s], v8_fma_x(v8_ld(T1[s]), v8_ld(m[s]), v8_ld(m[s] + 8)));
     /* B: two slots at a time, 40/VL output vectors each, the 8 inputs broadcast */
     for (int s = 0; s < ns; s += 2) {
         const int two = s + 1 < ns;
         for (int j0 = 0; j0 < NO40; j0 += NO40 / (VL == 8 ? 1 : 2)) {
             enum { NJ = NO40 / (VL == 8 ? 1 : 2) }; /* 5 vectors: registers for two slots' sums */
             vd a[NJ], b[NJ];
+#if BL_F32 /* the first slot fuses the first product, the second slot the second (see vd_fmadd) */
+            for (int j = 0; j < NJ; j++) {
+                const vd h = vd_ld(H3T + VL * (j0 + j)), g = vd_ld(H3T + 40 + VL * (j0 + j));
+                a[j] = vd_fmadd(h, vd_bc(E1[s][0]), g * E1[s][1]);
+                b[j] = vd_fmadd(g, vd_bc(E1[s + two][1]), h * E1[s + two][0]);
+            }
+            for (int k = 2; k < 8; k++)
+#else
             for (int j = 0; j < NJ; j++) {
                 const vd h = vd_ld(H3T + VL * (j0 + j));
                 a[j] = h * E1[s][0];
                 b[j] = h * E1[s + two][0];
             }
             for (int k = 1; k < 8; k++)
+#endif
                 for (int j = 0; j < NJ; j++) {
                     const vd h = vd_ld(H3T + 40 * k + VL * (j0 + j));
-                    a[j] = h * E1[s][k] + a[j];
-                    b[j] = h * E1[s + two][k] + b[j];
+                    a[j] = vd_fmas_x(h, E1[s][k], a[j]);
+                    b[j] = vd_fmas_x(h, E1[s + two][k], b[j]);
                 }
             for (int j = 0; j < NJ; j++) {
                 vd_st(R[s] + VL * (j0 + j), a[j]);
@@ -226,8 +262,8 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         const real ws = w[s], ws2 = (real)2.0 * ws;
         for (int j = 0; j < NO40; j++) {
             const vd dy = y[j] - vd_ld(x[s] + VL * j);
-            e2[j] = ws * (dy * dy) + e2[j];
-            vd_st(R[s] + VL * j, ws2 * dy * (1.0 - y[j] * y[j])); /* d loss / d (H3·e1) */
+            e2[j] = vd_fmas_x(dy * dy, ws, e2[j]);
+            vd_st(R[s] + VL * j, ws2 * dy * vd_one_minus_sq(y[j])); /* d loss / d (H3·e1) */
         }
     }
     if (!grad_h && !grad_in) return;
@@ -238,7 +274,7 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         for (int q = 0; q < 4; q++) acc[q] = v8_set1(0.0);
         for (int o = 0; o < 40; o++) {
             const v8 h = v8_ld(H3 + 8 * o);
-            for (int q = 0; q < 4; q++) acc[q] = v8_fmas(h, R[s + (q < k ? q : 0)][o], acc[q]);
+            for (int q = 0; q < 4; q++) acc[q] = v8_fmas_x(h, R[s + (q < k ? q : 0)][o], acc[q]);
         }
         for (int q = 0; q < k; q++) v8_st(DE1[s + q], acc[q]);
     }
@@ -250,7 +286,7 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
             for (int r = 0; r < TR; r++) g[r] = v8_ld(GH3 + 8 * (o0 + r));
             for (int s = 0; s < ns; s++) {
                 const v8 e = v8_ld(E1[s]);
-                for (int r = 0; r < TR; r++) g[r] = v8_fmas(e, R[s][o0 + r], g[r]);
+                for (int r = 0; r < TR; r++) g[r] = v8_fmas_x(e, R[s][o0 + r], g[r]);
             }
             for (int r = 0; r < TR; r++) v8_st(GH3 + 8 * (o0 + r), g[r]);
         }
@@ -260,12 +296,17 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         const v8 db1 = v8_mul(v8_mul(v8_ld(DE1[s]), v8_ld(m[s])), v8_selu_d(v8_ld(B1[s]), v8_ld(T1[s])));
         const real *cs = code[s];
         if (grad_h)
-            for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas(db1, cs[c], gh0t[c]);
+            for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas_x(db1, cs[c], gh0t[c]);
         if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
             _Alignas(64) real d[8];
             v8_st(d, db1);
+#if BL_F32
+            v4 dc = _mm_fmadd_ps(v4_ld(H0), _mm_set1_ps(d[0]), v4_ld(H0 + 4) * d[1]);
+            for (int h = 2; h < 8; h++) dc = v4_fmas_x(v4_ld(H0 + 4 * h), d[h], dc);
+#else
             v4 dc = v4_ld(H0) * d[0];
             for (int h = 1; h < 8; h++) dc = v4_ld(H0 + 4 * h) * d[h] + dc;
+#endif
             v4_st(dcd[s], dc);
         }
     }
