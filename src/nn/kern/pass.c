@@ -471,6 +471,35 @@ static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, c
     }
 }
 
+#if BL_ISA > 0
+/* The encoder's first layer a1 = G0·x [8 × 40], s1 = selu(a1), for n ≤ 4 distinct values together: each
+ * value in two chains (even and odd inputs), so eight independent chains share G0's loads where one
+ * value's two would wait on the FMA latency. A value's operations are the same whatever its neighbours
+ * (a short group repeats its last value). */
+static BL_INLINE void first_layer_x4(const real *restrict G0T, const real *const *xs, real *const *recs, int n) {
+    const real *x[4];
+    for (int j = 0; j < 4; j++) x[j] = xs[j < n ? j : n - 1];
+    v8 a[4], b[4];
+    const v8 g0 = v8_ld(G0T), g1 = v8_ld(G0T + 8);
+    for (int j = 0; j < 4; j++) a[j] = v8_muls(g0, x[j][0]), b[j] = v8_muls(g1, x[j][1]);
+    for (int k = 2; k < 40; k += 2) {
+        const v8 ga = v8_ld(G0T + 8 * k), gb = v8_ld(G0T + 8 * k + 8);
+        for (int j = 0; j < 4; j++) {
+            a[j] = v8_fmas_x(ga, x[j][k], a[j]);
+            b[j] = v8_fmas_x(gb, x[j][k + 1], b[j]);
+        }
+    }
+    v8 s[4];
+    for (int j = 0; j < 4; j++) a[j] = v8_add(a[j], b[j]);
+    v8_selu_n(s, a, 4);
+    for (int j = 0; j < n; j++) {
+        v8_st(recs[j] + BL_O_A1(8, 4, 8), a[j]);
+        v8_st(recs[j] + BL_O_S1(8, 4, 8), s[j]);
+        v8_st(recs[j] + BL_O_ACC(8, 4, 8), v8_set1(0.0));
+    }
+}
+#endif
+
 /* g forward, and z's property terms, per slot of every property: the first layer once per distinct
  * value, a1 = G0·x, s1 = selu(a1) [H]; then per slot d1 = s1·mk + ad, a2 = G3·d1, c = selu(a2) [C],
  * P = Z0[:, block]·c (× 1/NO for the optional block) [Z]; in mode 2 (hybrid) also the clean code
@@ -493,6 +522,11 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
         const real rs = (real)(1.0 / ((double)B * (opt ? NO : NE) * V));
         const real *restrict WTz = WT + net->z0w + (size_t)col * Z;
         real *base = VAL_REC(w, p);
+#if BL_ISA > 0
+        const real *grp_x[4];
+        real *grp_rec[4];
+        int ng = 0;
+#endif
         for (size_t i = 0; i < n_val[p]; i++) { /* the first layer once per distinct value */
             if (w->val_first[p][i] != i) continue;
             real *rec = base + i * ST;
@@ -504,16 +538,10 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             const real *xv = xvd;
 #endif
 #if BL_ISA > 0
-            if (FAST) { /* a1 = G0·x, the 8 units in one v8, two chains */
-                v8 a = v8_muls(v8_ld(G0T), xv[0]), b = v8_muls(v8_ld(G0T + 8), xv[1]);
-                for (int k = 2; k < 40; k += 2) {
-                    a = v8_fmas(v8_ld(G0T + 8 * k), xv[k], a);
-                    b = v8_fmas(v8_ld(G0T + 8 * k + 8), xv[k + 1], b);
-                }
-                a = v8_add(a, b);
-                v8_st(rec + O_A1, a);
-                v8_st(rec + O_S1, v8_selu(a));
-                v8_st(rec + O_ACC, v8_set1(0.0));
+            if (FAST) { /* queued: the first layer of up to four values at a time */
+                grp_x[ng] = xv;
+                grp_rec[ng++] = rec;
+                if (ng == 4) first_layer_x4(G0T, grp_x, grp_rec, ng), ng = 0;
                 continue;
             }
 #endif
@@ -522,6 +550,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             memset(rec + O_ACC, 0, (size_t)H * sizeof(real));
         }
 #if BL_ISA > 0
+        if (FAST && ng > 0) first_layer_x4(G0T, grp_x, grp_rec, ng);
         if (FAST) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
             const size_t n = n_val[p];
             for (size_t i = 0; i < n; i++) {
