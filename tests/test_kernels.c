@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "nn/bpass.h"
 #include "nn/nn.h"
@@ -772,6 +775,75 @@ START_TEST(every_float32_activation_is_within_a_few_float_ulp) {
 }
 END_TEST
 
+/* Every copy, in both precisions, runs its training pass with subnormals flushed and gives the caller's
+ * floating-point mode back: weights of a subnormal size (the float32 copies round the double weights to
+ * float, so theirs are float subnormals) give the pass of the same network with those weights zero, bit
+ * for bit. Without the flush f's hidden units and the decoder's would hold subnormal activations, and the
+ * gradients of the layers after them subnormal entries where the zero network has none. */
+START_TEST(every_copy_pass_flushes_subnormals_and_restores_the_mode) {
+#if !defined(__SSE__)
+    BL_TEST_SKIP("no MXCSR on this processor: the pass computes subnormals as IEEE 754 says");
+#else
+    int checked = 0;
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int level = 0; level < BL_CPU_LEVELS; level++) {
+            const bl_kernel_table *kt = bl_kernels_copy_prec(level, f32);
+            if (!kt) continue;
+            for (int paper = 1; paper >= 0; paper--) {
+                bl_rng r;
+                bl_rng_seed(&r, 71 + (uint64_t)paper);
+                rview f;
+                rview_make(&f, &r, paper, 3, 2, 90);
+                f.d.f32 = f32;
+                const double sub = f32 ? 1e-41 : 4e-310; /* subnormal in the pass's precision */
+                bl_bnet net[2];
+                bl_bwork *w[2];
+                bl_error e;
+                double pred[2][64];
+                bl_bloss L[2];
+                size_t rows[64];
+                for (size_t i = 0; i < 64; i++) rows[i] = (size_t)bl_rng_int(&r, f.n_rows);
+                for (int k = 0; k < 2; k++) {
+                    bl_rng wr;
+                    bl_rng_seed(&wr, 5);
+                    ck_assert_int_eq(bl_bnet_init(&net[k], &f.d, &wr, &e), BL_OK);
+                    const size_t nf0 = (size_t)f.d.f_hidden * (size_t)f.d.f_in;
+                    const size_t nh0 = (size_t)f.d.ae_hidden * (size_t)f.d.code;
+                    for (size_t i = 0; i < nf0; i++) net[k].P.param[net[k].f0w + i] = k ? 0.0 : sub;
+                    for (size_t i = 0; i < (size_t)f.d.f_hidden; i++) net[k].P.param[net[k].f0b + i] = 0.0;
+                    for (size_t i = 0; i < nh0; i++) net[k].P.param[net[k].h0w + i] = k ? 0.0 : sub;
+                    ck_assert_int_eq(bl_bwork_new(&net[k], &f.v, 64, &w[k], &e), BL_OK);
+                    bl_params_zero_grad(&net[k].P);
+                    /* the caller's mode: the default, then one with the flush already set */
+                    const unsigned int mode = k ? 0x9fc0u : 0x1f80u;
+                    _mm_setcsr(mode);
+                    bl_bpass ps = {.training = 1, .dropout = 0.0, .want_grad = 1, .recon = 1, .per_row_dropout = 1};
+                    ck_assert_int_eq(kt->pass(&net[k], &f.v, rows, 64, &ps, w[k], pred[k], &L[k], &e), BL_OK);
+                    const unsigned int after = _mm_getcsr() & ~0x3fu; /* less the exception flags */
+                    _mm_setcsr(0x1f80u);
+                    ck_assert_msg(after == mode, "%s%s: the pass left MXCSR %#x, the caller had %#x", kt->name,
+                                  f32 ? "/f32" : "", after, mode);
+                }
+                ck_assert_msg(memcmp(&L[0], &L[1], sizeof L[0]) == 0 && memcmp(pred[0], pred[1], sizeof pred[0]) == 0,
+                              "%s%s (%s dims): subnormal weights changed the losses or predictions", kt->name,
+                              f32 ? "/f32" : "", paper ? "paper" : "odd");
+                for (size_t i = 0; i < net[0].P.n; i++)
+                    ck_assert_msg(memcmp(&net[0].P.grad[i], &net[1].P.grad[i], sizeof(double)) == 0,
+                                  "%s%s (%s dims): gradient %zu is %g with subnormal weights, %g with zeros", kt->name,
+                                  f32 ? "/f32" : "", paper ? "paper" : "odd", i, net[0].P.grad[i], net[1].P.grad[i]);
+                for (int k = 0; k < 2; k++) {
+                    bl_bwork_free(w[k]);
+                    bl_bnet_free(&net[k]);
+                }
+                rview_free(&f);
+                checked++;
+            }
+        }
+    ck_assert_int_ge(checked, 4);
+#endif
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("copies");
@@ -787,6 +859,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, every_float32_copy_predicts_like_the_references);
     tcase_add_test(tc, every_float32_activation_is_within_a_few_float_ulp);
     tcase_add_test(tc, the_float32_vector_copies_agree_bit_for_bit);
+    tcase_add_test(tc, every_copy_pass_flushes_subnormals_and_restores_the_mode);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1046,8 +1046,13 @@ bl_status KFN(bl_kern_pass)(bl_bnet *net, const bl_bview *v, const size_t *rows,
 bl_status KFN(bl_kern_pass)(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
                             bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err) {
     const bl_bnet_dims *d = &net->d;
+    const bl_fpflush fl = bl_fpflush_enter();
+    bl_status st;
     if (bl_bnet_paper_dims(d))
-        return pass_impl(net, v, rows, B, pass, w, pred, loss, err, 3, 16, 8, 8, 4, 40, 8, BL_ISA > 0);
-    return pass_impl(net, v, rows, B, pass, w, pred, loss, err, d->f_in, d->f_hidden, d->f_out, d->ae_hidden,
-                     d->code, d->vec_len, d->z_hidden, 0);
+        st = pass_impl(net, v, rows, B, pass, w, pred, loss, err, 3, 16, 8, 8, 4, 40, 8, BL_ISA > 0);
+    else
+        st = pass_impl(net, v, rows, B, pass, w, pred, loss, err, d->f_in, d->f_hidden, d->f_out, d->ae_hidden,
+                       d->code, d->vec_len, d->z_hidden, 0);
+    bl_fpflush_leave(fl);
+    return st;
 }
