@@ -1,6 +1,7 @@
 /* bench_nn.c — every kernel copy this machine runs, timed against the reference on synthetic shapes of
  * the paper's network: the training pass (a batch of 64 rows, 5 properties, per-row / per-value masks),
- * a training epoch as the trainer runs it (per-row masks, Adam after every batch), one network's predictions, the 6-member median (from the features and from stored f outputs), SELU
+ * the trainer's batches (per-row masks, Adam after every batch; no shuffle, no validation pass), one
+ * network's predictions, the 6-member median (from the features and from stored f outputs), SELU
  * and tanh vectors, Adam. One thread, processor time, the best of several rounds. Every copy in float64
  * and float32 (a copy's float32 twin; its Adam is the float64 one, as the library runs it).
  *

@@ -815,12 +815,13 @@ START_TEST(every_copy_pass_flushes_subnormals_and_restores_the_mode) {
                     ck_assert_int_eq(bl_bwork_new(&net[k], &f.v, 64, &w[k], &e), BL_OK);
                     bl_params_zero_grad(&net[k].P);
                     /* the caller's mode: the default, then one with the flush already set */
-                    const unsigned int mode = k ? 0x9fc0u : 0x1f80u;
-                    _mm_setcsr(mode);
+                    const unsigned int mode = k ? 0x9fc0u : 0x1f80u, saved = _mm_getcsr();
                     bl_bpass ps = {.training = 1, .dropout = 0.0, .want_grad = 1, .recon = 1, .per_row_dropout = 1};
-                    ck_assert_int_eq(kt->pass(&net[k], &f.v, rows, 64, &ps, w[k], pred[k], &L[k], &e), BL_OK);
+                    _mm_setcsr(mode);
+                    const bl_status st = kt->pass(&net[k], &f.v, rows, 64, &ps, w[k], pred[k], &L[k], &e);
                     const unsigned int after = _mm_getcsr() & ~0x3fu; /* less the exception flags */
-                    _mm_setcsr(0x1f80u);
+                    _mm_setcsr(saved); /* before any assertion: a failure must not leave the test's mode behind */
+                    ck_assert_int_eq(st, BL_OK);
                     ck_assert_msg(after == mode, "%s%s: the pass left MXCSR %#x, the caller had %#x", kt->name,
                                   f32 ? "/f32" : "", after, mode);
                 }

@@ -64,7 +64,7 @@ typedef uint64_t rbits;
 /* A training pass runs with subnormal floats flushed to zero (MXCSR FTZ and DAZ), in every copy, and
  * gives the caller's thread its mode back. Weights that weight decay drives to zero pass through the
  * subnormal range, where each Intel multiply-add on them takes a microcode assist: the float32 pagerank
- * pre-training ran 2.6x slower on a Xeon for it (bench/README.md, "Subnormals"). */
+ * pre-training ran 2.5x slower on a Xeon for it (bench/README.md, "Subnormals"). */
 #if defined(__SSE__)
 #include <xmmintrin.h>
 typedef unsigned int bl_fpflush;
