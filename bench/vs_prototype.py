@@ -105,7 +105,13 @@ def main():
     ap.add_argument("--copy", action="append")
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--prototype-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--self-check", action="store_true", help="read one bench_nn row (generic copy) and stop")
     a = ap.parse_args()
+    if a.self_check:  # the test suite's check that this script still reads bench_nn's columns
+        got = bench_nn_train_ms(a.build, "generic", 1)
+        print(f"vs_prototype: bench_nn generic: epoch/row {got[0]} ms, train/row {got[1]} ms" if got else
+              "vs_prototype: bench_nn printed no generic row")
+        return 0 if got and got[0] > 0 and got[1] > 0 else 1
     try:
         import torch  # noqa: F401
     except ImportError:
