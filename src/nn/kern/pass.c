@@ -28,6 +28,7 @@
 #include "nn/kernels.h"
 #if BL_F32 && BL_ISA == 2
 #include "nn/kern/dec16.h"
+#include "nn/kern/enc16.h"
 #endif
 
 #define O_A1  BL_O_A1(H, C, Z)
@@ -168,7 +169,8 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
 /* The float32 copies write out the decoder's sums that begin with two products: left to contraction,
  * GCC fuses one of the two and rounds the other, and which one it picks depends on the optimisation
  * level; written out, every build computes the same bits, and dec16.c (the float32 AVX-512 decoder)
- * computes them too. The forms are the ones GCC 12 -O3 chose, so float32 models did not change. */
+ * computes them too; so do the encoder's per-slot layers (enc16.c). The forms are the ones GCC 12 -O3
+ * chose, so float32 models did not change. */
 static BL_INLINE vd vd_fmadd(vd a, vd b, vd c) { return _mm256_fmadd_ps(a, b, c); }
 static BL_INLINE vd vd_bc(real x) { return _mm256_set1_ps(x); } /* keeps a zero's sign */
 /* The decoder's other multiply-adds written out too, so that no build (-O0 forms none) computes them
@@ -551,16 +553,25 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
         }
 #if BL_ISA > 0
         if (FAST && ng > 0) first_layer_x4(G0T, grp_x, grp_rec, ng);
+#if BL_F32 && BL_ISA == 2
+        if (FAST) /* 16-float vectors, the same bits as the loops below (enc16.c) */
+            bl_kern_enc16_avx512_f32(G3T, WTz, scale, base, ST, VAL_MASK(w, p), MS, w->val_first[p], n_val[p]);
+#else
         if (FAST) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
             const size_t n = n_val[p];
             for (size_t i = 0; i < n; i++) {
                 real *rec = base + i * ST;
                 const real *mk = VAL_MASK(w, p) + i * MS, *s1 = base + (size_t)w->val_first[p][i] * ST + O_S1;
-                const v8 d1 = v8_fma(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
+                const v8 d1 = v8_fma_x(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
                 v8_st(rec + O_D1, d1);
                 const real *dd = rec + O_D1;
+#if BL_F32 /* written out, as the decoder's: the first of the two products fused */
+                v4 a2 = v4_fmas_x(v4_ld(G3T), dd[0], v4_ld(G3T + 4) * dd[1]);
+                for (int k = 2; k < 8; k++) a2 = v4_fmas_x(v4_ld(G3T + 4 * k), dd[k], a2);
+#else
                 v4 a2 = v4_ld(G3T) * dd[0];
                 for (int k = 1; k < 8; k++) a2 = v4_ld(G3T + 4 * k) * dd[k] + a2;
+#endif
                 v4_st(rec + O_A2, a2);
             }
             for (size_t i0 = 0; i0 < n; i0 += 16) {
@@ -576,6 +587,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             }
         }
 #endif
+#endif
         for (size_t i = 0; i < n_val[p]; i++) {
             real *rec = base + i * ST;
             const real *mk = VAL_MASK(w, p) + i * MS;
@@ -586,13 +598,23 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             const real *x = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
 #endif
             const real *s1 = base + (size_t)first * ST + O_S1;
-#if BL_ISA > 0
+#if BL_F32 && BL_ISA == 2
+            if (FAST) { /* P and dP written by bl_kern_enc16_avx512_f32 */
+            } else
+#elif BL_ISA > 0
             if (FAST) {
                 const real *c = rec + O_C;
+#if BL_F32 /* written out: the first of the two products fused */
+                const v8 P = v8_muls(v8_fmas_x(v8_ld(WTz + 24), c[3],
+                                               v8_fmas_x(v8_ld(WTz + 16), c[2],
+                                                         v8_fmas_x(v8_ld(WTz), c[0], v8_muls(v8_ld(WTz + 8), c[1])))),
+                                     scale);
+#else
                 const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
                                              v8_fmas(v8_ld(WTz + 16), c[2],
                                                      v8_fmas(v8_ld(WTz + 8), c[1], v8_muls(v8_ld(WTz), c[0])))),
                                      scale);
+#endif
                 v8_st(rec + O_P, P);
                 v8_st(rec + O_DP, v8_set1(0.0));
             } else

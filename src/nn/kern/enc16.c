@@ -1,0 +1,110 @@
+/* kern/enc16.c — the encoder's per-slot layers (after the first, which runs once per distinct value) in
+ * the float32 AVX-512 copy, four slots to a 16-float vector; the other copies compile nothing here. The
+ * 8-float loop in pass.c's encoder_forward spends a broadcast per product on 4-float vectors; here
+ *   d1 = s1·mk + ad        two slots a vector
+ *   a2 = G3·d1             four slots a vector: lane 4q + c is slot q's unit c, each product's d1 value
+ *                          fetched by one two-source permute
+ *   c = selu(a2)           the same vectors, sixteen slots a step
+ *   P = scale·Z0[:, b]·c   two slots a vector
+ * with every value's operations those of the 8-float loop, in its order, each multiply-add the FMA
+ * that loop writes out (where a sum starts with two products, the first fused: fma(g₀, d₀, g₁·d₁)), so
+ * the float32 avx2 and avx512 copies still train the same model bit for bit (tests/test_kernels.c). A
+ * short group repeats its last slot and stores only the slots it has. */
+#define BL_KERN_WIDE 1 /* vd: 16 floats in the float32 AVX-512 copy (isa.h) */
+#include "nn/kern/vmath.h"
+
+#if BL_F32 && BL_ISA == 2
+#include "nn/bwork.h"
+#include "nn/kern/enc16.h"
+
+#define OD1 BL_O_D1(8, 4, 8)
+#define OP  BL_O_P(8, 4, 8)
+#define ODP BL_O_DP(8, 4, 8)
+#define OA2 BL_O_A2(8, 4, 8)
+#define OC  BL_O_C(8, 4, 8)
+#define OS1 BL_O_S1(8, 4, 8)
+
+typedef float vy __attribute__((vector_size(32)));
+
+static BL_INLINE vy vy_ld(const float *p) { vy v; memcpy(&v, p, sizeof v); return v; }
+static BL_INLINE vd vd_pair(const float *lo, const float *hi) { /* 8 floats from each */
+    return _mm512_insertf32x8(_mm512_castps256_ps512(vy_ld(lo)), vy_ld(hi), 1);
+}
+static BL_INLINE vd vd_perm(vd v, const vi idx) { return _mm512_permutexvar_ps((__m512i)idx, v); }
+static BL_INLINE vd vd_perm2(vd a, const vi idx, vd b) { return _mm512_permutex2var_ps(a, (__m512i)idx, b); }
+static BL_INLINE vd fmz(vd a, vd b, vd c) { return _mm512_fmadd_ps(a, b, c); }
+static BL_INLINE void st8(float *p, vd v, int hi) {
+    const vy h = hi ? _mm512_extractf32x8_ps(v, 1) : _mm512_castps512_ps256(v);
+    memcpy(p, &h, sizeof h);
+}
+static BL_INLINE void st4(float *p, vd v, int q) {
+    __m128 h;
+    switch (q) { /* the lane index must be a constant */
+    case 0: h = _mm512_extractf32x4_ps(v, 0); break;
+    case 1: h = _mm512_extractf32x4_ps(v, 1); break;
+    case 2: h = _mm512_extractf32x4_ps(v, 2); break;
+    default: h = _mm512_extractf32x4_ps(v, 3); break;
+    }
+    memcpy(p, &h, sizeof h);
+}
+
+#define GS 16 /* slots a step: four vectors through the SELU together */
+
+void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, float *base, size_t ST,
+                              const float *mask, size_t MS, const uint32_t *first, size_t n) {
+    vd g3q[8], wz2[4]; /* G3's column k four times (4 units × 4 slots); Z0's column c twice */
+    for (int k = 0; k < 8; k++) g3q[k] = _mm512_broadcast_f32x4(_mm_loadu_ps(G3T + 4 * k));
+    for (int c = 0; c < 4; c++) wz2[c] = _mm512_broadcast_f32x8(vy_ld(WTz + 8 * c));
+    const vd vscale = _mm512_set1_ps(scale);
+    vi didx[8], cidx[2][4]; /* lane 4q + u ← d1 of slot q, unit k; lane 8h + l ← code c of slot 2j + h */
+    for (int l = 0; l < 16; l++) {
+        for (int k = 0; k < 8; k++) didx[k][l] = 8 * (l / 4) + k;
+        for (int j = 0; j < 2; j++)
+            for (int c = 0; c < 4; c++) cidx[j][c][l] = 4 * (2 * j + l / 8) + c;
+    }
+    for (size_t i0 = 0; i0 < n; i0 += GS) {
+        const int ns = n - i0 < GS ? (int)(n - i0) : GS;
+        float *rec[GS];
+        vd a[GS / 4];
+        for (int s = 0; s < GS; s++) rec[s] = base + (i0 + (size_t)(s < ns ? s : ns - 1)) * ST;
+        for (int q4 = 0; q4 < GS / 4; q4++) {
+            vd d[2];
+            for (int h = 0; h < 2; h++) { /* slots 4·q4 + 2h and + 1 */
+                const int s0 = 4 * q4 + 2 * h, s1 = s0 + 1;
+                const size_t j0 = i0 + (size_t)(s0 < ns ? s0 : ns - 1), j1 = i0 + (size_t)(s1 < ns ? s1 : ns - 1);
+                const float *m0 = mask + j0 * MS, *m1 = mask + j1 * MS;
+                d[h] = fmz(vd_pair(base + (size_t)first[j0] * ST + OS1, base + (size_t)first[j1] * ST + OS1),
+                           vd_pair(m0, m1), vd_pair(m0 + 8, m1 + 8));
+            }
+            for (int h = 0; h < 2; h++)
+                for (int t = 0; t < 2; t++)
+                    if (4 * q4 + 2 * h + t < ns) st8(rec[4 * q4 + 2 * h + t] + OD1, d[h], t);
+            vd acc = fmz(g3q[0], vd_perm2(d[0], didx[0], d[1]), g3q[1] * vd_perm2(d[0], didx[1], d[1]));
+            for (int k = 2; k < 8; k++) acc = fmz(g3q[k], vd_perm2(d[0], didx[k], d[1]), acc);
+            a[q4] = acc;
+        }
+        vd c[GS / 4];
+        v_selu(c, a, GS / 4);
+        for (int q4 = 0; q4 < GS / 4 && 4 * q4 < ns; q4++) {
+            for (int q = 0; q < 4; q++)
+                if (4 * q4 + q < ns) {
+                    st4(rec[4 * q4 + q] + OA2, a[q4], q);
+                    st4(rec[4 * q4 + q] + OC, c[q4], q);
+                }
+            for (int j = 0; j < 2; j++) {
+                vd p = fmz(wz2[0], vd_perm(c[q4], cidx[j][0]), wz2[1] * vd_perm(c[q4], cidx[j][1]));
+                for (int cc = 2; cc < 4; cc++) p = fmz(wz2[cc], vd_perm(c[q4], cidx[j][cc]), p);
+                p = p * vscale;
+                for (int t = 0; t < 2; t++) {
+                    const int s = 4 * q4 + 2 * j + t;
+                    if (s >= ns) continue;
+                    st8(rec[s] + OP, p, t);
+                    memset(rec[s] + ODP, 0, 8 * sizeof(float));
+                }
+            }
+        }
+    }
+}
+#else
+typedef int bl_kern_enc16_unused; /* this copy has no 16-float encoder */
+#endif

@@ -1,0 +1,17 @@
+/* kern/enc16.h — the float32 AVX-512 copy's per-slot encoder forward on 16-float vectors (enc16.c),
+ * called by that copy's pass (pass.c, encoder_forward) for the paper's dimensions. Other copies have no
+ * such entry. */
+#ifndef BL_NN_KERN_ENC16_H
+#define BL_NN_KERN_ENC16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* For the n slots of one property, records rec = base + i·ST, masks mask + i·MS, the value's first
+ * slot first[i] (whose record holds s1): d1 = s1·mk + ad [8], a2 = G3·d1 [4], c = selu(a2), P = scale ·
+ * Z0[:, block]·c [8] (WTz: the block transposed, 4 rows of 8), dP = 0; each slot as pass.c's 8-float
+ * loop computes it, bit for bit. */
+void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, float *base, size_t ST,
+                              const float *mask, size_t MS, const uint32_t *first, size_t n);
+
+#endif /* BL_NN_KERN_ENC16_H */
