@@ -659,10 +659,11 @@ END_TEST
 
 /* On the paper's dimensions (every network bellamy-train builds) the float32 AVX-512 copy runs AVX2's
  * order of operations on every value (its predictions take 16 samples per vector, its decoder two slots
- * per vector, kern/dec16.c, its encoder's per-slot layers four, kern/enc16.c, each computed alike), so the
- * two copies compute the same bits: a float32 model, the CPU default, trains and predicts alike on AVX2 and
- * AVX-512 machines (issue 28 item 4). The pass, Adam and the predictions, bit for bit. Other dimensions (a library caller's own) take plain loops the
- * compiler vectorises per instruction set: held to f32_tol above, not to the bit. */
+ * per vector, kern/dec16.c, its encoder's per-slot layers two and four, kern/enc16.c, each computed
+ * alike), so the two copies compute the same bits: a float32 model, the CPU default, trains and predicts
+ * alike on AVX2 and AVX-512 machines (issue 28 item 4). The pass, Adam and the predictions, bit for bit.
+ * Other dimensions (a library caller's own) take plain loops the compiler vectorises per instruction set:
+ * held to f32_tol above, not to the bit. */
 START_TEST(the_float32_vector_copies_agree_bit_for_bit) {
     const bl_kernel_table *a2 = bl_kernels_copy_prec(BL_CPU_AVX2, 1), *a5 = bl_kernels_copy_prec(BL_CPU_AVX512, 1);
     if (!a2 || !a5)
