@@ -2007,11 +2007,20 @@ static double kreference_loss(const bl_bnet *net, const kview *f, const size_t *
                 n_slots[pp]++;
             }
         }
+        /* a run of H units: four a draw, lane h mod 4 (low bits first) of draw h / 4, kept when ≥ ⌈p·2¹⁶⌉ */
+        const uint64_t t16 = (uint64_t)ceil(p * 65536.0);
+        uint64_t d = 0;
         for (int i = 0; i < n_slots[pp]; i++) {
-            for (int h = 0; h < H; h++) enc[pp][i][h] = bl_rng_uniform(rng) >= p;
+            for (int h = 0; h < H; h++) {
+                if (h % 4 == 0) d = bl_rng_u64(rng);
+                enc[pp][i][h] = ((d >> (16 * (h % 4))) & 0xFFFF) >= t16;
+            }
             const int is_dec = mode != 2 || first_row[pp][i] == i;
             if (is_dec)
-                for (int h = 0; h < H; h++) dec[pp][i][h] = bl_rng_uniform(rng) >= p;
+                for (int h = 0; h < H; h++) {
+                    if (h % 4 == 0) d = bl_rng_u64(rng);
+                    dec[pp][i][h] = ((d >> (16 * (h % 4))) & 0xFFFF) >= t16;
+                }
         }
     }
     double rt = 0, rec_e = 0, rec_o = 0;

@@ -81,8 +81,8 @@ START_TEST(test_rng_distributions) {
 }
 END_TEST
 
-/* splitmix64 and the threshold comparison the mask draws use, against their definitions. */
-START_TEST(test_splitmix_and_threshold) {
+/* splitmix64 against its definition. */
+START_TEST(test_splitmix) {
     uint64_t x = 0;
     ck_assert_uint_eq(bl_splitmix64(&x), 0xE220A8397B1DCDAFull);
     ck_assert_uint_eq(x, 0x9E3779B97F4A7C15ull);
@@ -90,22 +90,39 @@ START_TEST(test_splitmix_and_threshold) {
     uint64_t y = 12345, z = 12345;
     for (int i = 0; i < 100; i++) ck_assert_uint_eq(bl_splitmix64(&y), bl_mix64(z + 0x9E3779B97F4A7C15ull * (uint64_t)i));
     (void)z;
-    /* (u >> 11) >= ⌈p·2⁵³⌉ exactly when (u >> 11)·2⁻⁵³ >= p */
-    const double ps[] = {0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0 / 3.0, 0x1p-53, 1.0 - 0x1p-53};
+}
+END_TEST
+
+/* The masks' four 16-bit lanes a draw, against their definition: lane j of draw k / 4 decides unit k,
+ * kept when it is ≥ ⌈p·2¹⁶⌉; a run that is not a multiple of four starts its next run on a fresh draw. */
+START_TEST(test_keep16_lanes) {
+    const double ps[] = {0.0, 0.05, 0.1, 0.2, 0.5, 1.0 / 3.0, 0x1p-16, 1.0 - 0x1p-17, 1.0, -0.5, 2.0, NAN};
+    const uint32_t want[] = {0, 3277, 6554, 13108, 32768, 21846, 1, 65536, 65536, 0, 65536, 0};
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) ck_assert_uint_eq(bl_rng_threshold16(ps[k]), want[k]);
     bl_rng r;
-    bl_rng_seed(&r, 5);
-    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
-        const uint64_t t = bl_rng_threshold(ps[k]);
-        ck_assert_uint_eq(t, (uint64_t)ceil(ps[k] * 0x1.0p53));
-        for (int i = 0; i < 2000; i++) {
-            bl_rng a = r;
-            const uint64_t u = bl_xoshiro_next(r.s);
-            ck_assert_int_eq((u >> 11) >= t, bl_rng_uniform(&a) >= ps[k]);
+    bl_rng_seed(&r, 9);
+    for (int n = 1; n <= 13; n++)
+        for (int rep = 0; rep < 50; rep++) {
+            const uint32_t t = (uint32_t)bl_rng_int(&r, 65537);
+            bl_rng a = r, b = r;
+            uint8_t keep[16];
+            bl_rng_keep16(a.s, t, n, keep);
+            uint64_t d = 0;
+            for (int u = 0; u < n; u++) {
+                if (u % 4 == 0) d = bl_rng_u64(&b);
+                ck_assert_uint_eq(keep[u], ((d >> (16 * (u % 4))) & 0xFFFF) >= t);
+            }
+            ck_assert_mem_eq(a.s, b.s, sizeof a.s); /* ⌈n/4⌉ draws, no more */
+            bl_rng_u64(&r);
         }
-        const uint64_t edge = t; /* the boundary itself, and one below */
-        ck_assert((double)edge * 0x1.0p-53 >= ps[k]);
-        if (edge) ck_assert((double)(edge - 1) * 0x1.0p-53 < ps[k]);
+    /* the share kept is 1 − p to the draw's noise (p = 0.1: 400 000 units, sd 0.0005) */
+    size_t kept = 0;
+    uint8_t keep[8];
+    for (int i = 0; i < 50000; i++) {
+        bl_rng_keep16(r.s, bl_rng_threshold16(0.1), 8, keep);
+        for (int u = 0; u < 8; u++) kept += keep[u];
     }
+    ck_assert_double_eq_tol((double)kept / 400000.0, 0.9, 0.003);
 }
 END_TEST
 
@@ -402,7 +419,8 @@ Suite *bl_test_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_rng_streams);
     tcase_add_test(tc, test_rng_distributions);
-    tcase_add_test(tc, test_splitmix_and_threshold);
+    tcase_add_test(tc, test_splitmix);
+    tcase_add_test(tc, test_keep16_lanes);
     tcase_add_test(tc, test_gemm_hand_values);
     tcase_add_test(tc, test_activation_constants);
     tcase_add_test(tc, test_selu_alpha_dropout_statistics);

@@ -48,11 +48,24 @@ static inline uint64_t bl_xoshiro_next(uint64_t s[4]) {
     s[3] = s[3] << 45 | s[3] >> 19;
     return r;
 }
-/* ⌈p·2⁵³⌉: bl_rng_uniform(r) >= p exactly when (bl_xoshiro_next(r->s) >> 11) >= this (both exact). */
-static inline uint64_t bl_rng_threshold(double p) {
-    const double t = p * 0x1.0p53; /* exact: a power-of-two scaling */
-    uint64_t k = (uint64_t)t;
+/* The dropout masks' draws: one xoshiro256** output gives four 16-bit lanes, the low bits first, and a
+ * unit is kept when its lane is ≥ ⌈p·2¹⁶⌉, so p counts in steps of 2⁻¹⁶ (0.05, 0.1, 0.2 keep with
+ * probability within 1.3e-5 of 1 − p). Four units a draw: the masks were bound by the generator's own
+ * dependent chain at one unit a draw (bench/README.md, "Four mask units a draw"). */
+static inline uint32_t bl_rng_threshold16(double p) {
+    if (!(p > 0.0)) return 0;           /* every unit kept */
+    if (p >= 1.0) return 65536;         /* none: no lane reaches it */
+    const double t = p * 65536.0;       /* exact: a power-of-two scaling */
+    const uint32_t k = (uint32_t)t;
     return k + ((double)k < t);
+}
+/* keep[0..n) = 1 for the units kept, 0 for those dropped, from ⌈n/4⌉ draws: unit k reads lane k mod 4 of
+ * draw k / 4; a run that is not a multiple of four leaves its last draw's upper lanes unused. */
+static inline void bl_rng_keep16(uint64_t s[4], uint32_t thresh, int n, uint8_t *keep) {
+    for (int k = 0; k < n; k += 4) {
+        const uint64_t d = bl_xoshiro_next(s);
+        for (int j = 0; j < 4 && k + j < n; j++) keep[k + j] = (uint32_t)((d >> (16 * j)) & 0xFFFFu) >= thresh;
+    }
 }
 
 /* Seeds the generator: the four state words are four successive splitmix64 outputs of seed. */

@@ -67,7 +67,8 @@ typedef struct bl_bpass {
  * pred (optional) receives the B predictions in target units. The caller zeroes gradients.
  * The dropout masks are drawn from pass->rng in a documented order: per property, per slot (value or
  * row, in the order of first appearance in rows), the encoder's hidden units, then (slots the decoder
- * reads) the decoder's; unit k is kept when bl_rng_uniform ≥ p. Any implementation draws the same. */
+ * reads) the decoder's; each run of H units is one bl_rng_keep16 (four units a draw, p in steps of
+ * 2⁻¹⁶: common/rng.h). Any implementation draws the same. */
 bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B, const bl_bpass *pass,
                        bl_bwork *w, double *pred, bl_bloss *loss, bl_error *err);
 

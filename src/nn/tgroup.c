@@ -455,9 +455,6 @@ bl_status bl_tgroup_set_trial(bl_tgroup *g, int i, const bl_bnet *net, const bl_
 
 /* ---- random draws ---------------------------------------------------------------------------- */
 
-/* bl_rng_uniform(rng) >= p without the call, on a local copy of the state (the mask draws are the
- * group's host-side hot loop): the integer comparison of common/rng.h. */
-static inline uint8_t keep_draw(uint64_t *s, uint64_t thresh) { return (bl_xoshiro_next(s) >> 11) >= thresh; }
 
 /* Trial t's draws of its next epoch into transfer buffer k: the shuffle, then the masks of each batch in
  * bl_bnet_pass's order. scratch: [max_vals], all −1 on entry and exit. */
@@ -476,8 +473,9 @@ static void draw_trial(bl_tgroup *g, int t, int k, int32_t *scratch) {
     const double p = g->cfg[t].dropout;
     if (!(p > 0.0)) return; /* bl_bnet_pass draws nothing without dropout */
     uint8_t *mk = g->h_mask[k] + (size_t)t * n * NP * 2 * H;
-    const uint64_t thresh = bl_rng_threshold(p);
-    uint64_t st[4];
+    const uint32_t thresh = bl_rng_threshold16(p);
+    const int h = (int)H;
+    uint64_t st[4]; /* a local copy of the state: the mask draws are the group's host-side hot loop */
     memcpy(st, rng->s, sizeof st);
     for (size_t i0 = 0; i0 < n; i0 += (size_t)g->batch) {
         const size_t B = n - i0 < (size_t)g->batch ? n - i0 : (size_t)g->batch;
@@ -490,18 +488,20 @@ static void draw_trial(bl_tgroup *g, int t, int k, int32_t *scratch) {
                 const uint8_t *fm = mk + ((i0 + (size_t)(first < 0 ? 0 : first)) * NP + q) * 2 * H;
                 switch (g->mode) {
                 case 1: /* every row its own masks: encoder's then decoder's */
-                    for (size_t u = 0; u < 2 * H; u++) m[u] = keep_draw(st, thresh);
+                    bl_rng_keep16(st, thresh, h, m);
+                    bl_rng_keep16(st, thresh, h, m + H);
                     break;
                 case 0: /* one pair of masks per distinct value, drawn at its first row */
-                    if (first < 0)
-                        for (size_t u = 0; u < 2 * H; u++) m[u] = keep_draw(st, thresh);
-                    else
+                    if (first < 0) {
+                        bl_rng_keep16(st, thresh, h, m);
+                        bl_rng_keep16(st, thresh, h, m + H);
+                    } else
                         memcpy(m, fm, 2 * H);
                     break;
                 default: /* 2: the encoder's per row; the decoder's once per value, after that row's */
-                    for (size_t u = 0; u < H; u++) m[u] = keep_draw(st, thresh);
+                    bl_rng_keep16(st, thresh, h, m);
                     if (first < 0)
-                        for (size_t u = H; u < 2 * H; u++) m[u] = keep_draw(st, thresh);
+                        bl_rng_keep16(st, thresh, h, m + H);
                     else
                         memcpy(m + H, fm + H, H);
                     break;

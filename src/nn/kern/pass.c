@@ -405,6 +405,33 @@ static BL_LAYER size_t batch_slots(const bl_bview *v, const size_t *rows, size_t
  * (0, α'·a + b), no dropout (1, 0), which is exact. The draws happen here in the order the slots are
  * visited: per property, per slot, the encoder's H units, then (decoder slots only) the decoder's H
  * units (bpass.h: part of the pass's contract). The backward pass multiplies by mk. */
+#if BL_ISA > 0
+/* Eight units' masks from eight 16-bit lanes u (bl_rng_keep16's lanes, in order): mk[0..8) = da or +0,
+ * mk[8..16) = db or α'·da + db, as the scalar select below. Lanes and thresh fit a signed int32. */
+static BL_INLINE void masks8(real *mk, __m128i u, uint32_t thresh, rbits kd, rbits kb, rbits koff) {
+#if BL_F32
+    const __m256i t = _mm256_set1_epi32((int)thresh - 1);
+    const __m256i keep = _mm256_cmpgt_epi32(_mm256_cvtepu16_epi32(u), t);
+    const __m256i m = _mm256_and_si256(keep, _mm256_set1_epi32((int)kd));
+    const __m256i a = _mm256_blendv_epi8(_mm256_set1_epi32((int)koff), _mm256_set1_epi32((int)kb), keep);
+    memcpy(mk, &m, sizeof m);
+    memcpy(mk + 8, &a, sizeof a);
+#else
+    const __m256i t = _mm256_set1_epi64x((long long)thresh - 1);
+    const __m256i lo = _mm256_cmpgt_epi64(_mm256_cvtepu16_epi64(u), t);
+    const __m256i hi = _mm256_cmpgt_epi64(_mm256_cvtepu16_epi64(_mm_srli_si128(u, 8)), t);
+    const __m256i vkd = _mm256_set1_epi64x((long long)kd), vkb = _mm256_set1_epi64x((long long)kb),
+                  voff = _mm256_set1_epi64x((long long)koff);
+    const __m256i m0 = _mm256_and_si256(lo, vkd), m1 = _mm256_and_si256(hi, vkd);
+    const __m256i a0 = _mm256_blendv_epi8(voff, vkb, lo), a1 = _mm256_blendv_epi8(voff, vkb, hi);
+    memcpy(mk, &m0, sizeof m0);
+    memcpy(mk + 4, &m1, sizeof m1);
+    memcpy(mk + 8, &a0, sizeof a0);
+    memcpy(mk + 12, &a1, sizeof a1);
+#endif
+}
+#endif
+
 static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, const bl_bpass *pass, int drop,
                                     double da, double db, const int H) {
     bl_bwork *w = cx->w;
@@ -418,18 +445,28 @@ static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, cons
         memcpy(&kd, &rda, sizeof kd);
         memcpy(&kb, &rdb, sizeof kb);
         memcpy(&koff, &ad_off, sizeof koff);
-        const uint64_t thresh = bl_rng_threshold(pass->dropout);
+        const uint32_t thresh = bl_rng_threshold16(pass->dropout);
         for (int p = 0; p < NP; p++)
             for (size_t i = 0; i < n_val[p]; i++) {
                 real *mk = VAL_MASK(w, p) + i * MS;
                 const int dec = decode && (!hybrid || w->val_first[p][i] == i);
-                for (int part = 0; part < 1 + dec; part++, mk += 2 * H)
+                for (int part = 0; part < 1 + dec; part++, mk += 2 * H) {
+#if BL_ISA > 0
+                    if (H == 8) { /* the paper's width: two draws' eight lanes widened in one vector */
+                        const uint64_t d0 = bl_xoshiro_next(s), d1 = bl_xoshiro_next(s);
+                        masks8(mk, _mm_set_epi64x((long long)d1, (long long)d0), thresh, kd, kb, koff);
+                        continue;
+                    }
+#endif
+                    uint8_t kept[BL_BNET_DIM_MAX];
+                    bl_rng_keep16(s, thresh, H, kept);
                     for (int k = 0; k < H; k++) {
-                        const rbits keep = 0 - (rbits)((bl_xoshiro_next(s) >> 11) >= thresh);
+                        const rbits keep = 0 - (rbits)kept[k];
                         const rbits m = kd & keep, a = (kb & keep) | (koff & ~keep);
                         memcpy(mk + k, &m, sizeof m);     /* da or +0.0 */
                         memcpy(mk + H + k, &a, sizeof a); /* db or α'·da + db */
                     }
+                }
             }
         memcpy(pass->rng->s, s, sizeof s);
     } else {
