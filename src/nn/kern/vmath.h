@@ -25,7 +25,9 @@
 
 /* The float32 copies (BL_F32) run the same steps in float: a Cody–Waite split of ln2 whose high part
  * has 15 significant bits (k·ln2_hi exact for |k| ≤ 58), the rounding constant 1.5·2²³, 2ᵏ from 23-bit
- * mantissas, and the same polynomial rounded to float (its later terms fall below float's rounding). */
+ * mantissas, and the polynomial's first six terms rounded to float: q₆r⁶ < 4.3e-8 on |r| ≤ ln2/2, so the
+ * terms dropped move eʳ − 1 by less than 0.2 float ulp (SELU and tanh within 2 float ulp of libm's,
+ * as with all ten). */
 #if BL_F32
 #define EXPM1_SPLIT                                                                               \
     const real inv_ln2 = 1.44269504088896338700f, ln2_hi = 0x1.62e4p-1f, ln2_lo = 0x1.7f7d1cf7p-20f, \
@@ -41,7 +43,7 @@
                  q3 = 0x1.11111111109b5p-7, q4 = 0x1.6c16c17889ef1p-10, q5 = 0x1.a01a01a7c2efep-13, \
                  q6 = 0x1.a019b9149a41cp-16, q7 = 0x1.71de0db2f6b19p-19, q8 = 0x1.28917c89a43a7p-22, \
                  q9 = 0x1.af389ecfc4b9cp-26
-#if BL_F32 /* float drops q6..q9: their terms stay below 0.2 float ulp of eˣ − 1 (the top) */
+#if BL_F32 /* float drops q6..q9 (above) */
 #define EXPM1_POLY(p, r)                                                                          \
     (void)q6, (void)q7, (void)q8, (void)q9;                                                       \
     p = q5 * r + q4;                                                                              \
