@@ -846,6 +846,123 @@ START_TEST(every_copy_pass_flushes_subnormals_and_restores_the_mode) {
 }
 END_TEST
 
+/* A pass that reads the frozen layers back from the pass before (bl_bpass.reuse, fine-tuning's epochs)
+ * computes what the full pass computes, bit for bit, in every copy and precision: six epochs of
+ * z-only (or f and z) training with Adam between them, on shapes like test_kernels' others. And it does
+ * read them back: after a frozen weight is changed behind its back, a reusing pass still gives the old
+ * codes' answer (the caller's promise is what keeps them valid), where a full pass sees the change; it
+ * recomputes everything after a pass on other rows, with dropout, or with reconstruction. */
+static void reuse_epochs(const bl_kernel_table *kt, rview *f, int f32, int freeze_f, const size_t *rows, size_t B,
+                         int mode, uint64_t seed, double *out_pred, double *out_param, int reuse) {
+    bl_rng wr;
+    bl_rng_seed(&wr, seed);
+    bl_bnet_dims d = f->d;
+    d.f32 = f32;
+    bl_bnet net;
+    bl_bwork *w;
+    bl_error e;
+    ck_assert_int_eq(bl_bnet_init(&net, &d, &wr, &e), BL_OK);
+    ck_assert_int_eq(bl_params_set_frozen(&net.P, "", 1, NULL, &e), BL_OK);
+    ck_assert_int_eq(bl_params_set_frozen(&net.P, "z.", 0, NULL, &e), BL_OK);
+    if (!freeze_f) ck_assert_int_eq(bl_params_set_frozen(&net.P, "f.", 0, NULL, &e), BL_OK);
+    ck_assert_int_eq(bl_bwork_new(&net, &f->v, B, &w, &e), BL_OK);
+    bl_adam opt;
+    ck_assert_int_eq(bl_adam_init(&opt, 0.01, 0.001, &e), BL_OK);
+    for (int ep = 0; ep < 6; ep++) {
+        bl_params_zero_grad(&net.P);
+        bl_bpass ps = {.training = 0, .want_grad = 1, .recon = 0, .per_row_dropout = mode, .reuse = reuse && ep > 0};
+        bl_bloss L;
+        ck_assert_int_eq(kt->pass(&net, &f->v, rows, B, &ps, w, out_pred + (size_t)ep * B, &L, &e), BL_OK);
+        out_pred[6 * B + (size_t)ep] = L.total;
+        ck_assert_int_eq(bl_adam_step(&opt, &net.P, &e), BL_OK);
+    }
+    memcpy(out_param, net.P.param, net.P.n * sizeof *out_param);
+    bl_bwork_free(w);
+    bl_bnet_free(&net);
+}
+
+START_TEST(every_copy_reuse_is_the_pass_bit_for_bit) {
+    int checked = 0;
+    for (int f32 = 0; f32 < 2; f32++)
+        for (int level = 0; level < BL_CPU_LEVELS; level++) {
+            const bl_kernel_table *kt = bl_kernels_copy_prec(level, f32);
+            if (!kt) continue;
+            bl_rng r;
+            bl_rng_seed(&r, 91);
+            for (int i = 0; i < 24; i++) {
+                const int paper = i % 4 != 3, np = (int)pick(&r, 1, 8), n_ess = (int)pick(&r, 0, (size_t)np);
+                rview f;
+                rview_make(&f, &r, paper, n_ess, np - n_ess, pick(&r, 1, 200));
+                const size_t B = pick(&r, 1, 130);
+                size_t *rows = malloc(B * sizeof *rows);
+                for (size_t k = 0; k < B; k++) rows[k] = (size_t)bl_rng_int(&r, f.n_rows);
+                const size_t NP = 6 * B + 6, NW = 4096; /* six epochs' predictions and losses; the parameters */
+                double *p0 = calloc(NP, sizeof *p0), *p1 = calloc(NP, sizeof *p1);
+                double *w0 = calloc(NW, sizeof *w0), *w1 = calloc(NW, sizeof *w1);
+                const int mode = i % 3, freeze_f = i % 2 == 0;
+                reuse_epochs(kt, &f, f32, freeze_f, rows, B, mode, 100 + (uint64_t)i, p0, w0, 0);
+                reuse_epochs(kt, &f, f32, freeze_f, rows, B, mode, 100 + (uint64_t)i, p1, w1, 1);
+                ck_assert_msg(memcmp(p0, p1, NP * sizeof *p0) == 0 && memcmp(w0, w1, NW * sizeof *w0) == 0,
+                              "%s%s, case %d (%s dims, %d+%d properties, mode %d, B %zu, f %s): reusing the frozen "
+                              "layers changed the predictions, losses or parameters",
+                              kt->name, f32 ? "/f32" : "", i, paper ? "paper" : "odd", n_ess, np - n_ess, mode, B,
+                              freeze_f ? "frozen" : "trained");
+                free(p0), free(p1), free(w0), free(w1), free(rows);
+                rview_free(&f);
+                checked++;
+            }
+            /* it reads back, and only where it may */
+            for (int paper = 1; paper >= 0; paper--) {
+                rview f;
+                rview_make(&f, &r, paper, 2, 1, 40);
+                f.d.f32 = f32;
+                bl_bnet net;
+                bl_bwork *w;
+                bl_error e;
+                bl_rng wr;
+                bl_rng_seed(&wr, 3);
+                ck_assert_int_eq(bl_bnet_init(&net, &f.d, &wr, &e), BL_OK);
+                ck_assert_int_eq(bl_params_set_frozen(&net.P, "", 1, NULL, &e), BL_OK);
+                ck_assert_int_eq(bl_params_set_frozen(&net.P, "z.", 0, NULL, &e), BL_OK);
+                ck_assert_int_eq(bl_bwork_new(&net, &f.v, 16, &w, &e), BL_OK);
+                size_t rows[5] = {0, 1, 2, 3, 4}, other[5] = {4, 3, 2, 1, 0};
+                double a[5], b[5], c5[5];
+                bl_bloss L;
+                bl_rng dr;
+                bl_rng_seed(&dr, 9);
+                const bl_bpass full = {.want_grad = 1}, re = {.want_grad = 1, .reuse = 1},
+                               drop = {.training = 1, .dropout = 0.2, .want_grad = 1, .rng = &dr, .reuse = 1},
+                               rec = {.want_grad = 1, .recon = 1, .reuse = 1};
+                ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, a, &L, &e), BL_OK);
+                for (size_t k = 0; k < (size_t)f.d.ae_hidden * (size_t)f.d.vec_len; k++) net.P.param[net.g0w + k] *= -1.5;
+                for (size_t k = 0; k < (size_t)f.d.f_hidden; k++) net.P.param[net.f0b + k] += 0.5;
+                ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &re, w, b, &L, &e), BL_OK);
+                ck_assert_msg(memcmp(a, b, sizeof a) == 0, "%s%s: the reusing pass recomputed the frozen layers",
+                              kt->name, f32 ? "/f32" : "");
+                ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, c5, &L, &e), BL_OK);
+                ck_assert_msg(memcmp(a, c5, sizeof a) != 0, "%s%s: changing the frozen weights changed nothing",
+                              kt->name, f32 ? "/f32" : "");
+                const bl_bpass *breaks[3] = {&drop, &rec, NULL};
+                for (int q = 0; q < 3; q++) { /* after each, a reusing pass computes everything */
+                    if (breaks[q]) ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, breaks[q], w, b, &L, &e), BL_OK);
+                    else ck_assert_int_eq(kt->pass(&net, &f.v, other, 5, &full, w, b, &L, &e), BL_OK);
+                    for (size_t k = 0; k < (size_t)f.d.f_hidden; k++) net.P.param[net.f0b + k] += 0.25;
+                    double want[5], got[5];
+                    ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &re, w, got, &L, &e), BL_OK);
+                    ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, want, &L, &e), BL_OK);
+                    ck_assert_msg(memcmp(want, got, sizeof want) == 0, "%s%s: a reusing pass after %s read stale layers",
+                                  kt->name, f32 ? "/f32" : "",
+                                  q == 0 ? "a dropout pass" : q == 1 ? "a reconstruction pass" : "other rows");
+                }
+                bl_bwork_free(w);
+                bl_bnet_free(&net);
+                rview_free(&f);
+            }
+        }
+    ck_assert_int_ge(checked, 48);
+}
+END_TEST
+
 Suite *bl_test_suite(void) {
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("copies");
@@ -862,6 +979,7 @@ Suite *bl_test_suite(void) {
     tcase_add_test(tc, every_float32_activation_is_within_a_few_float_ulp);
     tcase_add_test(tc, the_float32_vector_copies_agree_bit_for_bit);
     tcase_add_test(tc, every_copy_pass_flushes_subnormals_and_restores_the_mode);
+    tcase_add_test(tc, every_copy_reuse_is_the_pass_bit_for_bit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -737,6 +737,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
         if (epoch == fc->unfreeze_at) bl_params_set_frozen(P, "f.", 0, NULL, NULL);
         bl_params_zero_grad(P);
         bl_bloss L;
+        ps.reuse = epoch > 0; /* the frozen layers' outputs from the epoch before (Adam leaves them) */
         if ((st = bl_bnet_pass(net, &fc->vb->v, idx, k, &ps, fc->w, fc->pred, &L, err))) return st;
         double mae = ft_mae(c, fc->pred, &fc->vb->v, idx, k, &L);
         if (nh) {
@@ -768,6 +769,7 @@ static bl_status ft_train(ft_ctx *fc, int mi, const size_t *idx, size_t k, long 
         *epochs_out = epoch + (epoch < o->max_epochs ? 1 : 0);
     } else { /* the MAE of the state kept: the last one */
         bl_bloss L;
+        pe.reuse = fixed > 0;
         if ((st = bl_bnet_pass(net, &fc->vb->v, idx, k, &pe, fc->w, fc->pred, &L, err))) return st;
         best_mae = ft_mae(c, fc->pred, &fc->vb->v, idx, k, &L);
         *epochs_out = fixed;

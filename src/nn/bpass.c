@@ -19,6 +19,8 @@ bl_status bl_bnet_pass(bl_bnet *net, const bl_bview *v, const size_t *rows, size
         return bl_seterr(err, BL_EINVAL, "dropout %g outside [0, 1)", pass->dropout);
     if (pass->per_row_dropout < 0 || pass->per_row_dropout > 2)
         return bl_seterr(err, BL_EINVAL, "dropout mask mode %d (0 per value, 1 per row, 2 hybrid)", pass->per_row_dropout);
+    if (pass->reuse != 0 && pass->reuse != 1)
+        return bl_seterr(err, BL_EINVAL, "bl_bnet_pass: reuse is %d (0 or 1)", pass->reuse);
     if (pass->want_grad && !v->target) return bl_seterr(err, BL_EINVAL, "gradients need targets");
     /* the workspace's slot maps were sized for a view: this one must fit them, row by row */
     const size_t np = (size_t)net->d.n_ess + (size_t)net->d.n_opt;

@@ -61,6 +61,12 @@ typedef struct bl_bpass {
                                       decoder once per distinct value on the code without encoder
                                       dropout (reconstruction weighted by the value's rows) */
     bl_rng *rng;
+    int    reuse;                  /* 1: the caller vouches that no frozen parameter changed since the
+                                      pass before on this workspace; if that pass ran the same network
+                                      on the same rows of the same view, neither pass with dropout or
+                                      reconstruction, the layers frozen in both (f, g) are read back
+                                      from it, not computed again: the same bits, less work
+                                      (fine-tuning's epochs). Otherwise everything is computed. */
 } bl_bpass;
 
 /* One pass over rows[0..B) of v: forward, loss, and (want_grad) backward adding into P.grad.

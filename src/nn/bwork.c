@@ -75,6 +75,7 @@ static void bwork_layout(bl_bwork *w, carver *c, const bl_bview *v, size_t n_sx,
     w->dec_dcd = carve(c, n_dec, sizeof(void *));
     w->dec_w = carve(c, n_dec, es);
     w->n_vals_view = carve(c, np, sizeof(size_t));
+    w->last.rows = carve(c, B, sizeof(size_t));
 }
 
 bl_status bl_bwork_new(const bl_bnet *net, const bl_bview *v, size_t max_batch, bl_bwork **out,

@@ -77,6 +77,12 @@ struct bl_bwork {
     void *dec_w;                   /* loss weight: rows of the slot / (B · properties of its kind · V) */
     size_t n_sx_view;              /* the view's distinct scale-outs, and values per property, */
     size_t *n_vals_view;           /* [n_props]: what the slot maps were sized for */
+    struct {                       /* the last pass without dropout or reconstruction, for bl_bpass.reuse */
+        const void *net, *view;
+        size_t B, *rows;           /* rows [max_batch] */
+        int per_row, n_views, plain; /* plain: such a pass ran through, and nothing since */
+        uint32_t frozen;           /* bit i: view i was frozen */
+    } last;
     void *block;                   /* everything above lives in one allocation */
 };
 

@@ -50,18 +50,39 @@ static BL_INLINE void st4(float *p, vd v, int q) {
 
 #define GS 16 /* slots a step: four vectors through the SELU together */
 
+/* Z0's block column c twice (wz2), and the permutes that put code c of slots 2j, 2j + 1 of a group of
+ * four in the lanes 8h + l (cidx). */
+static BL_INLINE void z_setup(const float *WTz, vd wz2[4], vi cidx[2][4]) {
+    for (int c = 0; c < 4; c++) wz2[c] = _mm512_broadcast_f32x8(vy_ld(WTz + 8 * c));
+    for (int l = 0; l < 16; l++)
+        for (int j = 0; j < 2; j++)
+            for (int c = 0; c < 4; c++) cidx[j][c][l] = 4 * (2 * j + l / 8) + c;
+}
+
+/* P = scale·Z0[:, b]·c and dP = 0 for the slots 4·q4 … 4·q4 + 3 (< ns) whose codes are the lanes of c4. */
+static BL_INLINE void z_terms(const vd wz2[4], vd vscale, vi cidx[2][4], vd c4, float *const *rec, int q4, int ns) {
+    for (int j = 0; j < 2; j++) {
+        vd p = fmz(wz2[0], vd_perm(c4, cidx[j][0]), wz2[1] * vd_perm(c4, cidx[j][1]));
+        for (int cc = 2; cc < 4; cc++) p = fmz(wz2[cc], vd_perm(c4, cidx[j][cc]), p);
+        p = p * vscale;
+        for (int t = 0; t < 2; t++) {
+            const int s = 4 * q4 + 2 * j + t;
+            if (s >= ns) continue;
+            st8(rec[s] + OP, p, t);
+            memset(rec[s] + ODP, 0, 8 * sizeof(float));
+        }
+    }
+}
+
 void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, float *base, size_t ST,
                               const float *mask, size_t MS, const uint32_t *first, size_t n) {
     vd g3q[8], wz2[4]; /* G3's column k four times (4 units × 4 slots); Z0's column c twice */
     for (int k = 0; k < 8; k++) g3q[k] = _mm512_broadcast_f32x4(_mm_loadu_ps(G3T + 4 * k));
-    for (int c = 0; c < 4; c++) wz2[c] = _mm512_broadcast_f32x8(vy_ld(WTz + 8 * c));
     const vd vscale = _mm512_set1_ps(scale);
     vi didx[8], cidx[2][4]; /* lane 4q + u ← d1 of slot q, unit k; lane 8h + l ← code c of slot 2j + h */
-    for (int l = 0; l < 16; l++) {
+    z_setup(WTz, wz2, cidx);
+    for (int l = 0; l < 16; l++)
         for (int k = 0; k < 8; k++) didx[k][l] = 8 * (l / 4) + k;
-        for (int j = 0; j < 2; j++)
-            for (int c = 0; c < 4; c++) cidx[j][c][l] = 4 * (2 * j + l / 8) + c;
-    }
     for (size_t i0 = 0; i0 < n; i0 += GS) {
         const int ns = n - i0 < GS ? (int)(n - i0) : GS;
         float *rec[GS];
@@ -91,17 +112,26 @@ void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, f
                     st4(rec[4 * q4 + q] + OA2, a[q4], q);
                     st4(rec[4 * q4 + q] + OC, c[q4], q);
                 }
-            for (int j = 0; j < 2; j++) {
-                vd p = fmz(wz2[0], vd_perm(c[q4], cidx[j][0]), wz2[1] * vd_perm(c[q4], cidx[j][1]));
-                for (int cc = 2; cc < 4; cc++) p = fmz(wz2[cc], vd_perm(c[q4], cidx[j][cc]), p);
-                p = p * vscale;
-                for (int t = 0; t < 2; t++) {
-                    const int s = 4 * q4 + 2 * j + t;
-                    if (s >= ns) continue;
-                    st8(rec[s] + OP, p, t);
-                    memset(rec[s] + ODP, 0, 8 * sizeof(float));
-                }
-            }
+            z_terms(wz2, vscale, cidx, c[q4], rec, q4, ns);
+        }
+    }
+}
+
+void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_t ST, size_t n) {
+    vd wz2[4];
+    vi cidx[2][4];
+    z_setup(WTz, wz2, cidx);
+    const vd vscale = _mm512_set1_ps(scale);
+    for (size_t i0 = 0; i0 < n; i0 += GS) {
+        const int ns = n - i0 < GS ? (int)(n - i0) : GS;
+        float *rec[GS];
+        for (int s = 0; s < GS; s++) rec[s] = base + (i0 + (size_t)(s < ns ? s : ns - 1)) * ST;
+        for (int q4 = 0; q4 < GS / 4 && 4 * q4 < ns; q4++) { /* the codes as the full kernel holds them */
+            vd c = _mm512_castps128_ps512(_mm_loadu_ps(rec[4 * q4] + OC));
+            c = _mm512_insertf32x4(c, _mm_loadu_ps(rec[4 * q4 + 1] + OC), 1);
+            c = _mm512_insertf32x4(c, _mm_loadu_ps(rec[4 * q4 + 2] + OC), 2);
+            c = _mm512_insertf32x4(c, _mm_loadu_ps(rec[4 * q4 + 3] + OC), 3);
+            z_terms(wz2, vscale, cidx, c, rec, q4, ns);
         }
     }
 }

@@ -13,5 +13,8 @@
  * loop computes it, bit for bit. */
 void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, float *base, size_t ST,
                               const float *mask, size_t MS, const uint32_t *first, size_t n);
+/* Only P and dP, from the codes c the records already hold (a pass that reuses g's outputs, bpass.h):
+ * the same bits as the kernel above gives them. */
+void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_t ST, size_t n);
 
 #endif /* BL_NN_KERN_ENC16_H */

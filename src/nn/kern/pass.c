@@ -321,6 +321,33 @@ static int view_frozen(const bl_params *P, size_t off) {
     return 0;
 }
 
+/* Bit i: view i is frozen (all 0 where there are more views than bits). */
+static uint32_t frozen_views(const bl_params *P) {
+    uint32_t f = 0;
+    for (int i = 0; i < P->n_views && P->n_views <= 32; i++) f |= (uint32_t)(P->views[i].frozen != 0) << i;
+    return f;
+}
+
+/* The views of the blocks from first to last (offsets into P, in layout order) as bits. */
+static uint32_t block_views(const bl_params *P, size_t first, size_t last) {
+    uint32_t b = 0;
+    for (int i = 0; i < P->n_views && P->n_views <= 32; i++)
+        if (P->views[i].offset >= first && P->views[i].offset <= last) b |= 1u << i;
+    return b;
+}
+
+/* What a pass may read back from the one before on w (bpass.h, reuse): the views frozen in both, if
+ * that pass ran net on the same rows of v without dropout or reconstruction, in the same slot mode;
+ * 0 otherwise. The caller vouches that no frozen parameter changed in between. */
+static uint32_t reusable_views(const bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
+                               const bl_bpass *pass, const bl_bwork *w, uint32_t frozen) {
+    if (!pass->reuse || !w->last.plain || w->last.net != net || w->last.view != v || w->last.B != B ||
+        w->last.per_row != pass->per_row_dropout || w->last.n_views != net->P.n_views ||
+        memcmp(w->last.rows, rows, B * sizeof *rows) != 0)
+        return 0;
+    return frozen & w->last.frozen;
+}
+
 /* What every layer of one pass shares: the network and its transposed weights, the batch, the
  * workspace with the batch's distinct scale-outs (n_sx), and the switches. The dimensions travel as
  * constant arguments, so that the paper's are folded in (BL_LAYER); the slots per property n_val[NP]
@@ -337,18 +364,26 @@ typedef struct pass_ctx {
     int             NE, NO, NP, ZI;
     size_t          ST, MS;        /* a slot record's stride; a slot's mask stride */
     int             decode, hybrid, grad_f, grad_g, grad_h, grad_z;
+    int             keep_f, keep_g; /* f's outputs, g's codes: read from the pass before (bpass.h, reuse) */
 } pass_ctx;
 
 /* WT = every block of W transposed, at the same offsets; the float32 copies also round W into Wf
- * (the parameters stay double: Adam updates them there). */
-static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real *WT, real *Wf) {
+ * (the parameters stay double: Adam updates them there). Views whose bit is set in keep still hold
+ * what the pass before wrote for the same parameters, and are left as they are. */
+static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real *WT, real *Wf, uint32_t keep) {
 #if BL_F32
-    for (size_t i = 0; i < net->P.n; i++) Wf[i] = (real)W[i];
+    if (!keep)
+        for (size_t i = 0; i < net->P.n; i++) Wf[i] = (real)W[i];
 #else
     (void)Wf;
 #endif
     for (int i = 0; i < net->P.n_views; i++) {
         const bl_param_view *pv = &net->P.views[i];
+        if (keep >> i & 1) continue;
+#if BL_F32
+        if (keep)
+            for (size_t k = pv->offset; k < pv->offset + (size_t)pv->rows * (size_t)pv->cols; k++) Wf[k] = (real)W[k];
+#endif
         const double *src = W + pv->offset;
         real *dst = WT + pv->offset;
         for (int r = 0; r < pv->rows; r++)
@@ -492,18 +527,20 @@ static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, c
         real *r = SX_REC(w) + i * w->sx_stride;
         real *a0 = r, *s0 = a0 + FH, *a2 = s0 + FH, *F = a2 + FO, *A = F + FO;
         const double *xd = v->sx_feat + (size_t)w->sx_list[i] * (size_t)FI;
+        if (!cx->keep_f) {
 #if BL_F32
-        real x[BL_BNET_DIM_MAX];
-        for (int k = 0; k < FI; k++) x[k] = (real)xd[k];
+            real x[BL_BNET_DIM_MAX];
+            for (int k = 0; k < FI; k++) x[k] = (real)xd[k];
 #else
-        const real *x = xd;
+            const real *x = xd;
 #endif
-        mvt(WT + net->f0w, FH, FH, FI, x, a0);
-        for (int k = 0; k < FH; k++) a0[k] += W[net->f0b + (size_t)k];
-        for (int k = 0; k < FH; k++) s0[k] = k_selu(a0[k]);
-        mvt(WT + net->f2w, FO, FO, FH, s0, a2);
-        for (int k = 0; k < FO; k++) a2[k] += W[net->f2b + (size_t)k];
-        for (int k = 0; k < FO; k++) F[k] = k_selu(a2[k]);
+            mvt(WT + net->f0w, FH, FH, FI, x, a0);
+            for (int k = 0; k < FH; k++) a0[k] += W[net->f0b + (size_t)k];
+            for (int k = 0; k < FH; k++) s0[k] = k_selu(a0[k]);
+            mvt(WT + net->f2w, FO, FO, FH, s0, a2);
+            for (int k = 0; k < FO; k++) a2[k] += W[net->f2b + (size_t)k];
+            for (int k = 0; k < FO; k++) F[k] = k_selu(a2[k]);
+        }
         mvt(WT + net->z0w, Z, Z, FO, F, A);
         for (int k = 0; k < Z; k++) A[k] += W[net->z0b + (size_t)k];
         memset(A + Z, 0, (size_t)(Z + FO) * sizeof(real)); /* dA, dF */
@@ -566,7 +603,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
         real *grp_rec[4];
         int ng = 0;
 #endif
-        for (size_t i = 0; i < n_val[p]; i++) { /* the first layer once per distinct value */
+        for (size_t i = 0; i < n_val[p] && !cx->keep_g; i++) { /* the first layer once per distinct value */
             if (w->val_first[p][i] != i) continue;
             real *rec = base + i * ST;
             const double *xvd = v->vecs[p] + (size_t)w->val_list[p][i] * (size_t)V;
@@ -591,10 +628,11 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
 #if BL_ISA > 0
         if (FAST && ng > 0) first_layer_x4(G0T, grp_x, grp_rec, ng);
 #if BL_F32 && BL_ISA == 2
-        if (FAST) /* 16-float vectors, the same bits as the loops below (enc16.c) */
+        if (FAST && cx->keep_g) bl_kern_enc16p_avx512_f32(WTz, scale, base, ST, n_val[p]);
+        else if (FAST) /* 16-float vectors, the same bits as the loops below (enc16.c) */
             bl_kern_enc16_avx512_f32(G3T, WTz, scale, base, ST, VAL_MASK(w, p), MS, w->val_first[p], n_val[p]);
 #else
-        if (FAST) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
+        if (FAST && !cx->keep_g) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
             const size_t n = n_val[p];
             for (size_t i = 0; i < n; i++) {
                 real *rec = base + i * ST;
@@ -658,9 +696,11 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
 #endif
             {
                 real *d1 = rec + O_D1, *a2 = rec + O_A2, *c = rec + O_C, *P = rec + O_P;
-                for (int k = 0; k < H; k++) d1[k] = s1[k] * mk[k] + mk[H + k];
-                mvt(G3T, C, C, H, d1, a2);
-                for (int k = 0; k < C; k++) c[k] = k_selu(a2[k]);
+                if (!cx->keep_g) {
+                    for (int k = 0; k < H; k++) d1[k] = s1[k] * mk[k] + mk[H + k];
+                    mvt(G3T, C, C, H, d1, a2);
+                    for (int k = 0; k < C; k++) c[k] = k_selu(a2[k]);
+                }
                 mvt(WTz, Z, Z, C, c, P);
                 for (int k = 0; k < Z; k++) P[k] *= scale;
                 memset(rec + O_DP, 0, (size_t)Z * sizeof(real));
@@ -1069,8 +1109,17 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
         .grad_z = grad && !view_frozen(&net->P, net->z0w),
     };
     size_t n_val[2 * BL_BNET_PROPS_MAX];
+    const int plain = !drop && !pass->recon; /* only such a pass can be read back (fine-tuning's) */
+    const uint32_t frozen = plain ? frozen_views(&net->P) : 0;
+    const uint32_t keep = plain ? reusable_views(net, v, rows, B, pass, w, frozen) : 0;
+    if (keep) {
+        const uint32_t fv = block_views(&net->P, net->f0w, net->f2b), gv = block_views(&net->P, net->g0w, net->g3w);
+        c.keep_f = fv && (keep & fv) == fv;
+        c.keep_g = gv && (keep & gv) == gv;
+    }
+    w->last.plain = 0; /* until this pass has run through */
 
-    transpose_weights(net, net->P.param, (real *)w->WT, (real *)w->Wf);
+    transpose_weights(net, net->P.param, (real *)w->WT, (real *)w->Wf, keep);
 #if BL_F32
     if (grad) memset(w->Gf, 0, net->P.n * sizeof(real));
 #endif
@@ -1095,6 +1144,16 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
 #endif
     }
     reset_slots(&c, n_val);
+    if (plain) { /* what the next pass may read back */
+        w->last.net = net;
+        w->last.view = v;
+        w->last.B = B;
+        memcpy(w->last.rows, rows, B * sizeof *rows);
+        w->last.per_row = pass->per_row_dropout;
+        w->last.n_views = net->P.n_views;
+        w->last.frozen = frozen;
+        w->last.plain = 1;
+    }
     return BL_OK;
 }
 
