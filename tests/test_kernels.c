@@ -864,11 +864,12 @@ static void reuse_epochs(const bl_kernel_table *kt, rview *f, int f32, int freez
     ck_assert_int_eq(bl_bnet_init(&net, &d, &wr, &e), BL_OK);
     ck_assert_int_eq(bl_params_set_frozen(&net.P, "", 1, NULL, &e), BL_OK);
     ck_assert_int_eq(bl_params_set_frozen(&net.P, "z.", 0, NULL, &e), BL_OK);
-    if (!freeze_f) ck_assert_int_eq(bl_params_set_frozen(&net.P, "f.", 0, NULL, &e), BL_OK);
+    if (freeze_f == 0) ck_assert_int_eq(bl_params_set_frozen(&net.P, "f.", 0, NULL, &e), BL_OK);
     ck_assert_int_eq(bl_bwork_new(&net, &f->v, B, &w, &e), BL_OK);
     bl_adam opt;
     ck_assert_int_eq(bl_adam_init(&opt, 0.01, 0.001, &e), BL_OK);
     for (int ep = 0; ep < 6; ep++) {
+        if (freeze_f == 2 && ep == 3) ck_assert_int_eq(bl_params_set_frozen(&net.P, "f.", 0, NULL, &e), BL_OK);
         bl_params_zero_grad(&net.P);
         bl_bpass ps = {.training = 0, .want_grad = 1, .recon = 0, .per_row_dropout = mode, .reuse = reuse && ep > 0};
         bl_bloss L;
@@ -899,14 +900,14 @@ START_TEST(every_copy_reuse_is_the_pass_bit_for_bit) {
                 const size_t NP = 6 * B + 6, NW = 4096; /* six epochs' predictions and losses; the parameters */
                 double *p0 = calloc(NP, sizeof *p0), *p1 = calloc(NP, sizeof *p1);
                 double *w0 = calloc(NW, sizeof *w0), *w1 = calloc(NW, sizeof *w1);
-                const int mode = i % 3, freeze_f = i % 2 == 0;
+                const int mode = i % 3, freeze_f = (i / 4) % 3; /* every f schedule with both kinds of dims */
                 reuse_epochs(kt, &f, f32, freeze_f, rows, B, mode, 100 + (uint64_t)i, p0, w0, 0);
                 reuse_epochs(kt, &f, f32, freeze_f, rows, B, mode, 100 + (uint64_t)i, p1, w1, 1);
                 ck_assert_msg(memcmp(p0, p1, NP * sizeof *p0) == 0 && memcmp(w0, w1, NW * sizeof *w0) == 0,
                               "%s%s, case %d (%s dims, %d+%d properties, mode %d, B %zu, f %s): reusing the frozen "
                               "layers changed the predictions, losses or parameters",
                               kt->name, f32 ? "/f32" : "", i, paper ? "paper" : "odd", n_ess, np - n_ess, mode, B,
-                              freeze_f ? "frozen" : "trained");
+                              (const char *[]){"trained", "frozen", "unfrozen at epoch 3"}[freeze_f]);
                 free(p0), free(p1), free(w0), free(w1), free(rows);
                 rview_free(&f);
                 checked++;
@@ -932,7 +933,8 @@ START_TEST(every_copy_reuse_is_the_pass_bit_for_bit) {
                 bl_rng_seed(&dr, 9);
                 const bl_bpass full = {.want_grad = 1}, re = {.want_grad = 1, .reuse = 1},
                                drop = {.training = 1, .dropout = 0.2, .want_grad = 1, .rng = &dr, .reuse = 1},
-                               rec = {.want_grad = 1, .recon = 1, .reuse = 1};
+                               rec = {.want_grad = 1, .recon = 1, .reuse = 1},
+                               per_row = {.want_grad = 1, .per_row_dropout = 1, .reuse = 1};
                 ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, a, &L, &e), BL_OK);
                 for (size_t k = 0; k < (size_t)f.d.ae_hidden * (size_t)f.d.vec_len; k++) net.P.param[net.g0w + k] *= -1.5;
                 for (size_t k = 0; k < (size_t)f.d.f_hidden; k++) net.P.param[net.f0b + k] += 0.5;
@@ -942,8 +944,8 @@ START_TEST(every_copy_reuse_is_the_pass_bit_for_bit) {
                 ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, c5, &L, &e), BL_OK);
                 ck_assert_msg(memcmp(a, c5, sizeof a) != 0, "%s%s: changing the frozen weights changed nothing",
                               kt->name, f32 ? "/f32" : "");
-                const bl_bpass *breaks[3] = {&drop, &rec, NULL};
-                for (int q = 0; q < 3; q++) { /* after each, a reusing pass computes everything */
+                const bl_bpass *breaks[4] = {&drop, &rec, &per_row, NULL};
+                for (int q = 0; q < 4; q++) { /* after each, a reusing pass computes everything */
                     if (breaks[q]) ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, breaks[q], w, b, &L, &e), BL_OK);
                     else ck_assert_int_eq(kt->pass(&net, &f.v, other, 5, &full, w, b, &L, &e), BL_OK);
                     for (size_t k = 0; k < (size_t)f.d.f_hidden; k++) net.P.param[net.f0b + k] += 0.25;
@@ -952,7 +954,8 @@ START_TEST(every_copy_reuse_is_the_pass_bit_for_bit) {
                     ck_assert_int_eq(kt->pass(&net, &f.v, rows, 5, &full, w, want, &L, &e), BL_OK);
                     ck_assert_msg(memcmp(want, got, sizeof want) == 0, "%s%s: a reusing pass after %s read stale layers",
                                   kt->name, f32 ? "/f32" : "",
-                                  q == 0 ? "a dropout pass" : q == 1 ? "a reconstruction pass" : "other rows");
+                                  (const char *[]){"a dropout pass", "a reconstruction pass", "a pass with per-row slots",
+                                                   "other rows"}[q]);
                 }
                 bl_bwork_free(w);
                 bl_bnet_free(&net);

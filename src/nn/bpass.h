@@ -61,9 +61,11 @@ typedef struct bl_bpass {
                                       decoder once per distinct value on the code without encoder
                                       dropout (reconstruction weighted by the value's rows) */
     bl_rng *rng;
-    int    reuse;                  /* 1: the caller vouches that no frozen parameter changed since the
-                                      pass before on this workspace; if that pass ran the same network
-                                      on the same rows of the same view, neither pass with dropout or
+    int    reuse;                  /* 1: the caller vouches that no frozen parameter, and nothing of the
+                                      view, changed since the pass before on this workspace (the same
+                                      objects, not new ones at the same addresses); if that pass ran the
+                                      same network on the same rows of the same view with the same
+                                      kernel copy, neither pass with dropout or
                                       reconstruction, the layers frozen in both (f, g) are read back
                                       from it, not computed again: the same bits, less work
                                       (fine-tuning's epochs). Otherwise everything is computed. */

@@ -65,9 +65,10 @@ struct bl_bwork {
     size_t *val_cap;
     size_t val_stride;
     void *row;                     /* [B][row_stride]: u[Z] h[Z] pre out dout */
-    void *WT;                      /* [P.n] every weight block transposed, refreshed each pass */
-    void *Wf, *Gf;                 /* float32 only, [P.n]: the parameters rounded to float, refreshed each
-                                      pass, and the pass's gradients, added into P.grad at its end */
+    void *WT;                      /* [P.n] every weight block transposed, refreshed each pass (but for
+                                      the views a reusing pass keeps, bl_bpass.reuse) */
+    void *Wf, *Gf;                 /* float32 only, [P.n]: the parameters rounded to float, refreshed as
+                                      WT is, and the pass's gradients, added into P.grad at its end */
     uint32_t *row_slot;            /* [B][n_props] value slot of each row of the batch */
     size_t row_stride;
     /* the decoder slots of a batch, over all properties: [B·n_props] each */
@@ -81,6 +82,7 @@ struct bl_bwork {
         const void *net, *view;
         size_t B, *rows;           /* rows [max_batch] */
         int per_row, n_views, plain; /* plain: such a pass ran through, and nothing since */
+        int copy;                  /* the kernel copy and precision that ran it */
         uint32_t frozen;           /* bit i: view i was frozen */
     } last;
     void *block;                   /* everything above lives in one allocation */

@@ -321,6 +321,8 @@ static int view_frozen(const bl_params *P, size_t off) {
     return 0;
 }
 
+#define THIS_COPY (1 + 2 * BL_ISA + (BL_F32 ? 1 : 0)) /* which copy wrote a workspace's records */
+
 /* Bit i: view i is frozen (all 0 where there are more views than bits). */
 static uint32_t frozen_views(const bl_params *P) {
     uint32_t f = 0;
@@ -341,7 +343,7 @@ static uint32_t block_views(const bl_params *P, size_t first, size_t last) {
  * 0 otherwise. The caller vouches that no frozen parameter changed in between. */
 static uint32_t reusable_views(const bl_bnet *net, const bl_bview *v, const size_t *rows, size_t B,
                                const bl_bpass *pass, const bl_bwork *w, uint32_t frozen) {
-    if (!pass->reuse || !w->last.plain || w->last.net != net || w->last.view != v || w->last.B != B ||
+    if (!pass->reuse || !w->last.plain || w->last.copy != THIS_COPY || w->last.net != net || w->last.view != v || w->last.B != B ||
         w->last.per_row != pass->per_row_dropout || w->last.n_views != net->P.n_views ||
         memcmp(w->last.rows, rows, B * sizeof *rows) != 0)
         return 0;
@@ -379,7 +381,7 @@ static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real
 #endif
     for (int i = 0; i < net->P.n_views; i++) {
         const bl_param_view *pv = &net->P.views[i];
-        if (keep >> i & 1) continue;
+        if (i < 32 && (keep >> i & 1)) continue;
 #if BL_F32
         if (keep)
             for (size_t k = pv->offset; k < pv->offset + (size_t)pv->rows * (size_t)pv->cols; k++) Wf[k] = (real)W[k];
@@ -1146,6 +1148,7 @@ static BL_INLINE bl_status pass_impl(bl_bnet *net, const bl_bview *v, const size
     reset_slots(&c, n_val);
     if (plain) { /* what the next pass may read back */
         w->last.net = net;
+        w->last.copy = THIS_COPY;
         w->last.view = v;
         w->last.B = B;
         memcpy(w->last.rows, rows, B * sizeof *rows);
