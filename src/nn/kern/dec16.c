@@ -239,19 +239,31 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
         }
     }
 
-    /* F */
+    /* F: db1 per slot; dcd = H0ᵀ db1 four slots a vector (lanes 4j + c: code unit c of slot j), each
+     * value by the same multiply-adds as vdec_chunk's (H0 row by row, the first of two products fused) */
+    _Alignas(64) float DB1[DCH][8];
     for (int s = 0; s < ns; s++) {
         const vy db1 = vy_ld(DE1[s]) * vy_ld(m[s]) * vy_selu_d(vy_ld(B1[s]), vy_ld(T1[s]));
+        vy_st(DB1[s], db1);
         const float *cs = code[s];
         if (grad_h)
             for (int c = 0; c < 4; c++) gh0t[c] = fmy(db1, by(cs[c]), gh0t[c]);
-        if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
-            _Alignas(32) float d[8];
-            vy_st(d, db1);
-            v4 dc = _mm_fmadd_ps(v4_ld(H0), _mm_set1_ps(d[0]), v4_ld(H0 + 4) * d[1]);
-            for (int h = 2; h < 8; h++) dc = _mm_fmadd_ps(v4_ld(H0 + 4 * h), _mm_set1_ps(d[h]), dc);
-            v4_st(dcd[s], dc);
-        }
+    }
+    if (!grad_in) return;
+    vd h0r[8]; /* H0's row h four times */
+    for (int h = 0; h < 8; h++) h0r[h] = _mm512_broadcast_f32x4(v4_ld(H0 + 4 * h));
+    const vi lane4 = {0, 0, 0, 0, 8, 8, 8, 8, 16, 16, 16, 16, 24, 24, 24, 24};
+    for (int s0 = 0; s0 < ns; s0 += 4) {
+        const int k = ns - s0 < 4 ? ns - s0 : 4;
+        const int s2 = k > 2 ? s0 + 2 : s0; /* a short group reads its first slots again */
+        const vd d01 = vd_pair(DB1[s0], DB1[k > 1 ? s0 + 1 : s0]);
+        const vd d23 = vd_pair(DB1[s2], DB1[k > 3 ? s0 + 3 : s2]);
+        vd dc = fmz(h0r[0], vd_perm2(d01, lane4, d23), h0r[1] * vd_perm2(d01, lane4 + 1, d23));
+        for (int h = 2; h < 8; h++) dc = fmz(h0r[h], vd_perm2(d01, lane4 + h, d23), dc);
+        v4_st(dcd[s0], _mm512_castps512_ps128(dc));
+        if (k > 1) v4_st(dcd[s0 + 1], _mm512_extractf32x4_ps(dc, 1));
+        if (k > 2) v4_st(dcd[s0 + 2], _mm512_extractf32x4_ps(dc, 2));
+        if (k > 3) v4_st(dcd[s0 + 3], _mm512_extractf32x4_ps(dc, 3));
     }
 #undef T_OF
 }

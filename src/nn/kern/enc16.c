@@ -1,15 +1,15 @@
 /* kern/enc16.c — the encoder's per-slot layers (after the first, which runs once per distinct value) in
- * the float32 AVX-512 copy, four slots to a 16-float vector; the other copies compile nothing here. The
- * 8-float loop in pass.c's encoder_forward spends a broadcast per product on 4-float vectors; here
+ * the float32 AVX-512 copy, four slots to a 16-float vector; the other copies compile nothing here (the
+ * float32 avx2 copy puts two slots in an 8-float vector, pass.c's encoder_forward); here
  *   d1 = s1·mk + ad        two slots a vector
  *   a2 = G3·d1             four slots a vector: lane 4q + c is slot q's unit c, each product's d1 value
  *                          fetched by one two-source permute
  *   c = selu(a2)           the same vectors, sixteen slots a step
  *   P = scale·Z0[:, b]·c   two slots a vector
- * with every value's operations those of the 8-float loop, in its order, each multiply-add the FMA
- * that loop writes out (where a sum starts with two products, the first fused: fma(g₀, d₀, g₁·d₁)), so
- * the float32 avx2 and avx512 copies still train the same model bit for bit (tests/test_kernels.c). A
- * short group repeats its last slot and stores only the slots it has. */
+ * with every value's operations those of the avx2 copy's 8-float form, in its order, each multiply-add
+ * the FMA that form writes out (where a sum starts with two products, the first fused: fma(g₀, d₀,
+ * g₁·d₁)), so the float32 avx2 and avx512 copies still train the same model bit for bit
+ * (tests/test_kernels.c). A short group repeats its last slot and stores only the slots it has. */
 #define BL_KERN_WIDE 1 /* vd: 16 floats in the float32 AVX-512 copy (isa.h) */
 #include "nn/kern/vmath.h"
 

@@ -269,14 +269,16 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         }
     }
     if (!grad_h && !grad_in) return;
-    /* D: de1 = H3ᵀ dr, four slots at a time, H3's row o broadcast against their dr */
-    for (int s = 0; s < ns; s += 4) {
-        const int k = ns - s < 4 ? ns - s : 4;
-        v8 acc[4];
-        for (int q = 0; q < 4; q++) acc[q] = v8_set1(0.0);
+    /* D: de1 = H3ᵀ dr, DS slots at a time, H3's row o broadcast against their dr (eight chains where a
+     * unit's eight values fill one register, enough to hide the FMA's latency) */
+    enum { DS = BL_F32 ? 8 : 4 };
+    for (int s = 0; s < ns; s += DS) {
+        const int k = ns - s < DS ? ns - s : DS;
+        v8 acc[DS];
+        for (int q = 0; q < DS; q++) acc[q] = v8_set1(0.0);
         for (int o = 0; o < 40; o++) {
             const v8 h = v8_ld(H3 + 8 * o);
-            for (int q = 0; q < 4; q++) acc[q] = v8_fmas_x(h, R[s + (q < k ? q : 0)][o], acc[q]);
+            for (int q = 0; q < DS; q++) acc[q] = v8_fmas_x(h, R[s + (q < k ? q : 0)][o], acc[q]);
         }
         for (int q = 0; q < k; q++) v8_st(DE1[s + q], acc[q]);
     }
@@ -294,24 +296,46 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         }
     }
     /* F */
+#if BL_F32 /* dcd two slots a vector (lanes 4j + c: code unit c of slot j), each value by the same
+            * multiply-adds as one slot's (H0 row by row, the first of two products fused) */
+    _Alignas(32) real DB1[DCH][8];
+#endif
     for (int s = 0; s < ns; s++) {
         const v8 db1 = v8_mul(v8_mul(v8_ld(DE1[s]), v8_ld(m[s])), v8_selu_d(v8_ld(B1[s]), v8_ld(T1[s])));
         const real *cs = code[s];
         if (grad_h)
             for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas_x(db1, cs[c], gh0t[c]);
+#if BL_F32
+        v8_st(DB1[s], db1);
+#else
         if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
             _Alignas(64) real d[8];
             v8_st(d, db1);
-#if BL_F32
-            v4 dc = _mm_fmadd_ps(v4_ld(H0), _mm_set1_ps(d[0]), v4_ld(H0 + 4) * d[1]);
-            for (int h = 2; h < 8; h++) dc = v4_fmas_x(v4_ld(H0 + 4 * h), d[h], dc);
-#else
             v4 dc = v4_ld(H0) * d[0];
             for (int h = 1; h < 8; h++) dc = v4_ld(H0 + 4 * h) * d[h] + dc;
-#endif
             v4_st(dcd[s], dc);
         }
+#endif
     }
+#if BL_F32
+    if (!grad_in) return;
+    vd h0r[8]; /* H0's row h twice */
+    for (int h = 0; h < 8; h++) h0r[h] = _mm256_broadcast_ps((const __m128 *)(const void *)(H0 + 4 * h));
+    for (int s = 0; s < ns; s += 2) {
+        const int two = s + 1 < ns;
+        const vd d0 = vd_ld(DB1[s]), d1 = vd_ld(DB1[s + two]);
+        const vd lo = _mm256_permute2f128_ps(d0, d1, 0x20), hi = _mm256_permute2f128_ps(d0, d1, 0x31);
+        vd dc = vd_fmadd(h0r[0], _mm256_permute_ps(lo, 0x00), h0r[1] * _mm256_permute_ps(lo, 0x55));
+        dc = vd_fmadd(h0r[2], _mm256_permute_ps(lo, 0xAA), dc);
+        dc = vd_fmadd(h0r[3], _mm256_permute_ps(lo, 0xFF), dc);
+        dc = vd_fmadd(h0r[4], _mm256_permute_ps(hi, 0x00), dc);
+        dc = vd_fmadd(h0r[5], _mm256_permute_ps(hi, 0x55), dc);
+        dc = vd_fmadd(h0r[6], _mm256_permute_ps(hi, 0xAA), dc);
+        dc = vd_fmadd(h0r[7], _mm256_permute_ps(hi, 0xFF), dc);
+        v4_st(dcd[s], _mm256_castps256_ps128(dc));
+        if (two) v4_st(dcd[s + 1], _mm256_extractf128_ps(dc, 1));
+    }
+#endif
 }
 #endif
 
@@ -634,6 +658,51 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
         else if (FAST) /* 16-float vectors, the same bits as the loops below (enc16.c) */
             bl_kern_enc16_avx512_f32(G3T, WTz, scale, base, ST, VAL_MASK(w, p), MS, w->val_first[p], n_val[p]);
 #else
+#if BL_F32 /* d1 = s1·mk + ad, a2 = G3·d1 two slots a vector (lanes 4j + c: code unit c of slot j), c =
+            * selu(a2) sixteen slots at a time; each value by the FMAs enc16.c runs, in the same order
+            * (a2's sum begins fma(g₀, d₀, g₁·d₁)), so the avx2 and avx512 copies agree bit for bit */
+        if (FAST && !cx->keep_g) {
+            const size_t n = n_val[p];
+            vd g3r[8]; /* G3ᵀ's row k (the four codes' weights on d1[k]) twice */
+            for (int k = 0; k < 8; k++) g3r[k] = _mm256_broadcast_ps((const __m128 *)(const void *)(G3T + 4 * k));
+            for (size_t i0 = 0; i0 < n; i0 += 16) {
+                const int m = n - i0 < 16 ? (int)(n - i0) : 16;
+                real *ra[8], *rb[8];
+                vd a[8];
+                for (int q = 0; q < 8; q++) {
+                    if (2 * q >= m) {
+                        a[q] = vd_set1(0.0);
+                        continue;
+                    }
+                    const size_t i = i0 + 2 * q, j = 2 * q + 1 < m ? i + 1 : i;
+                    ra[q] = base + i * ST, rb[q] = base + j * ST;
+                    const real *mi = VAL_MASK(w, p) + i * MS, *mj = VAL_MASK(w, p) + j * MS;
+                    const real *si = base + (size_t)w->val_first[p][i] * ST + O_S1,
+                               *sj = base + (size_t)w->val_first[p][j] * ST + O_S1;
+                    const vd di = vd_fmadd(vd_ld(si), vd_ld(mi), vd_ld(mi + 8));
+                    const vd dj = vd_fmadd(vd_ld(sj), vd_ld(mj), vd_ld(mj + 8));
+                    vd_st(rb[q] + O_D1, dj);
+                    vd_st(ra[q] + O_D1, di);
+                    const vd lo = _mm256_permute2f128_ps(di, dj, 0x20), hi = _mm256_permute2f128_ps(di, dj, 0x31);
+                    vd a2 = vd_fmadd(g3r[0], _mm256_permute_ps(lo, 0x00), g3r[1] * _mm256_permute_ps(lo, 0x55));
+                    a2 = vd_fmadd(g3r[2], _mm256_permute_ps(lo, 0xAA), a2);
+                    a2 = vd_fmadd(g3r[3], _mm256_permute_ps(lo, 0xFF), a2);
+                    a2 = vd_fmadd(g3r[4], _mm256_permute_ps(hi, 0x00), a2);
+                    a2 = vd_fmadd(g3r[5], _mm256_permute_ps(hi, 0x55), a2);
+                    a2 = vd_fmadd(g3r[6], _mm256_permute_ps(hi, 0xAA), a2);
+                    a2 = vd_fmadd(g3r[7], _mm256_permute_ps(hi, 0xFF), a2);
+                    v4_st(rb[q] + O_A2, _mm256_extractf128_ps(a2, 1));
+                    v4_st(ra[q] + O_A2, _mm256_castps256_ps128(a2));
+                    a[q] = a2;
+                }
+                v_selu(a, a, 8);
+                for (int q = 0; 2 * q < m; q++) {
+                    v4_st(rb[q] + O_C, _mm256_extractf128_ps(a[q], 1));
+                    v4_st(ra[q] + O_C, _mm256_castps256_ps128(a[q]));
+                }
+            }
+        }
+#else
         if (FAST && !cx->keep_g) { /* d1 and a2 per slot, then the SELU of the codes 16 slots at a time */
             const size_t n = n_val[p];
             for (size_t i = 0; i < n; i++) {
@@ -642,13 +711,8 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
                 const v8 d1 = v8_fma_x(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
                 v8_st(rec + O_D1, d1);
                 const real *dd = rec + O_D1;
-#if BL_F32 /* written out, as the decoder's: the first of the two products fused */
-                v4 a2 = v4_fmas_x(v4_ld(G3T), dd[0], v4_ld(G3T + 4) * dd[1]);
-                for (int k = 2; k < 8; k++) a2 = v4_fmas_x(v4_ld(G3T + 4 * k), dd[k], a2);
-#else
                 v4 a2 = v4_ld(G3T) * dd[0];
                 for (int k = 1; k < 8; k++) a2 = v4_ld(G3T + 4 * k) * dd[k] + a2;
-#endif
                 v4_st(rec + O_A2, a2);
             }
             for (size_t i0 = 0; i0 < n; i0 += 16) {
@@ -663,6 +727,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
                     memcpy(base + i * ST + O_C, buf[i - i0], 4 * sizeof(real));
             }
         }
+#endif
 #endif
 #endif
         for (size_t i = 0; i < n_val[p]; i++) {
