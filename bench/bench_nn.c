@@ -5,7 +5,9 @@
  * and tanh vectors, Adam. One thread, processor time, the best of several rounds. Every copy in float64
  * and float32 (a copy's float32 twin; its Adam is the float64 one, as the library runs it).
  *
- *   bench_nn [--rounds N] [--only COPY]        COPY: generic, avx2, avx512, generic/f32, avx2/f32, avx512/f32
+ *   bench_nn [--rounds N] [--only COPY] [--train-only]
+ *       COPY: generic, avx2, avx512, generic/f32, avx2/f32, avx512/f32; --train-only times the trainer's
+ *       epochs alone, 50 a round (for comparing two builds of the kernels: less noise per round)
  *
  * Prints figures; asserts nothing (targets live in bench/README.md). BELLAMY_CPU caps the copies.
  */
@@ -57,13 +59,15 @@ static void shape_make(shape *s, bl_rng *r) {
 int main(int argc, char **argv) {
     int rounds = 5;
     const char *only = NULL;
-    int done = bench_args(argc, argv, "bench_nn", "[--rounds N] [--only COPY]");
+    int train_only = 0;
+    int done = bench_args(argc, argv, "bench_nn", "[--rounds N] [--only COPY] [--train-only]");
     if (done >= 0) return done;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+        else if (strcmp(argv[i], "--train-only") == 0) train_only = 1;
         else {
-            fprintf(stderr, "usage: bench_nn [--rounds N] [--only COPY]\n");
+            fprintf(stderr, "usage: bench_nn [--rounds N] [--only COPY] [--train-only]\n");
             return 2;
         }
     }
@@ -96,8 +100,9 @@ int main(int argc, char **argv) {
     printf("Kernel copies, one thread (processor: %s, BELLAMY_CPU cap: %s, in use: %s); best of %d rounds\n",
            bl_cpu_level_name(bl_cpu_detected()), getenv("BELLAMY_CPU") ? getenv("BELLAMY_CPU") : "none",
            bl_kernels()->name, rounds);
-    printf("%-12s %10s %14s %13s %14s %14s %14s %12s %12s\n", "copy", "epoch/row ms", "epoch/value ms",
-           "train/row ms", "predict M/s", "6-median M/s", "6-med f M/s", "tanh ns/val", "adam ns/par");
+    if (!train_only)
+        printf("%-12s %10s %14s %13s %14s %14s %14s %12s %12s\n", "copy", "epoch/row ms", "epoch/value ms",
+               "train/row ms", "predict M/s", "6-median M/s", "6-med f M/s", "tanh ns/val", "adam ns/par");
     double base[2][8] = {{0}};
     const uint64_t net_seed = bl_rng_u64(&r);
     for (int f32 = 0; f32 < 2; f32++) {
@@ -124,7 +129,7 @@ int main(int argc, char **argv) {
         for (int rd = 0; rd < rounds; rd++) {
             /* an epoch of the pagerank-like shape: 23 batches of 64 rows (the last short), training with
              * gradients and reconstruction, masks per row (default) and per value */
-            for (int mode = 0; mode < 2; mode++) {
+            for (int mode = 0; mode < (train_only ? 0 : 2); mode++) {
                 bl_rng dr;
                 bl_rng_seed(&dr, 3);
                 bl_bpass ps = {.training = 1, .dropout = 0.1, .want_grad = 1, .recon = 1,
@@ -152,8 +157,9 @@ int main(int argc, char **argv) {
                                .rng = &dr};
                 bl_bloss L;
                 int step = 0;
+                const int reps = train_only ? 50 : 5;
                 const double t0 = now();
-                for (int rep = 0; rep < 5; rep++)
+                for (int rep = 0; rep < reps; rep++)
                     for (size_t i0 = 0; i0 < ROWS; i0 += 64) {
                         const size_t B = ROWS - i0 < 64 ? ROWS - i0 : 64;
                         bl_params_zero_grad(&tr.P);
@@ -163,9 +169,10 @@ int main(int argc, char **argv) {
                         ha.bc1 = 1.0 - pow(h.beta1, step), ha.bc2 = 1.0 - pow(h.beta2, step);
                         kt->adam(tr.P.n, &ha, tr.P.param, tr.P.grad, tr.P.m, tr.P.v);
                     }
-                const double t = (now() - t0) / 5 * 1e3;
+                const double t = (now() - t0) / reps * 1e3;
                 if (t < best[7]) best[7] = t;
             }
+            if (train_only) continue;
             double t0 = now();
             for (int rep = 0; rep < 200; rep++) kt->predict(np[0], ctx, feat, NPRED, out);
             double t = (now() - t0) / (200.0 * NPRED);
@@ -191,6 +198,10 @@ int main(int argc, char **argv) {
                 kt->adam(nets[1].P.n, &h, nets[1].P.param, nets[0].P.grad, nets[1].P.m, nets[1].P.v);
             t = (now() - t0) / (2000.0 * (double)nets[1].P.n) * 1e9;
             if (t < best[6]) best[6] = t;
+        }
+        if (train_only) {
+            printf("%-12s train/row %.4f ms\n", name, best[7]);
+            continue;
         }
         printf("%-12s %10.3f %14.3f %13.3f %14.2f %14.2f %14.2f %12.2f %12.2f\n", name, best[0], best[1], best[7],
                1e-6 / best[2], 1e-6 / best[3], 1e-6 / best[4], best[5], best[6]);
