@@ -10,7 +10,7 @@
  *   D  de1 = H3ᵀ·dr                              lanes 2h, 2h+1: unit h of a pair's two slots
  *   E  GH3 += drᵀ·e1                             kept transposed (unit h's 40 outputs in a row) so a
  *                                                slot's dr is read as it lies
- *   F  as vdec_chunk, 8 floats a slot
+ *   F  db1 as vdec_chunk, 8 floats a slot; dcd = H0ᵀ·db1 four slots a vector
  * A chunk of an odd number of slots pairs its last slot with itself and keeps one of the two results.
  * Measured: the per-row pagerank-shaped epoch 1.25x faster than the 8-float kernel on a Zen 5 core
  * (bench/README.md, "Float32 copies"). */

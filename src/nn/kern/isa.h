@@ -10,7 +10,7 @@
  * use 8-float vectors on AVX2 and AVX-512 alike: a hidden layer of 8 units is one 256-bit vector, so
  * both run the float64 copies' kernels with twice the lanes per byte (AVX-512 adds its 32 registers
  * and EVEX forms). Files that define BL_KERN_WIDE get 16-float vectors in the float32 AVX-512 copy:
- * predict.c (samples across the lanes), dec16.c (the decoder, two slots per vector) and enc16.c (the
+ * predict.c (samples across the lanes), dec16.c (the decoder, two to four slots per vector) and enc16.c (the
  * encoder's per-slot layers, two and four slots per vector).
  */
 #ifndef BL_NN_KERN_ISA_H
