@@ -23,6 +23,8 @@
 #define OA2 BL_O_A2(8, 4, 8)
 #define OC  BL_O_C(8, 4, 8)
 #define OS1 BL_O_S1(8, 4, 8)
+#define OX  BL_O_X(8, 4, 8)
+#define OACC BL_O_ACC(8, 4, 8)
 
 typedef float vy __attribute__((vector_size(32)));
 
@@ -133,6 +135,29 @@ void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_
             z_terms(wz2, vscale, cidx, c, rec, q4, ns);
         }
     }
+}
+void bl_kern_enc16g0_avx512_f32(float *G0, const float *base, size_t ST, const uint32_t *first, size_t n) {
+    vd ga[8], gb[8], gt[4]; /* row h's inputs 0–15 and 16–31; rows 2j and 2j + 1's inputs 32–39 */
+    vi tidx[4];             /* lanes 0–7 ← unit 2j, lanes 8–15 ← unit 2j + 1 */
+    for (int h = 0; h < 8; h++) ga[h] = vd_ld(G0 + 40 * h), gb[h] = vd_ld(G0 + 40 * h + 16);
+    for (int j = 0; j < 4; j++) {
+        gt[j] = vd_pair(G0 + 80 * j + 32, G0 + 80 * j + 72);
+        for (int l = 0; l < 16; l++) tidx[j][l] = 2 * j + l / 8;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (first[i] != i) continue;
+        const float *x = base + i * ST + OX, *acc = base + i * ST + OACC;
+        const vd x0 = vd_ld(x), x1 = vd_ld(x + 16), x2 = _mm512_broadcast_f32x8(vy_ld(x + 32));
+        for (int h = 0; h < 8; h++) {
+            const vd a = vd_set1(acc[h]);
+            ga[h] = vd_fma(a, x0, ga[h]);
+            gb[h] = vd_fma(a, x1, gb[h]);
+        }
+        const vd ac = _mm512_castps256_ps512(vy_ld(acc));
+        for (int j = 0; j < 4; j++) gt[j] = vd_fma(vd_perm(ac, tidx[j]), x2, gt[j]);
+    }
+    for (int h = 0; h < 8; h++) vd_st(G0 + 40 * h, ga[h]), vd_st(G0 + 40 * h + 16, gb[h]);
+    for (int j = 0; j < 4; j++) st8(G0 + 80 * j + 32, gt[j], 0), st8(G0 + 80 * j + 72, gt[j], 1);
 }
 #else
 typedef int bl_kern_enc16_unused; /* this copy has no 16-float encoder */

@@ -1,6 +1,6 @@
-/* kern/enc16.h — the float32 AVX-512 copy's per-slot encoder forward on 16-float vectors (enc16.c),
- * called by that copy's pass (pass.c, encoder_forward) for the paper's dimensions. Other copies have no
- * such entry. */
+/* kern/enc16.h — the float32 AVX-512 copy's per-slot encoder forward and its first layer's gradient on
+ * 16-float vectors (enc16.c), called by that copy's pass (pass.c, encoder_forward and encoder_backward)
+ * for the paper's dimensions. Other copies have no such entry. */
 #ifndef BL_NN_KERN_ENC16_H
 #define BL_NN_KERN_ENC16_H
 
@@ -16,5 +16,9 @@ void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, f
 /* Only P and dP, from the codes c the records already hold (a pass that reuses g's outputs, bpass.h):
  * the same bits as the kernel above gives them. */
 void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_t ST, size_t n);
+/* G0's gradient [8 × 40, row-major] += acc·xᵀ for each distinct value (first[i] == i) in slot order, from
+ * its first slot's record (acc: d a1 summed over its slots; x: its vector): every element by the chain
+ * of FMAs pass.c's outer_add runs, so the same bits; the 320 sums stay in registers over the values. */
+void bl_kern_enc16g0_avx512_f32(float *G0, const float *base, size_t ST, const uint32_t *first, size_t n);
 
 #endif /* BL_NN_KERN_ENC16_H */

@@ -1101,6 +1101,12 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 }
             }
         /* the encoder's first layer: one outer product per distinct value */
+#if BL_F32 && BL_ISA == 2
+        if (grad_g && FAST) { /* G0's gradient in registers over the values (enc16.c), the same bits */
+            bl_kern_enc16g0_avx512_f32(G + net->g0w, base, ST, w->val_first[p], n_val[p]);
+            continue;
+        }
+#endif
         if (grad_g)
             for (size_t i = 0; i < n_val[p]; i++) {
                 if (w->val_first[p][i] != i) continue;
