@@ -24,11 +24,13 @@
 #define OC  BL_O_C(8, 4, 8)
 #define OS1 BL_O_S1(8, 4, 8)
 #define OX  BL_O_X(8, 4, 8)
+#define OA1 BL_O_A1(8, 4, 8)
 #define OACC BL_O_ACC(8, 4, 8)
 
 typedef float vy __attribute__((vector_size(32)));
 
 static BL_INLINE vy vy_ld(const float *p) { vy v; memcpy(&v, p, sizeof v); return v; }
+static BL_INLINE void vy_st(float *p, vy v) { memcpy(p, &v, sizeof v); }
 static BL_INLINE vd vd_pair(const float *lo, const float *hi) { /* 8 floats from each */
     return _mm512_insertf32x8(_mm512_castps256_ps512(vy_ld(lo)), vy_ld(hi), 1);
 }
@@ -136,6 +138,76 @@ void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_
         }
     }
 }
+void bl_kern_enc16dup_avx512_f32(const float *G0T, float *g0td) {
+    vi dup;
+    for (int l = 0; l < 16; l++) dup[l] = l / 2;
+    for (int k = 0; k < 40; k++) vd_st(g0td + 16 * k, vd_perm(_mm512_castps256_ps512(vy_ld(G0T + 8 * k)), dup));
+}
+
+/* Where input k of a pair of values lies in its interleaved copy (xpair): the 64-bit {x₀[k], x₁[k]}
+ * that the 512-bit unpacks of inputs 0–15 and 16–31 (lo then hi, 32 floats each) and the 256-bit ones
+ * of inputs 32–39 (16 floats) put at this float offset. */
+static BL_INLINE int xp_off(int k) {
+    const int blk = k < 32 ? k / 16 : 2, kk = k < 32 ? k % 16 : k - 32, r = kk % 4;
+    return 32 * blk + (r < 2 ? 0 : (blk < 2 ? 16 : 8)) + 4 * (kk / 4) + 2 * (r % 2);
+}
+static BL_INLINE void xpair(float *xp, const float *x0, const float *x1) {
+    for (int blk = 0; blk < 2; blk++) {
+        const vd a = vd_ld(x0 + 16 * blk), b = vd_ld(x1 + 16 * blk);
+        vd_st(xp + 32 * blk, _mm512_unpacklo_ps(a, b));
+        vd_st(xp + 32 * blk + 16, _mm512_unpackhi_ps(a, b));
+    }
+    const vy a = vy_ld(x0 + 32), b = vy_ld(x1 + 32);
+    vy_st(xp + 64, _mm256_unpacklo_ps(a, b));
+    vy_st(xp + 72, _mm256_unpackhi_ps(a, b));
+}
+static BL_INLINE vd bcast2(const float *p) { /* the two floats at p, alternating across the lanes */
+    double d;
+    memcpy(&d, p, sizeof d);
+    return _mm512_castpd_ps(_mm512_set1_pd(d));
+}
+
+/* NQ pairs of values (n ≤ 2·NQ of them; a short group repeats its last value). */
+static BL_INLINE void first_layer_pairs(const float *restrict g0td, const float *const *xs, float *const *recs,
+                                        const int n, const int NQ) {
+    _Alignas(64) float xp[4][80];
+    for (int q = 0; q < NQ; q++) {
+        const int j0 = 2 * q < n ? 2 * q : n - 1, j1 = 2 * q + 1 < n ? 2 * q + 1 : n - 1;
+        xpair(xp[q], xs[j0], xs[j1]);
+    }
+    vd a[4], b[4], s[4];
+    const vd g0 = vd_ld(g0td), g1 = vd_ld(g0td + 16);
+    for (int q = 0; q < NQ; q++) a[q] = g0 * bcast2(xp[q] + xp_off(0)), b[q] = g1 * bcast2(xp[q] + xp_off(1));
+#pragma GCC unroll 19
+    for (int k = 2; k < 40; k += 2) {
+        const vd ga = vd_ld(g0td + 16 * k), gb = vd_ld(g0td + 16 * k + 16);
+        for (int q = 0; q < NQ; q++) {
+            a[q] = vd_fma(ga, bcast2(xp[q] + xp_off(k)), a[q]);
+            b[q] = vd_fma(gb, bcast2(xp[q] + xp_off(k + 1)), b[q]);
+        }
+    }
+    for (int q = 0; q < NQ; q++) a[q] = a[q] + b[q];
+    v_selu(s, a, NQ);
+    vi odd; /* lanes 0–7 ← the even lanes (the pair's first value), 8–15 ← the odd ones */
+    for (int l = 0; l < 16; l++) odd[l] = l < 8 ? 2 * l : 2 * (l - 8) + 1;
+    for (int q = 0; q < NQ; q++) {
+        const vd av = vd_perm(a[q], odd), sv = vd_perm(s[q], odd);
+        for (int t = 0; t < 2; t++) {
+            if (2 * q + t >= n) break;
+            float *rec = recs[2 * q + t];
+            st8(rec + OA1, av, t);
+            st8(rec + OS1, sv, t);
+            memset(rec + OACC, 0, 8 * sizeof(float));
+        }
+    }
+}
+
+void bl_kern_enc16a1_avx512_f32(const float *g0td, const float *const *xs, float *const *recs, int n) {
+    if (n > 4) first_layer_pairs(g0td, xs, recs, n, 4);
+    else if (n > 2) first_layer_pairs(g0td, xs, recs, n, 2);
+    else first_layer_pairs(g0td, xs, recs, n, 1);
+}
+
 void bl_kern_enc16g0_avx512_f32(float *G0, const float *base, size_t ST, const uint32_t *first, size_t n) {
     vd ga[8], gb[8], gt[4]; /* row h's inputs 0–15 and 16–31; rows 2j and 2j + 1's inputs 32–39 */
     vi tidx[4];             /* lanes 0–7 ← unit 2j, lanes 8–15 ← unit 2j + 1 */

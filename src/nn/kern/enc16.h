@@ -16,6 +16,12 @@ void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, f
 /* Only P and dP, from the codes c the records already hold (a pass that reuses g's outputs, bpass.h):
  * the same bits as the kernel above gives them. */
 void bl_kern_enc16p_avx512_f32(const float *WTz, float scale, float *base, size_t ST, size_t n);
+/* The encoder's first layer of n ≤ 8 distinct values, two values a vector: a1 = G0·x, s1 = selu(a1)
+ * and acc = 0 into each value's record recs[j], its vector xs[j] [40]; each value as pass.c's
+ * first_layer_x4 computes it, bit for bit. g0td: G0ᵀ [40 × 8] with each unit twice ([40 × 16]), from
+ * bl_kern_enc16dup_avx512_f32. */
+void bl_kern_enc16a1_avx512_f32(const float *g0td, const float *const *xs, float *const *recs, int n);
+void bl_kern_enc16dup_avx512_f32(const float *G0T, float *g0td);
 /* G0's gradient [8 × 40, row-major] += acc·xᵀ for each distinct value (first[i] == i) in slot order, from
  * its first slot's record (acc: d a1 summed over its slots; x: its vector): every element by the chain
  * of FMAs pass.c's outer_add runs, so the same bits; the 320 sums stay in registers over the values. */

@@ -599,6 +599,15 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
     const int NE = cx->NE, NO = cx->NO, NP = cx->NP, decode = cx->decode, hybrid = cx->hybrid;
     const real *restrict G0T = WT + net->g0w, *restrict G3T = WT + net->g3w;
     size_t n_dec = 0;
+#if BL_F32 && BL_ISA == 2 /* the first layer two values a 16-float vector, eight a group (enc16.c) */
+    _Alignas(64) float g0td[40 * 16];
+    if (FAST && !cx->keep_g) bl_kern_enc16dup_avx512_f32(G0T, g0td);
+#define FL_GROUP 8
+#define FIRST_LAYER(xs, recs, n) bl_kern_enc16a1_avx512_f32(g0td, xs, recs, n)
+#else
+#define FL_GROUP 4
+#define FIRST_LAYER(xs, recs, n) first_layer_x4(G0T, xs, recs, n)
+#endif
     for (int p = 0; p < NP; p++) {
         const int opt = p >= NE;
         const int col = opt ? FO + C * NE : FO + C * p;
@@ -607,8 +616,8 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
         const real *restrict WTz = WT + net->z0w + (size_t)col * Z;
         real *base = VAL_REC(w, p);
 #if BL_ISA > 0
-        const real *grp_x[4];
-        real *grp_rec[4];
+        const real *grp_x[FL_GROUP];
+        real *grp_rec[FL_GROUP];
         int ng = 0;
 #endif
         for (size_t i = 0; i < n_val[p] && !cx->keep_g; i++) { /* the first layer once per distinct value */
@@ -625,7 +634,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             if (FAST) { /* queued: the first layer of up to four values at a time */
                 grp_x[ng] = xv;
                 grp_rec[ng++] = rec;
-                if (ng == 4) first_layer_x4(G0T, grp_x, grp_rec, ng), ng = 0;
+                if (ng == FL_GROUP) FIRST_LAYER(grp_x, grp_rec, ng), ng = 0;
                 continue;
             }
 #endif
@@ -634,7 +643,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             memset(rec + O_ACC, 0, (size_t)H * sizeof(real));
         }
 #if BL_ISA > 0
-        if (FAST && ng > 0) first_layer_x4(G0T, grp_x, grp_rec, ng);
+        if (FAST && ng > 0) FIRST_LAYER(grp_x, grp_rec, ng);
 #if BL_F32 && BL_ISA == 2
         if (FAST && cx->keep_g) bl_kern_enc16p_avx512_f32(WTz, scale, base, ST, n_val[p]);
         else if (FAST) /* 16-float vectors, the same bits as the loops below (enc16.c) */
@@ -769,6 +778,8 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             n_dec++;
         }
     }
+#undef FL_GROUP
+#undef FIRST_LAYER
     return n_dec;
 }
 
