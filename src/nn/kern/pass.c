@@ -555,7 +555,7 @@ static BL_LAYER void f_forward(const pass_ctx *cx, const int FI, const int FH, c
     }
 }
 
-#if BL_ISA > 0
+#if BL_ISA > 0 && !(BL_F32 && BL_ISA == 2) /* that copy runs enc16.c's two values a vector */
 /* The encoder's first layer a1 = G0·x [8 × 40], s1 = selu(a1), for n ≤ 4 distinct values together: each
  * value in two chains (even and odd inputs), so eight independent chains share G0's loads where one
  * value's two would wait on the FMA latency. A value's operations are the same whatever its neighbours
@@ -892,7 +892,7 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
         real out = k_selu(pre);
         rr[2 * Z] = pre;
         rr[2 * Z + 1] = out;
-        if (pred) pred[b] = out;
+        if (pred) pred[b] = (double)out;
     }
 }
 
