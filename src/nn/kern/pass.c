@@ -392,10 +392,18 @@ static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real
         if (keep)
             for (size_t k = pv->offset; k < pv->offset + (size_t)pv->rows * (size_t)pv->cols; k++) Wf[k] = (real)W[k];
 #endif
-        const double *src = W + pv->offset;
+#if BL_F32
+        const real *src = Wf + pv->offset; /* converted above */
+#else
+        const real *src = W + pv->offset;
+#endif
         real *dst = WT + pv->offset;
-        for (int r = 0; r < pv->rows; r++)
-            for (int c = 0; c < pv->cols; c++) dst[(size_t)c * pv->rows + r] = (real)src[(size_t)r * pv->cols + c];
+        if (pv->rows == 1 || pv->cols == 1) { /* a vector: its own transpose */
+            memcpy(dst, src, (size_t)pv->rows * (size_t)pv->cols * sizeof(real));
+            continue;
+        }
+        for (int c = 0; c < pv->cols; c++) /* written in order, read with a stride */
+            for (int r = 0; r < pv->rows; r++) dst[(size_t)c * pv->rows + r] = src[(size_t)r * pv->cols + c];
     }
 }
 
