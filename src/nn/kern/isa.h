@@ -183,6 +183,10 @@ static BL_INLINE v4 v4_fma(v4 a, v4 b, v4 c) {
     return _mm256_fmadd_pd(a, b, c);
 #endif
 }
+/* a·s + b·t with the first product fused, fma(a, s, b·t): the form GCC's contraction gave a sum that
+ * starts with two products when it could see both (the chains below whose first two terms it fused so
+ * are written with these, so that float models did not change when the FMAs were written out). */
+static BL_INLINE vd vd_fmas2(vd a, real s, vd b, real t) { return vd_fma(a, vd_set1(s), b * t); }
 static BL_INLINE v4 v4_fmas(v4 a, real s, v4 c) {
 #if BL_F32
     return v4_fma(a, _mm_set1_ps(s), c);
@@ -190,6 +194,7 @@ static BL_INLINE v4 v4_fmas(v4 a, real s, v4 c) {
     return v4_fma(a, _mm256_set1_pd(s), c);
 #endif
 }
+static BL_INLINE v4 v4_fmas2(v4 a, real s, v4 b, real t) { return v4_fmas(a, s, b * t); }
 
 /* Per-lane selects on comparisons, through the instruction set's own compare-and-blend (GCC's generic
  * vector comparisons cost a mask conversion more on AVX-512). */
@@ -257,6 +262,7 @@ static BL_INLINE v8 v8_mul(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] *= 
 static BL_INLINE v8 v8_muls(v8 a, real s) { for (int i = 0; i < NV; i++) a.q[i] *= s; return a; }
 static BL_INLINE v8 v8_fma(v8 a, v8 b, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = vd_fma(a.q[i], b.q[i], c.q[i]); return c; }
 static BL_INLINE v8 v8_fmas(v8 a, real s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = vd_fmas(a.q[i], s, c.q[i]); return c; }
+static BL_INLINE v8 v8_fmas2(v8 a, real s, v8 b, real t) { for (int i = 0; i < NV; i++) a.q[i] = vd_fmas2(a.q[i], s, b.q[i], t); return a; }
 /* lane k of a v8 */
 static BL_INLINE real v8_lane(const v8 *a, int k) { return a->q[k / VL][k % VL]; }
 #endif /* VL <= 8 */

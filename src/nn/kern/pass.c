@@ -191,12 +191,7 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
     const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
     for (int s = 0; s < ns; s++) {
         const real *cs = code[s];
-#if BL_F32
-        const v8 b01 = {{vd_fma(h0t0.q[0], vd_set1(cs[0]), h0t1.q[0] * cs[1])}};
-        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], b01)));
-#else
-        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0])))));
-#endif
+        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas2(h0t0, cs[0], h0t1, cs[1]))));
     }
     for (int s0 = 0; s0 < ns; s0 += 8) { /* SELU of 8 slots' units at a time */
         const int k = ns - s0 < 8 ? ns - s0 : 8;
@@ -293,8 +288,8 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
             _Alignas(64) real d[8];
             v8_st(d, db1);
-            v4 dc = v4_ld(H0) * d[0];
-            for (int h = 1; h < 8; h++) dc = v4_fmas(v4_ld(H0 + 4 * h), d[h], dc);
+            v4 dc = v4_fmas2(v4_ld(H0), d[0], v4_ld(H0 + 4), d[1]);
+            for (int h = 2; h < 8; h++) dc = v4_fmas(v4_ld(H0 + 4 * h), d[h], dc);
             v4_st(dcd[s], dc);
         }
 #endif
@@ -710,8 +705,8 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
                 const v8 d1 = v8_fma(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
                 v8_st(rec + O_D1, d1);
                 const real *dd = rec + O_D1;
-                v4 a2 = v4_ld(G3T) * dd[0];
-                for (int k = 1; k < 8; k++) a2 = v4_fmas(v4_ld(G3T + 4 * k), dd[k], a2);
+                v4 a2 = v4_fmas2(v4_ld(G3T), dd[0], v4_ld(G3T + 4), dd[1]);
+                for (int k = 2; k < 8; k++) a2 = v4_fmas(v4_ld(G3T + 4 * k), dd[k], a2);
                 v4_st(rec + O_A2, a2);
             }
             for (size_t i0 = 0; i0 < n; i0 += 16) {
@@ -745,17 +740,9 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
 #elif BL_ISA > 0
             if (FAST) {
                 const real *c = rec + O_C;
-#if BL_F32 /* written out: the first of the two products fused */
-                const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
-                                               v8_fmas(v8_ld(WTz + 16), c[2],
-                                                         v8_fmas(v8_ld(WTz), c[0], v8_muls(v8_ld(WTz + 8), c[1])))),
-                                     scale);
-#else
-                const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
-                                             v8_fmas(v8_ld(WTz + 16), c[2],
-                                                     v8_fmas(v8_ld(WTz + 8), c[1], v8_muls(v8_ld(WTz), c[0])))),
-                                     scale);
-#endif
+                const v8 P = v8_muls(
+                    v8_fmas(v8_ld(WTz + 24), c[3], v8_fmas(v8_ld(WTz + 16), c[2], v8_fmas2(v8_ld(WTz), c[0], v8_ld(WTz + 8), c[1]))),
+                    scale);
                 v8_st(rec + O_P, P);
                 v8_st(rec + O_DP, v8_set1(0.0));
             } else
@@ -877,8 +864,11 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
             const v8 hv = v8_selu(uv);
             v8_st(u, uv);
             v8_st(h, hv);
-            vd zh = hv.q[0] * vd_ld(z2);
-            for (int q = 1; q < NV; q++) zh = vd_fma(hv.q[q], vd_ld(z2 + VL * q), zh);
+#if NV == 2 /* the first product fused */
+            const vd zh = vd_fma(hv.q[0], vd_ld(z2), hv.q[1] * vd_ld(z2 + VL));
+#else
+            const vd zh = hv.q[0] * vd_ld(z2);
+#endif
             real zs[VL];
             vd_st(zs, zh);
 #if VL == 8 /* pairwise, in a fixed order */
@@ -1060,22 +1050,22 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 const uint32_t first = w->val_first[p][i];
                 real *frec = base + (size_t)first * ST;
                 const int dec = decode && (!hybrid || first == i);
-                v4 dc = wz[0] * rec[O_DP];
-                for (int k = 1; k < 8; k++) dc = v4_fmas(wz[k], rec[O_DP + k], dc); /* d code from z */
+                v4 dc = v4_fmas2(wz[0], rec[O_DP], wz[1], rec[O_DP + 1]); /* d code from z */
+                for (int k = 2; k < 8; k++) dc = v4_fmas(wz[k], rec[O_DP + k], dc);
                 dc *= scale;
                 if (dec && !hybrid) dc += v4_ld(rec + O_DCD); /* and from the decoder */
                 const v4 dcode = dc * v4_selu_d(v4_ld(rec + O_A2), v4_ld(rec + O_C)); /* d a2 */
                 const v8 d1 = v8_ld(rec + O_D1);
                 for (int c = 0; c < 4; c++) gg[c] = v8_fmas(d1, dcode[c], gg[c]);
                 const v8 dd1 = v8_fmas(g3r3, dcode[3],
-                                       v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
+                                       v8_fmas(g3r2, dcode[2], v8_fmas2(g3r0, dcode[0], g3r1, dcode[1])));
                 const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
                 v8 acc = v8_fma(v8_mul(dd1, v8_ld(VAL_MASK(w, p) + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
                 if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
                     const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
                     for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
                     const v8 t = v8_fmas(g3r3, dcl[3],
-                                         v8_fmas(g3r2, dcl[2], v8_fmas(g3r1, dcl[1], v8_muls(g3r0, dcl[0]))));
+                                         v8_fmas(g3r2, dcl[2], v8_fmas2(g3r0, dcl[0], g3r1, dcl[1])));
                     acc = v8_fma(t, sd, acc);
                 }
                 v8_st(frec + O_ACC, acc);

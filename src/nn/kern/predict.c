@@ -161,8 +161,9 @@ static BL_INLINE void vf_block(const pw *q, vd x0, vd x1, vd x2, vd *F) {
     v_selu(s0 + 8, s0 + 8, 8);
     for (int o = 0; o < 8; o++) {
         const real *wr = w2 + 16 * o;
-        vd a = vd_fmas(s0[0], wr[0], vd_set1(b2[o])), a2 = s0[1] * wr[1]; /* two chains halve the latency */
-        for (int k = 2; k < 16; k += 2) {
+        /* two chains halve the latency; the odd one begins with its first product fused */
+        vd a = vd_fmas(s0[2], wr[2], vd_fmas(s0[0], wr[0], vd_set1(b2[o]))), a2 = vd_fmas2(s0[1], wr[1], s0[3], wr[3]);
+        for (int k = 4; k < 16; k += 2) {
             a = vd_fmas(s0[k], wr[k], a);
             a2 = vd_fmas(s0[k + 1], wr[k + 1], a2);
         }
@@ -178,8 +179,8 @@ static BL_INLINE vd vz_block(const pw *q, const double *ctx, const vd *F) {
     vd h[8];
     for (int o = 0; o < 8; o++) {
         const real *wr = wz + (size_t)o * ZI;
-        vd a = vd_fmas(F[0], wr[0], vd_set1((real)ctx[o])), a2 = F[1] * wr[1];
-        for (int k = 2; k < 8; k += 2) {
+        vd a = vd_fmas(F[2], wr[2], vd_fmas(F[0], wr[0], vd_set1((real)ctx[o]))), a2 = vd_fmas2(F[1], wr[1], F[3], wr[3]);
+        for (int k = 4; k < 8; k += 2) {
             a = vd_fmas(F[k], wr[k], a);
             a2 = vd_fmas(F[k + 1], wr[k + 1], a2);
         }
