@@ -1,8 +1,7 @@
 /* kern/adam.c — Adam's update over one range (kernels.h), compiled once per copy (isa.h). The same
  * operations in the same order in every copy: IEEE division and square root are correctly rounded in
- * vector registers too, and no multiply-add is fused (no kern/ file is compiled with contraction, and
- * this one's sums must stay unfused whatever the flags: the pragma), so every copy gives bit-identical
- * results to the plain loop — they only update VL parameters per instruction. */
+ * vector registers too, and this file is compiled without contraction into FMA, so every copy gives
+ * bit-identical results to the plain loop — they only update VL parameters per instruction. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=off")
 #elif defined(__clang__)

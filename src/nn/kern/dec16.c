@@ -38,11 +38,16 @@ static BL_INLINE vd vd_bcast2(const float *p) { /* the two floats at p, alternat
 }
 static BL_INLINE vd vd_perm(vd v, const vi idx) { return _mm512_permutexvar_ps((__m512i)idx, v); }
 static BL_INLINE vd vd_perm2(vd a, const vi idx, vd b) { return _mm512_permutex2var_ps(a, (__m512i)idx, b); }
-/* Every multiply-add is the FMA that vdec_chunk runs (isa.h, R_FMA): where a sum starts with two
- * products, phase A and the first slot of B fuse the first, fma(h₀, e₀, h₁·e₁), the second slot of B
- * the second, fma(h₁, e₁, h₀·e₀), the dcd chain the first (the forms GCC 12 -O3 chose when they were
- * left to contraction); tests/test_kernels.c holds the two files to the bit. 8-float forms for vy: */
+/* Every multiply-add written out as the FMA that vdec_chunk runs (its float32 form writes them out too,
+ * pass.c's vd_fmadd): left to contraction, a sum that starts with two products (p0 + p1, then + p2 …)
+ * gets one of them fused and the other rounded, which one depending on how GCC compiled the loop, and -O0
+ * fuses nothing. vdec_chunk's forms are those GCC 12 -O3 chose before they were written out: phase A and
+ * the first slot of B fuse the first product, fma(h₀, e₀, h₁·e₁), the second slot of B the second,
+ * fma(h₁, e₁, h₀·e₀), the dcd chain the first; tests/test_kernels.c holds the two files to the bit. */
+static BL_INLINE vd fmz(vd a, vd b, vd c) { return _mm512_fmadd_ps(a, b, c); }
 static BL_INLINE vy fmy(vy a, vy b, vy c) { return _mm256_fmadd_ps(a, b, c); }
+/* Broadcasts that keep a zero's sign (isa.h's vd_set1 adds to +0, which turns −0 into +0). */
+static BL_INLINE vd bz(float a) { return _mm512_set1_ps(a); }
 static BL_INLINE vy by(float a) { return _mm256_set1_ps(a); }
 static BL_INLINE vy vy_selu_d(vy x, vy y) { /* as v_selu_d, 8 lanes */
     return _mm256_blendv_ps(y + LALPHA, (vy){0} + LAMBDA, _mm256_cmp_ps(x, (vy){0}, _CMP_GT_OQ));
@@ -96,12 +101,12 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
             const vd g0 = vd_ld(H3T + 40), g1 = vd_ld(H3T + 56), gm = vd_dup8(H3T + 72);
             for (int q = 0; q < PB; q++) {
                 const float es = E1[sv[q]][0], et = E1[tv[q]][0], fs = E1[sv[q]][1], ft = E1[tv[q]][1];
-                a0[q] = vd_fma(h0, vd_set1(es), g0 * fs);
-                a1[q] = vd_fma(h1, vd_set1(es), g1 * fs);
-                b0[q] = vd_fma(g0, vd_set1(ft), h0 * et);
-                b1[q] = vd_fma(g1, vd_set1(ft), h1 * et);
+                a0[q] = fmz(h0, bz(es), g0 * fs);
+                a1[q] = fmz(h1, bz(es), g1 * fs);
+                b0[q] = fmz(g0, bz(ft), h0 * et);
+                b1[q] = fmz(g1, bz(ft), h1 * et);
                 const vd e0 = vd_perm(ep[q], lane_hi), e1 = vd_perm(ep[q], lane_hi + 1);
-                mm[q] = _mm512_mask_blend_ps(0xFF00, vd_fma(hm, e0, gm * e1), vd_fma(gm, e1, hm * e0));
+                mm[q] = _mm512_mask_blend_ps(0xFF00, fmz(hm, e0, gm * e1), fmz(gm, e1, hm * e0));
             }
         }
         for (int k = 2; k < 8; k++) {
@@ -109,11 +114,11 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
             const vi idx = lane_hi + k;
             for (int q = 0; q < PB; q++) {
                 const float es = E1[sv[q]][k], et = E1[tv[q]][k];
-                a0[q] = vd_fma(h0, vd_set1(es), a0[q]);
-                a1[q] = vd_fma(h1, vd_set1(es), a1[q]);
-                b0[q] = vd_fma(h0, vd_set1(et), b0[q]);
-                b1[q] = vd_fma(h1, vd_set1(et), b1[q]);
-                mm[q] = vd_fma(hm, vd_perm(ep[q], idx), mm[q]);
+                a0[q] = fmz(h0, bz(es), a0[q]);
+                a1[q] = fmz(h1, bz(es), a1[q]);
+                b0[q] = fmz(h0, bz(et), b0[q]);
+                b1[q] = fmz(h1, bz(et), b1[q]);
+                mm[q] = fmz(hm, vd_perm(ep[q], idx), mm[q]);
             }
         }
         for (int q = 0; q < PB && p0 + q < np; q++) {
@@ -149,22 +154,22 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
         xv[3] = vd_ld(x[t] + 16);
         xv[4] = vd_pair(x[s] + 32, x[t] + 32);
         const float ws = w[s], wt = w[t], ws2 = 2.0f * ws, wt2 = 2.0f * wt;
-        wv[0] = wv[1] = vd_set1(ws);
-        wv[2] = wv[3] = vd_set1(wt);
-        wv[4] = _mm512_mask_blend_ps(0xFF00, vd_set1(ws), vd_set1(wt));
-        w2[0] = w2[1] = vd_set1(ws2);
-        w2[2] = w2[3] = vd_set1(wt2);
-        w2[4] = _mm512_mask_blend_ps(0xFF00, vd_set1(ws2), vd_set1(wt2));
+        wv[0] = wv[1] = bz(ws);
+        wv[2] = wv[3] = bz(wt);
+        wv[4] = _mm512_mask_blend_ps(0xFF00, bz(ws), bz(wt));
+        w2[0] = w2[1] = bz(ws2);
+        w2[2] = w2[3] = bz(wt2);
+        w2[4] = _mm512_mask_blend_ps(0xFF00, bz(ws2), bz(wt2));
         for (int j = 0; j < 5; j++) dy[j] = y[j] - xv[j];
-        for (int j = 0; j < 5; j++) dr[j] = w2[j] * dy[j] * _mm512_fnmadd_ps(y[j], y[j], vd_set1(1.0f));
+        for (int j = 0; j < 5; j++) dr[j] = w2[j] * dy[j] * _mm512_fnmadd_ps(y[j], y[j], bz(1.0f));
         /* e2[o/8] += w·dy² for slot s, then for t */
-        vd q01 = vd_fma(wv[0], dy[0] * dy[0], vd_pair((const float *)&e2[0], (const float *)&e2[1]));
-        vd q23 = vd_fma(wv[1], dy[1] * dy[1], vd_pair((const float *)&e2[2], (const float *)&e2[3]));
+        vd q01 = fmz(wv[0], dy[0] * dy[0], vd_pair((const float *)&e2[0], (const float *)&e2[1]));
+        vd q23 = fmz(wv[1], dy[1] * dy[1], vd_pair((const float *)&e2[2], (const float *)&e2[3]));
         const vd sq4 = dy[4] * dy[4];
         vy q4 = fmy(vd_lo(wv[4]), vd_lo(sq4), e2[4]);
         if (t != s) {
-            q01 = vd_fma(wv[2], dy[2] * dy[2], q01);
-            q23 = vd_fma(wv[3], dy[3] * dy[3], q23);
+            q01 = fmz(wv[2], dy[2] * dy[2], q01);
+            q23 = fmz(wv[3], dy[3] * dy[3], q23);
             q4 = fmy(vd_hi(wv[4]), vd_hi(sq4), q4);
         }
         e2[0] = vd_lo(q01);
@@ -197,7 +202,7 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
             const vd h = vd_ld(H3D[o]);
             for (int q = 0; q < 2 * PB; q++) {
                 const int p = p0 + q < np ? p0 + q : np - 1;
-                acc[q] = vd_fma(h, vd_bcast2(DRP[p][o]), acc[q]);
+                acc[q] = fmz(h, vd_bcast2(DRP[p][o]), acc[q]);
             }
         }
         for (int q = 0; q < 2 * PB && p0 + q < np; q++) {
@@ -221,9 +226,9 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
             const vd r0 = vd_ld(R[s]), r1 = vd_ld(R[s] + 16);
             const vy r4 = vy_ld(R[s] + 32);
             for (int h = 0; h < 8; h++) {
-                const vd e = vd_set1(E1[s][h]);
-                g0[h] = vd_fma(r0, e, g0[h]);
-                g1[h] = vd_fma(r1, e, g1[h]);
+                const vd e = bz(E1[s][h]);
+                g0[h] = fmz(r0, e, g0[h]);
+                g1[h] = fmz(r1, e, g1[h]);
                 g4[h] = fmy(r4, vd_lo(e), g4[h]);
             }
         }
@@ -253,8 +258,8 @@ static BL_INLINE void chunk(const float *restrict H0T, const float *restrict H0,
         const int s2 = k > 2 ? s0 + 2 : s0; /* a short group reads its first slots again */
         const vd d01 = vd_pair(DB1[s0], DB1[k > 1 ? s0 + 1 : s0]);
         const vd d23 = vd_pair(DB1[s2], DB1[k > 3 ? s0 + 3 : s2]);
-        vd dc = vd_fma(h0r[0], vd_perm2(d01, lane4, d23), h0r[1] * vd_perm2(d01, lane4 + 1, d23));
-        for (int h = 2; h < 8; h++) dc = vd_fma(h0r[h], vd_perm2(d01, lane4 + h, d23), dc);
+        vd dc = fmz(h0r[0], vd_perm2(d01, lane4, d23), h0r[1] * vd_perm2(d01, lane4 + 1, d23));
+        for (int h = 2; h < 8; h++) dc = fmz(h0r[h], vd_perm2(d01, lane4 + h, d23), dc);
         v4_st(dcd[s0], _mm512_castps512_ps128(dc));
         if (k > 1) v4_st(dcd[s0 + 1], _mm512_extractf32x4_ps(dc, 1));
         if (k > 2) v4_st(dcd[s0 + 2], _mm512_extractf32x4_ps(dc, 2));

@@ -36,6 +36,7 @@ static BL_INLINE vd vd_pair(const float *lo, const float *hi) { /* 8 floats from
 }
 static BL_INLINE vd vd_perm(vd v, const vi idx) { return _mm512_permutexvar_ps((__m512i)idx, v); }
 static BL_INLINE vd vd_perm2(vd a, const vi idx, vd b) { return _mm512_permutex2var_ps(a, (__m512i)idx, b); }
+static BL_INLINE vd fmz(vd a, vd b, vd c) { return _mm512_fmadd_ps(a, b, c); }
 static BL_INLINE void st8(float *p, vd v, int hi) {
     const vy h = hi ? _mm512_extractf32x8_ps(v, 1) : _mm512_castps512_ps256(v);
     memcpy(p, &h, sizeof h);
@@ -65,8 +66,8 @@ static BL_INLINE void z_setup(const float *WTz, vd wz2[4], vi cidx[2][4]) {
 /* P = scale·Z0[:, b]·c and dP = 0 for the slots 4·q4 … 4·q4 + 3 (< ns) whose codes are the lanes of c4. */
 static BL_INLINE void z_terms(const vd wz2[4], vd vscale, vi cidx[2][4], vd c4, float *const *rec, int q4, int ns) {
     for (int j = 0; j < 2; j++) {
-        vd p = vd_fma(wz2[0], vd_perm(c4, cidx[j][0]), wz2[1] * vd_perm(c4, cidx[j][1]));
-        for (int cc = 2; cc < 4; cc++) p = vd_fma(wz2[cc], vd_perm(c4, cidx[j][cc]), p);
+        vd p = fmz(wz2[0], vd_perm(c4, cidx[j][0]), wz2[1] * vd_perm(c4, cidx[j][1]));
+        for (int cc = 2; cc < 4; cc++) p = fmz(wz2[cc], vd_perm(c4, cidx[j][cc]), p);
         p = p * vscale;
         for (int t = 0; t < 2; t++) {
             const int s = 4 * q4 + 2 * j + t;
@@ -97,14 +98,14 @@ void bl_kern_enc16_avx512_f32(const float *G3T, const float *WTz, float scale, f
                 const int s0 = 4 * q4 + 2 * h, s1 = s0 + 1;
                 const size_t j0 = i0 + (size_t)(s0 < ns ? s0 : ns - 1), j1 = i0 + (size_t)(s1 < ns ? s1 : ns - 1);
                 const float *m0 = mask + j0 * MS, *m1 = mask + j1 * MS;
-                d[h] = vd_fma(vd_pair(base + (size_t)first[j0] * ST + OS1, base + (size_t)first[j1] * ST + OS1),
+                d[h] = fmz(vd_pair(base + (size_t)first[j0] * ST + OS1, base + (size_t)first[j1] * ST + OS1),
                            vd_pair(m0, m1), vd_pair(m0 + 8, m1 + 8));
             }
             for (int h = 0; h < 2; h++)
                 for (int t = 0; t < 2; t++)
                     if (4 * q4 + 2 * h + t < ns) st8(rec[4 * q4 + 2 * h + t] + OD1, d[h], t);
-            vd acc = vd_fma(g3q[0], vd_perm2(d[0], didx[0], d[1]), g3q[1] * vd_perm2(d[0], didx[1], d[1]));
-            for (int k = 2; k < 8; k++) acc = vd_fma(g3q[k], vd_perm2(d[0], didx[k], d[1]), acc);
+            vd acc = fmz(g3q[0], vd_perm2(d[0], didx[0], d[1]), g3q[1] * vd_perm2(d[0], didx[1], d[1]));
+            for (int k = 2; k < 8; k++) acc = fmz(g3q[k], vd_perm2(d[0], didx[k], d[1]), acc);
             a[q4] = acc;
         }
         vd c[GS / 4];
@@ -182,8 +183,8 @@ static BL_INLINE void first_layer_pairs(const float *restrict g0td, const float 
     for (int k = 2; k < 40; k += 2) {
         const vd ga = vd_ld(g0td + 16 * k), gb = vd_ld(g0td + 16 * k + 16);
         for (int q = 0; q < NQ; q++) {
-            a[q] = vd_fma(ga, bcast2(xp[q] + xp_off(k)), a[q]);
-            b[q] = vd_fma(gb, bcast2(xp[q] + xp_off(k + 1)), b[q]);
+            a[q] = fmz(ga, bcast2(xp[q] + xp_off(k)), a[q]);
+            b[q] = fmz(gb, bcast2(xp[q] + xp_off(k + 1)), b[q]);
         }
     }
     for (int q = 0; q < NQ; q++) a[q] = a[q] + b[q];
@@ -221,12 +222,12 @@ void bl_kern_enc16g0_avx512_f32(float *G0, const float *base, size_t ST, const u
         const float *x = base + i * ST + OX, *acc = base + i * ST + OACC;
         const vd x0 = vd_ld(x), x1 = vd_ld(x + 16), x2 = _mm512_broadcast_f32x8(vy_ld(x + 32));
         for (int h = 0; h < 8; h++) {
-            const vd a = vd_set1(acc[h]);
-            ga[h] = vd_fma(a, x0, ga[h]);
-            gb[h] = vd_fma(a, x1, gb[h]);
+            const vd a = _mm512_set1_ps(acc[h]); /* keeps a zero's sign, as outer_add's product does */
+            ga[h] = fmz(a, x0, ga[h]);
+            gb[h] = fmz(a, x1, gb[h]);
         }
         const vd ac = _mm512_castps256_ps512(vy_ld(acc));
-        for (int j = 0; j < 4; j++) gt[j] = vd_fma(vd_perm(ac, tidx[j]), x2, gt[j]);
+        for (int j = 0; j < 4; j++) gt[j] = fmz(vd_perm(ac, tidx[j]), x2, gt[j]);
     }
     for (int h = 0; h < 8; h++) vd_st(G0 + 40 * h, ga[h]), vd_st(G0 + 40 * h + 16, gb[h]);
     for (int j = 0; j < 4; j++) st8(G0 + 80 * j + 32, gt[j], 0), st8(G0 + 80 * j + 72, gt[j], 1);

@@ -1,8 +1,8 @@
 /* isa.h — what a kernel file is compiled for. Every file of kern/ is compiled once per copy, with
  * BL_ISA set by meson (src/nn/meson.build) together with the matching compiler flags:
- *   BL_ISA 0  generic  portable C, a·b + c rounded twice: the reference every copy is checked against
- *   BL_ISA 1  avx2     -march=x86-64-v3, FMA where the source writes one (R_FMA), 4-double vectors
- *   BL_ISA 2  avx512   -march=x86-64-v4, the same, 8-double vectors
+ *   BL_ISA 0  generic  portable C, no contraction into FMA: the reference every copy is checked against
+ *   BL_ISA 1  avx2     -march=x86-64-v3, FMA contraction, 4-double vectors
+ *   BL_ISA 2  avx512   -march=x86-64-v4, FMA contraction, 8-double vectors
  * and each once more with BL_F32 = 1: the float32 copies (`real` is float; the same source).
  * KFN(name) gives a function its copy's suffix (name_generic, name_avx2, name_avx512; name_generic_f32, …).
  * In the vector copies: vd is one native vector of VL reals, v8 holds 8 reals (one hidden layer of the
@@ -54,25 +54,6 @@ typedef uint64_t rbits;
 #define KFN(name) KSUF(name, avx512)
 #else
 #error "BL_ISA must be 0, 1 or 2"
-#endif
-
-/* Every multiply-add of the kernels is written out, R_FMA for scalars (vd_fma and its kin for vectors),
- * and every copy is compiled without contraction (src/nn/meson.build): which a·b + c a compiler fuses
- * depends on the compiler and its -O level, so left to it, GCC -O2, GCC -O3 and Clang builds trained
- * three different models of the same data. The vector copies round a·b + c once (an FMA instruction on
- * x86-64-v3 and above); the portable reference rounds the product and the sum, as plain C does. */
-#if BL_ISA > 0 && BL_F32
-#define R_FMA(a, b, c) fmaf((a), (b), (c))
-#elif BL_ISA > 0
-#define R_FMA(a, b, c) fma((a), (b), (c))
-#else
-#define R_FMA(a, b, c) ((a) * (b) + (c))
-#endif
-/* The same in double whatever `real` is (sums kept in float64). */
-#if BL_ISA > 0
-#define D_FMA(a, b, c) fma((a), (b), (c))
-#else
-#define D_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
 #if defined(__GNUC__)
@@ -149,52 +130,9 @@ typedef struct v8 { vd q[NV]; } v8;
 /* Loads and stores through memcpy: one unaligned vector move, no aliasing assumptions. */
 static BL_INLINE vd vd_ld(const real *p) { vd v; memcpy(&v, p, sizeof v); return v; }
 static BL_INLINE void vd_st(real *p, vd v) { memcpy(p, &v, sizeof v); }
+static BL_INLINE vd vd_set1(real x) { return (vd){0} + x; }
 static BL_INLINE v4 v4_ld(const real *p) { v4 v; memcpy(&v, p, sizeof v); return v; }
 static BL_INLINE void v4_st(real *p, v4 v) { memcpy(p, &v, sizeof v); }
-/* Broadcasts (a zero keeps its sign, as in a vector-by-scalar product). */
-static BL_INLINE vd vd_set1(real x) {
-#if BL_F32 && VL == 16
-    return _mm512_set1_ps(x);
-#elif BL_F32
-    return _mm256_set1_ps(x);
-#elif BL_ISA == 2
-    return _mm512_set1_pd(x);
-#else
-    return _mm256_set1_pd(x);
-#endif
-}
-/* Multiply-adds a·b + c with one rounding (see R_FMA), and a·s + c with s broadcast. */
-static BL_INLINE vd vd_fma(vd a, vd b, vd c) {
-#if BL_F32 && VL == 16
-    return _mm512_fmadd_ps(a, b, c);
-#elif BL_F32
-    return _mm256_fmadd_ps(a, b, c);
-#elif BL_ISA == 2
-    return _mm512_fmadd_pd(a, b, c);
-#else
-    return _mm256_fmadd_pd(a, b, c);
-#endif
-}
-static BL_INLINE vd vd_fmas(vd a, real s, vd c) { return vd_fma(a, vd_set1(s), c); }
-static BL_INLINE v4 v4_fma(v4 a, v4 b, v4 c) {
-#if BL_F32
-    return _mm_fmadd_ps(a, b, c);
-#else
-    return _mm256_fmadd_pd(a, b, c);
-#endif
-}
-/* a·s + b·t with the first product fused, fma(a, s, b·t): the form GCC's contraction gave a sum that
- * starts with two products when it could see both (the chains below whose first two terms it fused so
- * are written with these, so that float models did not change when the FMAs were written out). */
-static BL_INLINE vd vd_fmas2(vd a, real s, vd b, real t) { return vd_fma(a, vd_set1(s), b * t); }
-static BL_INLINE v4 v4_fmas(v4 a, real s, v4 c) {
-#if BL_F32
-    return v4_fma(a, _mm_set1_ps(s), c);
-#else
-    return v4_fma(a, _mm256_set1_pd(s), c);
-#endif
-}
-static BL_INLINE v4 v4_fmas2(v4 a, real s, v4 b, real t) { return v4_fmas(a, s, b * t); }
 
 /* Per-lane selects on comparisons, through the instruction set's own compare-and-blend (GCC's generic
  * vector comparisons cost a mask conversion more on AVX-512). */
@@ -260,9 +198,8 @@ static BL_INLINE v8 v8_add(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] += 
 static BL_INLINE v8 v8_sub(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] -= b.q[i]; return a; }
 static BL_INLINE v8 v8_mul(v8 a, v8 b) { for (int i = 0; i < NV; i++) a.q[i] *= b.q[i]; return a; }
 static BL_INLINE v8 v8_muls(v8 a, real s) { for (int i = 0; i < NV; i++) a.q[i] *= s; return a; }
-static BL_INLINE v8 v8_fma(v8 a, v8 b, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = vd_fma(a.q[i], b.q[i], c.q[i]); return c; }
-static BL_INLINE v8 v8_fmas(v8 a, real s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = vd_fmas(a.q[i], s, c.q[i]); return c; }
-static BL_INLINE v8 v8_fmas2(v8 a, real s, v8 b, real t) { for (int i = 0; i < NV; i++) a.q[i] = vd_fmas2(a.q[i], s, b.q[i], t); return a; }
+static BL_INLINE v8 v8_fma(v8 a, v8 b, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * b.q[i] + c.q[i]; return c; }
+static BL_INLINE v8 v8_fmas(v8 a, real s, v8 c) { for (int i = 0; i < NV; i++) c.q[i] = a.q[i] * s + c.q[i]; return c; }
 /* lane k of a v8 */
 static BL_INLINE real v8_lane(const v8 *a, int k) { return a->q[k / VL][k % VL]; }
 #endif /* VL <= 8 */

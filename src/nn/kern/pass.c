@@ -67,7 +67,7 @@ static BL_INLINE void mvt(const real *restrict WT, int ldt, int out, int in, con
     for (int i = 0; i < in; i++) {
         const real *w = WT + (size_t)i * ldt;
         const real xi = x[i];
-        for (int o = 0; o < out; o++) acc[o] = R_FMA(w[o], xi, acc[o]);
+        for (int o = 0; o < out; o++) acc[o] += w[o] * xi;
     }
     for (int o = 0; o < out; o++) y[o] = acc[o];
 }
@@ -77,7 +77,7 @@ static BL_INLINE void mtv_add(const real *restrict W, int ld, int out, int in, c
     for (int o = 0; o < out; o++) {
         const real *w = W + (size_t)o * ld;
         const real g = dy[o];
-        for (int i = 0; i < in; i++) dx[i] = R_FMA(w[i], g, dx[i]);
+        for (int i = 0; i < in; i++) dx[i] += w[i] * g;
     }
 }
 /* G[o][i] += s · dy[o] · x[i] */
@@ -86,7 +86,7 @@ static BL_INLINE void outer_add(real *restrict G, int ld, int out, int in, const
     for (int o = 0; o < out; o++) {
         const real g = dy[o] * s;
         real *row = G + (size_t)o * ld;
-        for (int i = 0; i < in; i++) row[i] = R_FMA(g, x[i], row[i]);
+        for (int i = 0; i < in; i++) row[i] += g * x[i];
     }
 }
 
@@ -108,26 +108,22 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
         for (int h = 0; h < H; h++) b1[s][h] = 0.0;
         for (int c = 0; c < C; c++) {
             const real cv = code[s][c];
-            for (int h = 0; h < H; h++) b1[s][h] = R_FMA(cv, H0T[c * H + h], b1[s][h]);
+            for (int h = 0; h < H; h++) b1[s][h] += cv * H0T[c * H + h];
         }
         for (int h = 0; h < H; h++) t1[s][h] = k_selu(b1[s][h]);
-        for (int h = 0; h < H; h++) e1[s][h] = R_FMA(t1[s][h], m[s][h], m[s][H + h]);
+        for (int h = 0; h < H; h++) e1[s][h] = t1[s][h] * m[s][h] + m[s][H + h];
         for (int o = 0; o < V; o++) r[s][o] = 0.0;
         for (int h = 0; h < H; h++) {
             const real ev = e1[s][h];
-            for (int o = 0; o < V; o++) r[s][o] = R_FMA(ev, H3T[h * V + o], r[s][o]);
+            for (int o = 0; o < V; o++) r[s][o] += ev * H3T[h * V + o];
         }
         for (int o = 0; o < V; o++) r[s][o] = k_tanh(r[s][o]);
         const real ws = w[s], ws2 = (real)2.0 * ws;
         const real *xs = x[s];
         for (int o = 0; o < V; o++) {
             const real y = r[s][o], dy = y - xs[o];
-#if BL_F32
-            e2[o] += (double)(ws * (dy * dy)); /* the float product, summed in double */
-#else
-            e2[o] = R_FMA(ws, dy * dy, e2[o]);
-#endif
-            dr[s][o] = ws2 * dy * R_FMA(-y, y, (real)1.0); /* d loss / d (H3·e1) */
+            e2[o] += (double)(ws * (dy * dy));
+            dr[s][o] = ws2 * dy * ((real)1.0 - y * y); /* d loss / d (H3·e1) */
         }
     }
     if (!grad_h && !grad_in) return;
@@ -137,13 +133,13 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
         const real *w3 = H3 + o * H;
         for (int s = 0; s < NS; s++) {
             const real d = dr[s][o];
-            for (int h = 0; h < H; h++) de1[s][h] = R_FMA(d, w3[h], de1[s][h]);
+            for (int h = 0; h < H; h++) de1[s][h] += d * w3[h];
         }
         if (grad_h) {
             real *g = GH3 + o * H;
             for (int s = 0; s < NS; s++) {
                 const real d = dr[s][o];
-                for (int h = 0; h < H; h++) g[h] = R_FMA(d, e1[s][h], g[h]);
+                for (int h = 0; h < H; h++) g[h] += d * e1[s][h];
             }
         }
     }
@@ -152,14 +148,14 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
         if (grad_h)
             for (int h = 0; h < H; h++) {
                 const real g = de1[s][h];
-                for (int c = 0; c < C; c++) GH0[h * C + c] = R_FMA(g, code[s][c], GH0[h * C + c]);
+                for (int c = 0; c < C; c++) GH0[h * C + c] += g * code[s][c];
             }
         if (grad_in) {
             real *dc = dcd[s];
             for (int c = 0; c < C; c++) dc[c] = 0.0;
             for (int h = 0; h < H; h++) {
                 const real g = de1[s][h];
-                for (int c = 0; c < C; c++) dc[c] = R_FMA(g, H0[h * C + c], dc[c]);
+                for (int c = 0; c < C; c++) dc[c] += g * H0[h * C + c];
             }
         }
     }
@@ -169,6 +165,28 @@ static BL_INLINE void dec_block(const real *restrict H0T, const real *restrict H
 /* ---- the paper's dimensions on native vectors (H = 8, C = 4, V = 40, Z = 8) ---- */
 #define NO40 (40 / VL)  /* vectors of the decoder's 40 outputs */
 
+#if BL_F32
+/* The float32 copies write out the decoder's sums that begin with two products: left to contraction,
+ * GCC fuses one of the two and rounds the other, and which one it picks depends on the optimisation
+ * level; written out, every build computes the same bits, and dec16.c (the float32 AVX-512 decoder)
+ * computes them too; so do the encoder's per-slot layers (enc16.c). The forms are the ones GCC 12 -O3
+ * chose, so float32 models did not change. */
+static BL_INLINE vd vd_fmadd(vd a, vd b, vd c) { return _mm256_fmadd_ps(a, b, c); }
+static BL_INLINE vd vd_bc(real x) { return _mm256_set1_ps(x); } /* keeps a zero's sign */
+/* The decoder's other multiply-adds written out too, so that no build (-O0 forms none) computes them
+ * otherwise; in float64 the same expressions left to contraction, as before. */
+static BL_INLINE vd vd_fmas_x(vd a, real s, vd c) { return vd_fmadd(a, vd_bc(s), c); }
+static BL_INLINE v8 v8_fmas_x(v8 a, real s, v8 c) { c.q[0] = vd_fmadd(a.q[0], vd_bc(s), c.q[0]); return c; }
+static BL_INLINE v8 v8_fma_x(v8 a, v8 b, v8 c) { c.q[0] = vd_fmadd(a.q[0], b.q[0], c.q[0]); return c; }
+static BL_INLINE v4 v4_fmas_x(v4 a, real s, v4 c) { return _mm_fmadd_ps(a, _mm_set1_ps(s), c); }
+static BL_INLINE vd vd_one_minus_sq(vd y) { return _mm256_fnmadd_ps(y, y, vd_bc(1.0f)); }
+#else
+static BL_INLINE vd vd_fmas_x(vd a, real s, vd c) { return a * s + c; }
+static BL_INLINE v8 v8_fmas_x(v8 a, real s, v8 c) { return v8_fmas(a, s, c); }
+static BL_INLINE v8 v8_fma_x(v8 a, v8 b, v8 c) { return v8_fma(a, b, c); }
+static BL_INLINE v4 v4_fmas_x(v4 a, real s, v4 c) { return a * s + c; }
+static BL_INLINE vd vd_one_minus_sq(vd y) { return 1.0 - y * y; }
+#endif
 #define DCH 32           /* decoder slots per chunk: its arrays stay in the first-level cache */
 
 /* The decoder of ns ≤ DCH slots as dec_block, in phases over the whole chunk so that every product is
@@ -191,7 +209,12 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
     const v8 h0t0 = v8_ld(H0T), h0t1 = v8_ld(H0T + 8), h0t2 = v8_ld(H0T + 16), h0t3 = v8_ld(H0T + 24);
     for (int s = 0; s < ns; s++) {
         const real *cs = code[s];
-        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas2(h0t0, cs[0], h0t1, cs[1]))));
+#if BL_F32
+        const v8 b01 = {{vd_fmadd(h0t0.q[0], vd_bc(cs[0]), h0t1.q[0] * cs[1])}};
+        v8_st(B1[s], v8_fmas_x(h0t3, cs[3], v8_fmas_x(h0t2, cs[2], b01)));
+#else
+        v8_st(B1[s], v8_fmas(h0t3, cs[3], v8_fmas(h0t2, cs[2], v8_fmas(h0t1, cs[1], v8_muls(h0t0, cs[0])))));
+#endif
     }
     for (int s0 = 0; s0 < ns; s0 += 8) { /* SELU of 8 slots' units at a time */
         const int k = ns - s0 < 8 ? ns - s0 : 8;
@@ -200,18 +223,18 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         v_selu(t, t, k * NV);
         for (int q = 0; q < k * NV; q++) vd_st(&T1[s0][0] + VL * q, t[q]);
     }
-    for (int s = 0; s < ns; s++) v8_st(E1[s], v8_fma(v8_ld(T1[s]), v8_ld(m[s]), v8_ld(m[s] + 8)));
+    for (int s = 0; s < ns; s++) v8_st(E1[s], v8_fma_x(v8_ld(T1[s]), v8_ld(m[s]), v8_ld(m[s] + 8)));
     /* B: two slots at a time, 40/VL output vectors each, the 8 inputs broadcast */
     for (int s = 0; s < ns; s += 2) {
         const int two = s + 1 < ns;
         for (int j0 = 0; j0 < NO40; j0 += NO40 / (VL == 8 ? 1 : 2)) {
             enum { NJ = NO40 / (VL == 8 ? 1 : 2) }; /* 5 vectors: registers for two slots' sums */
             vd a[NJ], b[NJ];
-#if BL_F32 /* the first slot fuses the first product, the second slot the second (dec16.c runs the same) */
+#if BL_F32 /* the first slot fuses the first product, the second slot the second (see vd_fmadd) */
             for (int j = 0; j < NJ; j++) {
                 const vd h = vd_ld(H3T + VL * (j0 + j)), g = vd_ld(H3T + 40 + VL * (j0 + j));
-                a[j] = vd_fma(h, vd_set1(E1[s][0]), g * E1[s][1]);
-                b[j] = vd_fma(g, vd_set1(E1[s + two][1]), h * E1[s + two][0]);
+                a[j] = vd_fmadd(h, vd_bc(E1[s][0]), g * E1[s][1]);
+                b[j] = vd_fmadd(g, vd_bc(E1[s + two][1]), h * E1[s + two][0]);
             }
             for (int k = 2; k < 8; k++)
 #else
@@ -224,8 +247,8 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
 #endif
                 for (int j = 0; j < NJ; j++) {
                     const vd h = vd_ld(H3T + 40 * k + VL * (j0 + j));
-                    a[j] = vd_fmas(h, E1[s][k], a[j]);
-                    b[j] = vd_fmas(h, E1[s + two][k], b[j]);
+                    a[j] = vd_fmas_x(h, E1[s][k], a[j]);
+                    b[j] = vd_fmas_x(h, E1[s + two][k], b[j]);
                 }
             for (int j = 0; j < NJ; j++) {
                 vd_st(R[s] + VL * (j0 + j), a[j]);
@@ -241,8 +264,8 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         const real ws = w[s], ws2 = (real)2.0 * ws;
         for (int j = 0; j < NO40; j++) {
             const vd dy = y[j] - vd_ld(x[s] + VL * j);
-            e2[j] = vd_fmas(dy * dy, ws, e2[j]);
-            vd_st(R[s] + VL * j, ws2 * dy * vd_fma(-y[j], y[j], vd_set1(1.0))); /* d loss / d (H3·e1) */
+            e2[j] = vd_fmas_x(dy * dy, ws, e2[j]);
+            vd_st(R[s] + VL * j, ws2 * dy * vd_one_minus_sq(y[j])); /* d loss / d (H3·e1) */
         }
     }
     if (!grad_h && !grad_in) return;
@@ -255,7 +278,7 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         for (int q = 0; q < DS; q++) acc[q] = v8_set1(0.0);
         for (int o = 0; o < 40; o++) {
             const v8 h = v8_ld(H3 + 8 * o);
-            for (int q = 0; q < DS; q++) acc[q] = v8_fmas(h, R[s + (q < k ? q : 0)][o], acc[q]);
+            for (int q = 0; q < DS; q++) acc[q] = v8_fmas_x(h, R[s + (q < k ? q : 0)][o], acc[q]);
         }
         for (int q = 0; q < k; q++) v8_st(DE1[s + q], acc[q]);
     }
@@ -267,7 +290,7 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
             for (int r = 0; r < TR; r++) g[r] = v8_ld(GH3 + 8 * (o0 + r));
             for (int s = 0; s < ns; s++) {
                 const v8 e = v8_ld(E1[s]);
-                for (int r = 0; r < TR; r++) g[r] = v8_fmas(e, R[s][o0 + r], g[r]);
+                for (int r = 0; r < TR; r++) g[r] = v8_fmas_x(e, R[s][o0 + r], g[r]);
             }
             for (int r = 0; r < TR; r++) v8_st(GH3 + 8 * (o0 + r), g[r]);
         }
@@ -281,15 +304,15 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         const v8 db1 = v8_mul(v8_mul(v8_ld(DE1[s]), v8_ld(m[s])), v8_selu_d(v8_ld(B1[s]), v8_ld(T1[s])));
         const real *cs = code[s];
         if (grad_h)
-            for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas(db1, cs[c], gh0t[c]);
+            for (int c = 0; c < 4; c++) gh0t[c] = v8_fmas_x(db1, cs[c], gh0t[c]);
 #if BL_F32
         v8_st(DB1[s], db1);
 #else
         if (grad_in) { /* dcd = H0ᵀ db1, H0 [8×4] row by row */
             _Alignas(64) real d[8];
             v8_st(d, db1);
-            v4 dc = v4_fmas2(v4_ld(H0), d[0], v4_ld(H0 + 4), d[1]);
-            for (int h = 2; h < 8; h++) dc = v4_fmas(v4_ld(H0 + 4 * h), d[h], dc);
+            v4 dc = v4_ld(H0) * d[0];
+            for (int h = 1; h < 8; h++) dc = v4_ld(H0 + 4 * h) * d[h] + dc;
             v4_st(dcd[s], dc);
         }
 #endif
@@ -302,13 +325,13 @@ static BL_INLINE void vdec_chunk(const real *restrict H0T, const real *restrict 
         const int two = s + 1 < ns;
         const vd d0 = vd_ld(DB1[s]), d1 = vd_ld(DB1[s + two]);
         const vd lo = _mm256_permute2f128_ps(d0, d1, 0x20), hi = _mm256_permute2f128_ps(d0, d1, 0x31);
-        vd dc = vd_fma(h0r[0], _mm256_permute_ps(lo, 0x00), h0r[1] * _mm256_permute_ps(lo, 0x55));
-        dc = vd_fma(h0r[2], _mm256_permute_ps(lo, 0xAA), dc);
-        dc = vd_fma(h0r[3], _mm256_permute_ps(lo, 0xFF), dc);
-        dc = vd_fma(h0r[4], _mm256_permute_ps(hi, 0x00), dc);
-        dc = vd_fma(h0r[5], _mm256_permute_ps(hi, 0x55), dc);
-        dc = vd_fma(h0r[6], _mm256_permute_ps(hi, 0xAA), dc);
-        dc = vd_fma(h0r[7], _mm256_permute_ps(hi, 0xFF), dc);
+        vd dc = vd_fmadd(h0r[0], _mm256_permute_ps(lo, 0x00), h0r[1] * _mm256_permute_ps(lo, 0x55));
+        dc = vd_fmadd(h0r[2], _mm256_permute_ps(lo, 0xAA), dc);
+        dc = vd_fmadd(h0r[3], _mm256_permute_ps(lo, 0xFF), dc);
+        dc = vd_fmadd(h0r[4], _mm256_permute_ps(hi, 0x00), dc);
+        dc = vd_fmadd(h0r[5], _mm256_permute_ps(hi, 0x55), dc);
+        dc = vd_fmadd(h0r[6], _mm256_permute_ps(hi, 0xAA), dc);
+        dc = vd_fmadd(h0r[7], _mm256_permute_ps(hi, 0xFF), dc);
         v4_st(dcd[s], _mm256_castps256_ps128(dc));
         if (two) v4_st(dcd[s + 1], _mm256_extractf128_ps(dc, 1));
     }
@@ -487,7 +510,7 @@ static BL_LAYER void dropout_masks(const pass_ctx *cx, const size_t *n_val, cons
         uint64_t s[4];
         rbits kd, kb, koff; /* the kept and dropped values as bits: a branch-free select */
         memcpy(s, pass->rng->s, sizeof s);
-        const real rda = (real)da, rdb = (real)db, ad_off = (real)D_FMA(BL_SELU_ALPHA_PRIME, da, db);
+        const real rda = (real)da, rdb = (real)db, ad_off = (real)(BL_SELU_ALPHA_PRIME * da + db);
         memcpy(&kd, &rda, sizeof kd);
         memcpy(&kb, &rdb, sizeof kb);
         memcpy(&koff, &ad_off, sizeof koff);
@@ -572,8 +595,8 @@ static BL_INLINE void first_layer_x4(const real *restrict G0T, const real *const
     for (int k = 2; k < 40; k += 2) {
         const v8 ga = v8_ld(G0T + 8 * k), gb = v8_ld(G0T + 8 * k + 8);
         for (int j = 0; j < 4; j++) {
-            a[j] = v8_fmas(ga, x[j][k], a[j]);
-            b[j] = v8_fmas(gb, x[j][k + 1], b[j]);
+            a[j] = v8_fmas_x(ga, x[j][k], a[j]);
+            b[j] = v8_fmas_x(gb, x[j][k + 1], b[j]);
         }
     }
     v8 s[4];
@@ -673,18 +696,18 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
                     const real *mi = VAL_MASK(w, p) + i * MS, *mj = VAL_MASK(w, p) + j * MS;
                     const real *si = base + (size_t)w->val_first[p][i] * ST + O_S1,
                                *sj = base + (size_t)w->val_first[p][j] * ST + O_S1;
-                    const vd di = vd_fma(vd_ld(si), vd_ld(mi), vd_ld(mi + 8));
-                    const vd dj = vd_fma(vd_ld(sj), vd_ld(mj), vd_ld(mj + 8));
+                    const vd di = vd_fmadd(vd_ld(si), vd_ld(mi), vd_ld(mi + 8));
+                    const vd dj = vd_fmadd(vd_ld(sj), vd_ld(mj), vd_ld(mj + 8));
                     vd_st(rb[q] + O_D1, dj);
                     vd_st(ra[q] + O_D1, di);
                     const vd lo = _mm256_permute2f128_ps(di, dj, 0x20), hi = _mm256_permute2f128_ps(di, dj, 0x31);
-                    vd a2 = vd_fma(g3r[0], _mm256_permute_ps(lo, 0x00), g3r[1] * _mm256_permute_ps(lo, 0x55));
-                    a2 = vd_fma(g3r[2], _mm256_permute_ps(lo, 0xAA), a2);
-                    a2 = vd_fma(g3r[3], _mm256_permute_ps(lo, 0xFF), a2);
-                    a2 = vd_fma(g3r[4], _mm256_permute_ps(hi, 0x00), a2);
-                    a2 = vd_fma(g3r[5], _mm256_permute_ps(hi, 0x55), a2);
-                    a2 = vd_fma(g3r[6], _mm256_permute_ps(hi, 0xAA), a2);
-                    a2 = vd_fma(g3r[7], _mm256_permute_ps(hi, 0xFF), a2);
+                    vd a2 = vd_fmadd(g3r[0], _mm256_permute_ps(lo, 0x00), g3r[1] * _mm256_permute_ps(lo, 0x55));
+                    a2 = vd_fmadd(g3r[2], _mm256_permute_ps(lo, 0xAA), a2);
+                    a2 = vd_fmadd(g3r[3], _mm256_permute_ps(lo, 0xFF), a2);
+                    a2 = vd_fmadd(g3r[4], _mm256_permute_ps(hi, 0x00), a2);
+                    a2 = vd_fmadd(g3r[5], _mm256_permute_ps(hi, 0x55), a2);
+                    a2 = vd_fmadd(g3r[6], _mm256_permute_ps(hi, 0xAA), a2);
+                    a2 = vd_fmadd(g3r[7], _mm256_permute_ps(hi, 0xFF), a2);
                     v4_st(rb[q] + O_A2, _mm256_extractf128_ps(a2, 1));
                     v4_st(ra[q] + O_A2, _mm256_castps256_ps128(a2));
                     a[q] = a2;
@@ -702,11 +725,11 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             for (size_t i = 0; i < n; i++) {
                 real *rec = base + i * ST;
                 const real *mk = VAL_MASK(w, p) + i * MS, *s1 = base + (size_t)w->val_first[p][i] * ST + O_S1;
-                const v8 d1 = v8_fma(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
+                const v8 d1 = v8_fma_x(v8_ld(s1), v8_ld(mk), v8_ld(mk + 8));
                 v8_st(rec + O_D1, d1);
                 const real *dd = rec + O_D1;
-                v4 a2 = v4_fmas2(v4_ld(G3T), dd[0], v4_ld(G3T + 4), dd[1]);
-                for (int k = 2; k < 8; k++) a2 = v4_fmas(v4_ld(G3T + 4 * k), dd[k], a2);
+                v4 a2 = v4_ld(G3T) * dd[0];
+                for (int k = 1; k < 8; k++) a2 = v4_ld(G3T + 4 * k) * dd[k] + a2;
                 v4_st(rec + O_A2, a2);
             }
             for (size_t i0 = 0; i0 < n; i0 += 16) {
@@ -740,9 +763,17 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
 #elif BL_ISA > 0
             if (FAST) {
                 const real *c = rec + O_C;
-                const v8 P = v8_muls(
-                    v8_fmas(v8_ld(WTz + 24), c[3], v8_fmas(v8_ld(WTz + 16), c[2], v8_fmas2(v8_ld(WTz), c[0], v8_ld(WTz + 8), c[1]))),
-                    scale);
+#if BL_F32 /* written out: the first of the two products fused */
+                const v8 P = v8_muls(v8_fmas_x(v8_ld(WTz + 24), c[3],
+                                               v8_fmas_x(v8_ld(WTz + 16), c[2],
+                                                         v8_fmas_x(v8_ld(WTz), c[0], v8_muls(v8_ld(WTz + 8), c[1])))),
+                                     scale);
+#else
+                const v8 P = v8_muls(v8_fmas(v8_ld(WTz + 24), c[3],
+                                             v8_fmas(v8_ld(WTz + 16), c[2],
+                                                     v8_fmas(v8_ld(WTz + 8), c[1], v8_muls(v8_ld(WTz), c[0])))),
+                                     scale);
+#endif
                 v8_st(rec + O_P, P);
                 v8_st(rec + O_DP, v8_set1(0.0));
             } else
@@ -750,7 +781,7 @@ static BL_LAYER size_t encoder_forward(const pass_ctx *cx, const size_t *n_val, 
             {
                 real *d1 = rec + O_D1, *a2 = rec + O_A2, *c = rec + O_C, *P = rec + O_P;
                 if (!cx->keep_g) {
-                    for (int k = 0; k < H; k++) d1[k] = R_FMA(s1[k], mk[k], mk[H + k]);
+                    for (int k = 0; k < H; k++) d1[k] = s1[k] * mk[k] + mk[H + k];
                     mvt(G3T, C, C, H, d1, a2);
                     for (int k = 0; k < C; k++) c[k] = k_selu(a2[k]);
                 }
@@ -864,11 +895,8 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
             const v8 hv = v8_selu(uv);
             v8_st(u, uv);
             v8_st(h, hv);
-#if NV == 2 /* the first product fused */
-            const vd zh = vd_fma(hv.q[0], vd_ld(z2), hv.q[1] * vd_ld(z2 + VL));
-#else
-            const vd zh = hv.q[0] * vd_ld(z2);
-#endif
+            vd zh = hv.q[0] * vd_ld(z2);
+            for (int q = 1; q < NV; q++) zh = hv.q[q] * vd_ld(z2 + VL * q) + zh;
             real zs[VL];
             vd_st(zs, zh);
 #if VL == 8 /* pairwise, in a fixed order */
@@ -885,7 +913,7 @@ static BL_LAYER void z_forward(const pass_ctx *cx, double *pred, const int FH, c
                 for (int k = 0; k < Z; k++) u[k] += P[k];
             }
             for (int k = 0; k < Z; k++) h[k] = k_selu(u[k]);
-            for (int k = 0; k < Z; k++) pre = R_FMA(z2[k], h[k], pre);
+            for (int k = 0; k < Z; k++) pre += z2[k] * h[k];
         }
         real out = k_selu(pre);
         rr[2 * Z] = pre;
@@ -908,7 +936,7 @@ static BL_LAYER double smoothl1_forward_backward(const pass_ctx *cx, double *abs
         real *rr = ROWS(w) + b * w->row_stride;
         double e = (double)rr[2 * Z + 1] - v->target[row], ae = fabs(e);
         abs_err += ae;
-        rt_loss = ae < 1.0 ? D_FMA(0.5 * e, e, rt_loss) : rt_loss + (ae - 0.5);
+        rt_loss += ae < 1.0 ? 0.5 * e * e : ae - 0.5;
         rr[2 * Z + 2] = (real)((ae < 1.0 ? e : (e > 0 ? 1.0 : -1.0)) * inv_b); /* d loss / d out */
     }
     rt_loss *= inv_b;
@@ -955,7 +983,7 @@ static BL_LAYER void z_backward(const pass_ctx *cx, const int FH, const int FO, 
         }
 #endif
         if (grad_z)
-            for (int k = 0; k < Z; k++) gz2[k] = R_FMA(dpre, h[k], gz2[k]);
+            for (int k = 0; k < Z; k++) gz2[k] += dpre * h[k];
         for (int k = 0; k < Z; k++) du[k] = dpre * z2[k] * k_selu_d(u[k], h[k]);
         for (int k = 0; k < Z; k++) dA[k] += du[k];
         for (int p = 0; p < NP; p++) {
@@ -1050,22 +1078,22 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 const uint32_t first = w->val_first[p][i];
                 real *frec = base + (size_t)first * ST;
                 const int dec = decode && (!hybrid || first == i);
-                v4 dc = v4_fmas2(wz[0], rec[O_DP], wz[1], rec[O_DP + 1]); /* d code from z */
-                for (int k = 2; k < 8; k++) dc = v4_fmas(wz[k], rec[O_DP + k], dc);
+                v4 dc = wz[0] * rec[O_DP];
+                for (int k = 1; k < 8; k++) dc = wz[k] * rec[O_DP + k] + dc; /* d code from z */
                 dc *= scale;
                 if (dec && !hybrid) dc += v4_ld(rec + O_DCD); /* and from the decoder */
                 const v4 dcode = dc * v4_selu_d(v4_ld(rec + O_A2), v4_ld(rec + O_C)); /* d a2 */
                 const v8 d1 = v8_ld(rec + O_D1);
                 for (int c = 0; c < 4; c++) gg[c] = v8_fmas(d1, dcode[c], gg[c]);
                 const v8 dd1 = v8_fmas(g3r3, dcode[3],
-                                       v8_fmas(g3r2, dcode[2], v8_fmas2(g3r0, dcode[0], g3r1, dcode[1])));
+                                       v8_fmas(g3r2, dcode[2], v8_fmas(g3r1, dcode[1], v8_muls(g3r0, dcode[0]))));
                 const v8 s1 = v8_ld(frec + O_S1), sd = v8_selu_d(v8_ld(frec + O_A1), s1);
                 v8 acc = v8_fma(v8_mul(dd1, v8_ld(VAL_MASK(w, p) + i * MS)), sd, v8_ld(frec + O_ACC)); /* d a1 */
                 if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
                     const v4 dcl = v4_ld(rec + O_DCD) * v4_selu_d(v4_ld(rec + O_A2C), v4_ld(rec + O_CC));
                     for (int c = 0; c < 4; c++) gg[c] = v8_fmas(s1, dcl[c], gg[c]);
                     const v8 t = v8_fmas(g3r3, dcl[3],
-                                         v8_fmas(g3r2, dcl[2], v8_fmas2(g3r0, dcl[0], g3r1, dcl[1])));
+                                         v8_fmas(g3r2, dcl[2], v8_fmas(g3r1, dcl[1], v8_muls(g3r0, dcl[0]))));
                     acc = v8_fma(t, sd, acc);
                 }
                 v8_st(frec + O_ACC, acc);
@@ -1092,21 +1120,23 @@ static BL_LAYER void encoder_backward(const pass_ctx *cx, const size_t *n_val, c
                 real dcode[BL_BNET_DIM_MAX], tmp[BL_BNET_DIM_MAX];
                 for (int k = 0; k < C; k++) dcode[k] = 0.0;
                 mtv_add(W + net->z0w + col, ZI, Z, C, dP, dcode); /* d code from z */
-                for (int k = 0; k < C; k++) /* scaled, and with the decoder's part */
-                    dcode[k] = dec && !hybrid ? R_FMA(dcode[k], scale, rec[O_DCD + k]) : dcode[k] * scale;
+                for (int k = 0; k < C; k++) {
+                    dcode[k] *= scale;
+                    if (dec && !hybrid) dcode[k] += rec[O_DCD + k]; /* and from the decoder */
+                }
                 for (int k = 0; k < C; k++) dcode[k] *= k_selu_d(a2[k], c[k]); /* d a2 */
                 outer_add(g3, H, C, H, dcode, d1, 1.0);
                 for (int k = 0; k < H; k++) tmp[k] = 0.0;
                 mtv_add(G3, H, C, H, dcode, tmp);                 /* d d1 */
                 for (int k = 0; k < H; k++)                       /* d a1, summed over the value's slots */
-                    acc[k] = R_FMA(tmp[k] * mk[k], k_selu_d(a1[k], s1[k]), acc[k]);
+                    acc[k] += tmp[k] * mk[k] * k_selu_d(a1[k], s1[k]);
                 if (dec && hybrid) { /* the clean path: cc = selu(G3·s1) read by the decoder */
                     const real *a2c = rec + O_A2C, *cc = rec + O_CC;
                     for (int k = 0; k < C; k++) dcode[k] = rec[O_DCD + k] * k_selu_d(a2c[k], cc[k]);
                     outer_add(g3, H, C, H, dcode, s1, 1.0);
                     for (int k = 0; k < H; k++) tmp[k] = 0.0;
                     mtv_add(G3, H, C, H, dcode, tmp);
-                    for (int k = 0; k < H; k++) acc[k] = R_FMA(tmp[k], k_selu_d(a1[k], s1[k]), acc[k]);
+                    for (int k = 0; k < H; k++) acc[k] += tmp[k] * k_selu_d(a1[k], s1[k]);
                 }
             }
         /* the encoder's first layer: one outer product per distinct value */

@@ -29,13 +29,13 @@ static BL_INLINE void f_one(const bl_bnet *net, const double *x, real *F) {
     for (int o = 0; o < d->f_hidden; o++) {
         const double *w = W + net->f0w + (size_t)o * (size_t)d->f_in;
         real acc = 0.0;
-        for (int k = 0; k < d->f_in; k++) acc = R_FMA((real)w[k], (real)x[k], acc);
+        for (int k = 0; k < d->f_in; k++) acc += (real)w[k] * (real)x[k];
         s0[o] = k_selu(acc + (real)W[net->f0b + (size_t)o]);
     }
     for (int o = 0; o < d->f_out; o++) {
         const double *w = W + net->f2w + (size_t)o * (size_t)d->f_hidden;
         real acc = 0.0;
-        for (int k = 0; k < d->f_hidden; k++) acc = R_FMA((real)w[k], s0[k], acc);
+        for (int k = 0; k < d->f_hidden; k++) acc += (real)w[k] * s0[k];
         F[o] = k_selu(acc + (real)W[net->f2b + (size_t)o]);
     }
 }
@@ -48,8 +48,8 @@ static BL_INLINE real z_pre_one(const bl_bnet *net, const double *ctx, const rea
     for (int o = 0; o < d->z_hidden; o++) {
         const double *w = W + net->z0w + (size_t)o * (size_t)net->z_in;
         real acc = 0.0;
-        for (int k = 0; k < d->f_out; k++) acc = R_FMA((real)w[k], F[k], acc);
-        pre = R_FMA((real)W[net->z2w + (size_t)o], k_selu(acc + (real)ctx[o]), pre);
+        for (int k = 0; k < d->f_out; k++) acc += (real)w[k] * F[k];
+        pre += (real)W[net->z2w + (size_t)o] * k_selu(acc + (real)ctx[o]);
     }
     return pre;
 }
@@ -155,17 +155,15 @@ static BL_INLINE void vf_block(const pw *q, vd x0, vd x1, vd x2, vd *F) {
     const real *restrict w0 = q->f0w, *restrict b0 = q->f0b, *restrict w2 = q->f2w;
     const real *restrict b2 = q->f2b;
     vd s0[16];
-    for (int o = 0; o < 16; o++) /* the first product fused with the second, then the third */
-        s0[o] = vd_fmas(x2, w0[3 * o + 2], vd_fmas(x0, w0[3 * o], x1 * w0[3 * o + 1])) + b0[o];
+    for (int o = 0; o < 16; o++) s0[o] = x0 * w0[3 * o] + x1 * w0[3 * o + 1] + x2 * w0[3 * o + 2] + b0[o];
     v_selu(s0, s0, 8); /* two halves: 16 at once spill more than they overlap */
     v_selu(s0 + 8, s0 + 8, 8);
     for (int o = 0; o < 8; o++) {
         const real *wr = w2 + 16 * o;
-        /* two chains halve the latency; the odd one begins with its first product fused */
-        vd a = vd_fmas(s0[2], wr[2], vd_fmas(s0[0], wr[0], vd_set1(b2[o]))), a2 = vd_fmas2(s0[1], wr[1], s0[3], wr[3]);
-        for (int k = 4; k < 16; k += 2) {
-            a = vd_fmas(s0[k], wr[k], a);
-            a2 = vd_fmas(s0[k + 1], wr[k + 1], a2);
+        vd a = s0[0] * wr[0] + b2[o], a2 = s0[1] * wr[1]; /* two chains halve the latency */
+        for (int k = 2; k < 16; k += 2) {
+            a = s0[k] * wr[k] + a;
+            a2 = s0[k + 1] * wr[k + 1] + a2;
         }
         F[o] = a + a2;
     }
@@ -179,16 +177,16 @@ static BL_INLINE vd vz_block(const pw *q, const double *ctx, const vd *F) {
     vd h[8];
     for (int o = 0; o < 8; o++) {
         const real *wr = wz + (size_t)o * ZI;
-        vd a = vd_fmas(F[2], wr[2], vd_fmas(F[0], wr[0], vd_set1((real)ctx[o]))), a2 = vd_fmas2(F[1], wr[1], F[3], wr[3]);
-        for (int k = 4; k < 8; k += 2) {
-            a = vd_fmas(F[k], wr[k], a);
-            a2 = vd_fmas(F[k + 1], wr[k + 1], a2);
+        vd a = F[0] * wr[0] + (real)ctx[o], a2 = F[1] * wr[1];
+        for (int k = 2; k < 8; k += 2) {
+            a = F[k] * wr[k] + a;
+            a2 = F[k + 1] * wr[k + 1] + a2;
         }
         h[o] = a + a2;
     }
     v_selu(h, h, 8);
     vd pre = vd_set1(q->z2b);
-    for (int o = 0; o < 8; o++) pre = vd_fmas(h[o], z2[o], pre);
+    for (int o = 0; o < 8; o++) pre = h[o] * z2[o] + pre;
     return pre;
 }
 

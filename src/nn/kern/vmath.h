@@ -1,7 +1,7 @@
 /* vmath.h — SELU, tanh and the exponential they share, as the kernels evaluate them: a scalar form
  * (the reference, and the plain loops of every copy) and, in the vector copies, the same formula on
- * native vectors. Both run the same operations, so a copy differs from the reference only where an FMA
- * (R_FMA, vd_fma) rounds a multiply-add once instead of twice.
+ * native vectors. Both run the same operations, so a copy differs from the reference only where FMA
+ * contraction rounds a multiply-add once instead of twice.
  *
  * eˣ − 1 for x ≤ 0 (all SELU and tanh need): x = k·ln2 + r with |r| ≤ ln2/2 (Cody–Waite split of
  * ln2, k by the round-to-nearest constant 1.5·2⁵²), expm1(r) = r + r²·q(r) with q of degree 9
@@ -46,24 +46,24 @@
 #if BL_F32 /* float drops q6..q9 (above) */
 #define EXPM1_POLY(p, r)                                                                          \
     (void)q6, (void)q7, (void)q8, (void)q9;                                                       \
-    p = R_FMA(q5, r, q4);                                                                         \
-    p = R_FMA(p, r, q3);                                                                          \
-    p = R_FMA(p, r, q2);                                                                          \
-    p = R_FMA(p, r, q1);                                                                          \
-    p = R_FMA(p, r, q0);                                                                          \
-    p = R_FMA(p * r, r, r)
+    p = q5 * r + q4;                                                                              \
+    p = p * r + q3;                                                                               \
+    p = p * r + q2;                                                                               \
+    p = p * r + q1;                                                                               \
+    p = p * r + q0;                                                                               \
+    p = p * r * r + r
 #else
 #define EXPM1_POLY(p, r)                                                                          \
-    p = R_FMA(q9, r, q8);                                                                         \
-    p = R_FMA(p, r, q7);                                                                          \
-    p = R_FMA(p, r, q6);                                                                          \
-    p = R_FMA(p, r, q5);                                                                          \
-    p = R_FMA(p, r, q4);                                                                          \
-    p = R_FMA(p, r, q3);                                                                          \
-    p = R_FMA(p, r, q2);                                                                          \
-    p = R_FMA(p, r, q1);                                                                          \
-    p = R_FMA(p, r, q0);                                                                          \
-    p = R_FMA(p * r, r, r)
+    p = q9 * r + q8;                                                                              \
+    p = p * r + q7;                                                                               \
+    p = p * r + q6;                                                                               \
+    p = p * r + q5;                                                                               \
+    p = p * r + q4;                                                                               \
+    p = p * r + q3;                                                                               \
+    p = p * r + q2;                                                                               \
+    p = p * r + q1;                                                                               \
+    p = p * r + q0;                                                                               \
+    p = p * r * r + r
 #endif
 
 /* ---- scalar ---- */
@@ -71,9 +71,9 @@
 static BL_INLINE real k_expm1_neg(real x) {
     EXPM1_CONSTS;
     x = x < (real)-40.0 ? (real)-40.0 : x;
-    real t = R_FMA(x, inv_ln2, round_c);
+    real t = x * inv_ln2 + round_c;
     real kd = t - round_c;
-    real r = R_FMA(-kd, ln2_lo, R_FMA(-kd, ln2_hi, x)); /* (x − kd·ln2_hi) − kd·ln2_lo */
+    real r = (x - kd * ln2_hi) - kd * ln2_lo;
     real p;
     EXPM1_POLY(p, r);
     rbits bits;
@@ -81,7 +81,7 @@ static BL_INLINE real k_expm1_neg(real x) {
     bits = (rbits)(bits << R_EXP_BITS) + ((rbits)R_EXP_BIAS << R_EXP_BITS); /* 2^k, k = low bits of t */
     real two_k;
     memcpy(&two_k, &bits, sizeof two_k);
-    return R_FMA(two_k, p, two_k - (real)1.0);
+    return two_k * p + (two_k - (real)1.0);
 }
 
 static BL_INLINE real k_tanh(real x) {
@@ -109,32 +109,29 @@ static BL_INLINE void v_expm1_neg(vd *e, const vd *a, const int m) {
     vd x[VM_MAX], t[VM_MAX], r[VM_MAX], p[VM_MAX];
     const vd lo = vd_set1(-40.0);
     for (int i = 0; i < m; i++) x[i] = vd_gt_sel(lo, a[i], lo, a[i]);
-    const vd vrc = vd_set1(round_c);
-    for (int i = 0; i < m; i++) t[i] = vd_fmas(x[i], inv_ln2, vrc);
+    for (int i = 0; i < m; i++) t[i] = x[i] * inv_ln2 + round_c;
     for (int i = 0; i < m; i++) {
-        const vd nkd = vrc - t[i]; /* −kd */
-        r[i] = vd_fmas(nkd, ln2_lo, vd_fmas(nkd, ln2_hi, x[i]));
+        const vd kd = t[i] - round_c;
+        r[i] = (x[i] - kd * ln2_hi) - kd * ln2_lo;
     }
-#define EXPM1_STEP(q) for (int i = 0; i < m; i++) p[i] = vd_fma(p[i], r[i], vd_set1(q))
 #if BL_F32
     (void)q6, (void)q7, (void)q8, (void)q9;
-    for (int i = 0; i < m; i++) p[i] = vd_fmas(r[i], q5, vd_set1(q4));
+    for (int i = 0; i < m; i++) p[i] = q5 * r[i] + q4;
 #else
-    for (int i = 0; i < m; i++) p[i] = vd_fmas(r[i], q9, vd_set1(q8));
-    EXPM1_STEP(q7);
-    EXPM1_STEP(q6);
-    EXPM1_STEP(q5);
-    EXPM1_STEP(q4);
+    for (int i = 0; i < m; i++) p[i] = q9 * r[i] + q8;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q7;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q6;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q5;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q4;
 #endif
-    EXPM1_STEP(q3);
-    EXPM1_STEP(q2);
-    EXPM1_STEP(q1);
-    EXPM1_STEP(q0);
-#undef EXPM1_STEP
-    for (int i = 0; i < m; i++) p[i] = vd_fma(p[i] * r[i], r[i], r[i]);
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q3;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q2;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q1;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] + q0;
+    for (int i = 0; i < m; i++) p[i] = p[i] * r[i] * r[i] + r[i];
     for (int i = 0; i < m; i++) {
         const vd two_k = (vd)(((vi)t[i] << R_EXP_BITS) + ((rbits)R_EXP_BIAS << R_EXP_BITS));
-        e[i] = vd_fma(two_k, p[i], two_k - 1.0);
+        e[i] = two_k * p[i] + (two_k - 1.0);
     }
 }
 
