@@ -1,5 +1,7 @@
-/* kern/enc16.c — the encoder's per-slot layers (after the first, which runs once per distinct value) in
- * the float32 AVX-512 copy, four slots to a 16-float vector; the other copies compile nothing here (the
+/* kern/enc16.c — the encoder on 16-float vectors in the float32 AVX-512 copy: its first layer, once per
+ * distinct value (a1 = G0·x two values a vector, bl_kern_enc16a1; G0's gradient kept in registers over the
+ * values, bl_kern_enc16g0), and its per-slot layers after it,
+ * four slots to a 16-float vector; the other copies compile nothing here (the
  * float32 avx2 copy puts two slots in an 8-float vector, pass.c's encoder_forward); here
  *   d1 = s1·mk + ad        two slots a vector
  *   a2 = G3·d1             four slots a vector: lane 4q + c is slot q's unit c, each product's d1 value
