@@ -1531,7 +1531,8 @@ class Model:
         if w > 0:                                 # §P8: the guard's blend, after the target scaling
             th = self.ernest_theta
             e = np.array([th[0] + th[1] / xi + th[2] * math.log(xi) + th[3] * xi for xi in x])
-            t = (1.0 - w) * t + w * e
+            # Ernest alone at weight 1, whatever the network says (0 · inf would be NaN), as libbellamy
+            t = e if w >= 1 else (1.0 - w) * t + w * e
         return t
 
     def predict(self, context, scale_outs, warnings=None):
