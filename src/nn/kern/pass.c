@@ -393,6 +393,28 @@ typedef struct pass_ctx {
     int             keep_f, keep_g; /* f's outputs, g's codes: read from the pass before (bpass.h, reuse) */
 } pass_ctx;
 
+#if BL_F32 && BL_ISA > 0
+/* The 8 × 8 block at src (row stride ls) transposed into dst (row stride ld): moves, no arithmetic. */
+static BL_INLINE void transpose8(const float *src, int ls, float *dst, int ld) {
+    __m256 a[8], b[8];
+    for (int i = 0; i < 8; i++) a[i] = _mm256_loadu_ps(src + (size_t)i * ls);
+    for (int i = 0; i < 8; i += 2) {
+        b[i] = _mm256_unpacklo_ps(a[i], a[i + 1]);
+        b[i + 1] = _mm256_unpackhi_ps(a[i], a[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        a[i] = _mm256_shuffle_ps(b[i], b[i + 2], 0x44);
+        a[i + 1] = _mm256_shuffle_ps(b[i], b[i + 2], 0xEE);
+        a[i + 2] = _mm256_shuffle_ps(b[i + 1], b[i + 3], 0x44);
+        a[i + 3] = _mm256_shuffle_ps(b[i + 1], b[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(dst + (size_t)i * ld, _mm256_permute2f128_ps(a[i], a[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (size_t)(i + 4) * ld, _mm256_permute2f128_ps(a[i], a[i + 4], 0x31));
+    }
+}
+#endif
+
 /* WT = every block of W transposed, at the same offsets; the float32 copies also round W into Wf
  * (the parameters stay double: Adam updates them there). Views whose bit is set in keep still hold
  * what the pass before wrote for the same parameters, and are left as they are. */
@@ -420,8 +442,16 @@ static BL_LAYER void transpose_weights(const bl_bnet *net, const double *W, real
             memcpy(dst, src, (size_t)pv->rows * (size_t)pv->cols * sizeof(real));
             continue;
         }
-        for (int c = 0; c < pv->cols; c++) /* written in order, read with a stride */
-            for (int r = 0; r < pv->rows; r++) dst[(size_t)c * pv->rows + r] = src[(size_t)r * pv->cols + c];
+        const int R = pv->rows, K = pv->cols;
+        int r8 = 0, c8 = 0; /* the part done in 8 × 8 blocks */
+#if BL_F32 && BL_ISA > 0
+        r8 = R & ~7;
+        c8 = K & ~7;
+        for (int r0 = 0; r0 < r8; r0 += 8)
+            for (int c0 = 0; c0 < c8; c0 += 8) transpose8(src + (size_t)r0 * K + c0, K, dst + (size_t)c0 * R + r0, R);
+#endif
+        for (int c = 0; c < K; c++) /* the rest: written in order, read with a stride */
+            for (int r = c < c8 ? r8 : 0; r < R; r++) dst[(size_t)c * R + r] = src[(size_t)r * K + c];
     }
 }
 
