@@ -110,7 +110,7 @@ typedef struct pass_case {
     double dropout;
     size_t n_rows, B, max_batch;
     uint64_t seed;
-    double jitter; /* the second table's network: every parameter times (1 + jitter) */
+    double jitter; /* the second table's network: each parameter times 1 ± jitter (a fixed draw of signs) */
 } pass_case;
 
 /* Runs the case through both tables, each on a network of its own precision (ref->f32, k->f32); returns
@@ -132,8 +132,11 @@ static int check_pass(const bl_kernel_table *ref, const bl_kernel_table *k, cons
         d.f32 = (i == 0 ? ref : k)->f32;
         ck_assert_int_eq(bl_bnet_init(&net[i], &d, &wr, &e), BL_OK);
         net[i].P.param[net[i].z2b] = 1.0 + 0.25 * (double)(c->seed % 4); /* both sides of the output SELU */
-        if (i == 1 && c->jitter != 0.0)
-            for (size_t j = 0; j < net[i].P.n; j++) net[i].P.param[j] *= 1.0 + c->jitter;
+        if (i == 1 && c->jitter != 0.0) { /* each parameter up or down, so every pre-activation moves */
+            bl_rng jr;
+            bl_rng_seed(&jr, c->seed + 3);
+            for (size_t j = 0; j < net[i].P.n; j++) net[i].P.param[j] *= 1.0 + (bl_rng_u64(&jr) & 1 ? c->jitter : -c->jitter);
+        }
         if (c->frozen_ae == 1 || c->frozen_ae == 2) /* 1: g, h and f; 2: g alone (no d code); 3: h alone */
             ck_assert_int_eq(bl_params_set_frozen(&net[i].P, "g.", 1, NULL, &e), BL_OK);
         if (c->frozen_ae == 1 || c->frozen_ae == 3)
@@ -575,9 +578,12 @@ END_TEST
 /* The float32 reference computes what the float64 one does, to F32_VS_F64: the same masks (the same
  * draws), losses, predictions and gradients — except where a case sits on a kink of SELU's derivative
  * (λα to the left of 0, λ to the right: a pre-activation within float's rounding of 0 takes the other
- * side in float32, and that unit's derivative changes by a factor α = 1.67). Such a case shows itself in float64
- * alone: its parameters moved by ±2⁻¹⁸ relative change the gradients beyond the bound, where a smooth
- * case moves by some 4e-6. Those cases are counted and skipped; at most 1 % may be. */
+ * side in float32, and that unit's derivative changes by a factor α = 1.67; SmoothL1's at |e| = 1 alike).
+ * Such a case shows itself in float64 alone: its parameters moved by ±2⁻¹⁸ relative (each its own sign,
+ * so the first layers' pre-activations move too) change the gradients beyond the bound, where a smooth
+ * case moves by a few 4e-6. Only a gradient's disagreement is excused that way (losses, predictions and
+ * draws are continuous or exact), each skip is named, and at most 1 % of the cases (one of the
+ * sanitizers' 60) may be skipped. */
 START_TEST(the_float32_reference_agrees_with_float64) {
     const bl_kernel_table *r64 = bl_kernels_copy_prec(BL_CPU_GENERIC, 0), *r32 = bl_kernels_copy_prec(BL_CPU_GENERIC, 1);
     bl_rng r;
@@ -591,14 +597,17 @@ START_TEST(the_float32_reference_agrees_with_float64) {
         pass_case up = c, down = c;
         up.jitter = 0x1p-18;
         down.jitter = -0x1p-18;
-        const int kink = check_pass(r64, r64, &up, why2, sizeof why2) > 0 || check_pass(r64, r64, &down, why2, sizeof why2) > 0;
+        const int kink = strncmp(why, "gradient ", 9) == 0 &&
+                         ((check_pass(r64, r64, &up, why2, sizeof why2) > 0 && strncmp(why2, "gradient ", 9) == 0) ||
+                          (check_pass(r64, r64, &down, why2, sizeof why2) > 0 && strncmp(why2, "gradient ", 9) == 0));
         ck_assert_msg(kink,
                       "float32 against float64, case %d (%s dims, %d+%d properties, mode %d, B %zu, dropout %g, grad %d): %s",
                       i, c.paper ? "paper" : "odd", c.n_ess, c.n_opt, c.mode, c.B, c.dropout, c.grad, why);
+        fprintf(stderr, "test_kernels: float32 against float64, case %d skipped, on a kink: %s\n", i, why);
         kinks++;
     }
-    ck_assert_msg(kinks * 100 <= n_cases(), "%d of %d cases on a kink", kinks, n_cases());
-    fprintf(stderr, "test_kernels: float32 against float64, %d of %d cases on a kink of SELU's derivative (skipped)\n",
+    ck_assert_msg(kinks <= (n_cases() + 99) / 100, "%d of %d cases on a kink", kinks, n_cases());
+    fprintf(stderr, "test_kernels: float32 against float64, %d of %d cases on a kink of a derivative (skipped)\n",
             kinks, n_cases());
     /* and it is float32: the same case differs from float64 beyond float64's rounding */
     TOL = 1e-12;
